@@ -1,0 +1,40 @@
+# festival: PGXS build.
+#
+#   make                      build (warnings are errors)
+#   make install              install into the PostgreSQL of $(PG_CONFIG)
+#   make installcheck         pg_regress tests against a running server
+#
+# PG_CONFIG defaults to Debian's PostgreSQL 15 when present.
+
+EXTENSION    = festival
+EXTVERSION   = 0.1
+MODULE_big   = festival
+
+SRCS         = $(sort $(wildcard src/*/*.c))
+OBJS         = $(SRCS:.c=.o)
+FEST_HEADERS  = $(wildcard src/*.h src/*/*.h)
+
+DATA         = festival--$(EXTVERSION).sql
+
+REGRESS      = device create_validation modify predicates reopen check runs
+REGRESS_OPTS = --inputdir=. --outputdir=.
+
+ifeq ($(origin PG_CONFIG), undefined)
+  ifneq ($(wildcard /usr/lib/postgresql/15/bin/pg_config),)
+    PG_CONFIG = /usr/lib/postgresql/15/bin/pg_config
+  else
+    PG_CONFIG = pg_config
+  endif
+endif
+
+GEOS_CONFIG ?= geos-config
+
+PG_CPPFLAGS  = -I$(srcdir)/src $(shell $(GEOS_CONFIG) --cflags)
+PG_CFLAGS    = -Wall -Wextra -Werror -Wno-unused-parameter \
+               -Wno-missing-field-initializers -Wno-sign-compare
+SHLIB_LINK   = $(shell $(GEOS_CONFIG) --clibs)
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(OBJS): $(FEST_HEADERS)

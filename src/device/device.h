@@ -1,0 +1,80 @@
+/*-------------------------------------------------------------------------
+ *
+ * device.h
+ *	  Devices: where index files live and how their pages are moved.
+ *
+ * A device (a row of festival.device) names a directory inside the
+ * superuser-only setting festival.data_directory, an I/O mode (O_DIRECT or
+ * through the OS cache), an engine (how requests are submitted) and an
+ * optional device profile.  Opening an index file on a device yields a
+ * PageIO (device/pageio.h).
+ *
+ * Paths given in SQL never leave the data directory: device directories
+ * must be relative, may not contain "." or ".." components, and are
+ * checked with realpath() after creation, so a symlink pointing elsewhere
+ * is refused as well.
+ *
+ * IDENTIFICATION
+ *	  src/device/device.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_DEVICE_H
+#define FEST_DEVICE_H
+
+#include "festival.h"
+#include "device/pageio.h"
+
+typedef enum DeviceKind
+{
+	DEVICE_KIND_FILE,
+	DEVICE_KIND_MEMORY
+} DeviceKind;
+
+typedef enum DeviceIOMode
+{
+	DEVICE_IO_DIRECT,
+	DEVICE_IO_BUFFERED
+} DeviceIOMode;
+
+typedef enum DeviceEngine
+{
+	DEVICE_ENGINE_SYNC,
+	DEVICE_ENGINE_LIBAIO,
+	DEVICE_ENGINE_IO_URING
+} DeviceEngine;
+
+typedef struct DeviceSpec
+{
+	char	   *name;
+	char	   *directory;		/* relative to the data directory */
+	DeviceKind	kind;
+	DeviceIOMode io_mode;
+	DeviceEngine engine;
+	char	   *profile;		/* NULL = no device model */
+} DeviceSpec;
+
+/* Spellings accepted in SQL, NULL-terminated, in enum order. */
+extern const char *const device_kind_names[];
+extern const char *const device_io_names[];
+extern const char *const device_engine_names[];
+
+/* device.c */
+extern int	device_parse_choice(const char *what, const char *value,
+								const char *const *choices);
+extern void device_validate_spec(const DeviceSpec *spec);
+extern void device_validate_directory(const char *directory);
+extern char *device_data_directory(const char *setting, bool create);
+extern char *device_resolve_directory(const char *data_directory,
+									  const char *directory, bool create);
+extern char *device_file_path(const char *device_directory,
+							  const char *file_name);
+
+/* file.c */
+extern PageIO *device_file_open(const DeviceSpec *spec, const char *path,
+								uint32 page_size, bool create,
+								FestStats *stats);
+extern bool device_file_exists(const char *path);
+extern void device_file_unlink(const char *path);
+
+#endif							/* FEST_DEVICE_H */

@@ -1,0 +1,296 @@
+/*-------------------------------------------------------------------------
+ *
+ * file.c
+ *	  Index files on a file device: the PageIO of the sync engine.
+ *
+ * The file descriptor is opened once and held until the index is closed
+ * (FESTIval reopened the file for every page).  It is registered with
+ * PostgreSQL as an external descriptor, and an exclusive flock() on it keeps
+ * other processes, including other clusters, away from the file.
+ *
+ * With io = 'direct' the file is opened with O_DIRECT, so every page
+ * crosses to the device; buffers are aligned to FEST_IO_ALIGN and page sizes
+ * are multiples of 512.  With 'buffered', pages go through the OS cache.
+ *
+ * The sync engine reads and writes one page per pread/pwrite call, so a
+ * batch of n pages is n submissions.
+ *
+ * IDENTIFICATION
+ *	  src/device/file.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "device/device.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "storage/fd.h"
+
+typedef struct FilePageIO
+{
+	PageIO		io;				/* must be first */
+	int			fd;
+	char	   *path;
+} FilePageIO;
+
+/*
+ * An aligned page buffer; the chunk palloc returned is remembered just
+ * before it so that pageio_free_buffer can release it.
+ */
+char *
+pageio_alloc_buffer(uint32 page_size)
+{
+	char	   *raw = palloc(page_size + FEST_IO_ALIGN + sizeof(void *));
+	char	   *buf = (char *) TYPEALIGN(FEST_IO_ALIGN, raw + sizeof(void *));
+
+	((void **) buf)[-1] = raw;
+	return buf;
+}
+
+void
+pageio_free_buffer(char *buf)
+{
+	pfree(((void **) buf)[-1]);
+}
+
+static void
+file_read(PageIO *io, PageIORequest *reqs, int n)
+{
+	FilePageIO *f = (FilePageIO *) io;
+	uint32		page_size = io->page_size;
+
+	for (int i = 0; i < n; i++)
+	{
+		off_t		offset = (off_t) reqs[i].page * page_size;
+		size_t		done = 0;
+		int64		start = fest_now_ns();
+		int64		elapsed;
+
+		while (done < page_size)
+		{
+			ssize_t		got = pread(f->fd, reqs[i].buf + done, page_size - done,
+									offset + done);
+
+			if (got < 0)
+			{
+				if (errno == EINTR)
+					continue;
+				ereport(ERROR,
+						(errcode_for_file_access(),
+						 errmsg("could not read page " UINT64_FORMAT " of index file \"%s\": %m",
+								reqs[i].page, f->path)));
+			}
+			if (got == 0)
+			{
+				/* past the end of the file: a page never written */
+				memset(reqs[i].buf + done, 0, page_size - done);
+				break;
+			}
+			done += got;
+		}
+		elapsed = fest_now_ns() - start;
+		io->stats->read_ns += elapsed;
+		io->stats->io_ns += elapsed;
+		io->stats->pages_read++;
+		io->stats->read_submissions++;
+	}
+}
+
+static void
+file_write(PageIO *io, PageIORequest *reqs, int n)
+{
+	FilePageIO *f = (FilePageIO *) io;
+	uint32		page_size = io->page_size;
+
+	for (int i = 0; i < n; i++)
+	{
+		off_t		offset = (off_t) reqs[i].page * page_size;
+		size_t		done = 0;
+		int64		start = fest_now_ns();
+		int64		elapsed;
+
+		while (done < page_size)
+		{
+			ssize_t		put = pwrite(f->fd, reqs[i].buf + done, page_size - done,
+									 offset + done);
+
+			if (put < 0)
+			{
+				if (errno == EINTR)
+					continue;
+				ereport(ERROR,
+						(errcode_for_file_access(),
+						 errmsg("could not write page " UINT64_FORMAT " of index file \"%s\": %m",
+								reqs[i].page, f->path)));
+			}
+			if (put == 0)
+			{
+				errno = ENOSPC;
+				ereport(ERROR,
+						(errcode_for_file_access(),
+						 errmsg("could not write page " UINT64_FORMAT " of index file \"%s\": %m",
+								reqs[i].page, f->path)));
+			}
+			done += put;
+		}
+		elapsed = fest_now_ns() - start;
+		io->stats->write_ns += elapsed;
+		io->stats->io_ns += elapsed;
+		io->stats->pages_written++;
+		io->stats->write_submissions++;
+	}
+}
+
+static void
+file_sync(PageIO *io)
+{
+	FilePageIO *f = (FilePageIO *) io;
+	int64		start = fest_now_ns();
+	int64		elapsed;
+
+	if (fdatasync(f->fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not sync index file \"%s\": %m", f->path)));
+	elapsed = fest_now_ns() - start;
+	io->stats->sync_ns += elapsed;
+	io->stats->io_ns += elapsed;
+	io->stats->syncs++;
+}
+
+static void
+file_truncate(PageIO *io, uint64 npages)
+{
+	FilePageIO *f = (FilePageIO *) io;
+
+	if (ftruncate(f->fd, (off_t) (npages * io->page_size)) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not truncate index file \"%s\": %m", f->path)));
+}
+
+static void
+file_close(PageIO *io)
+{
+	FilePageIO *f = (FilePageIO *) io;
+
+	if (f->fd >= 0)
+	{
+		/* closing drops the flock */
+		close(f->fd);
+		ReleaseExternalFD();
+		f->fd = -1;
+	}
+}
+
+static const PageIOOps file_pageio_ops = {
+	.read = file_read,
+	.write = file_write,
+	.sync = file_sync,
+	.truncate = file_truncate,
+	.close = file_close
+};
+
+/*
+ * Open (or, with create, exclusively create) an index file and lock it.
+ * The returned PageIO is allocated in the current memory context; its
+ * descriptor must be released with the close callback.
+ */
+PageIO *
+device_file_open(const DeviceSpec *spec, const char *path, uint32 page_size,
+				 bool create, FestStats *stats)
+{
+	FilePageIO *f;
+	int			flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW;
+	int			fd;
+
+	Assert(spec->kind == DEVICE_KIND_FILE);
+	Assert(page_size % FEST_PAGE_SIZE_MULTIPLE == 0);
+
+	if (create)
+		flags |= O_CREAT | O_EXCL;
+	if (spec->io_mode == DEVICE_IO_DIRECT)
+		flags |= O_DIRECT;
+
+	if (!AcquireExternalFD())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("too many open index files"),
+				 errhint("Close indices with festival.close() or raise max_files_per_process.")));
+
+	fd = open(path, flags, S_IRUSR | S_IWUSR);
+	if (fd < 0)
+	{
+		int			save_errno = errno;
+
+		ReleaseExternalFD();
+		errno = save_errno;
+		if (errno == EEXIST)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_FILE),
+					 errmsg("index file \"%s\" already exists", path),
+					 errhint("Another index (perhaps in another database) uses this name on this device; choose another name or device.")));
+		if (errno == EINVAL && spec->io_mode == DEVICE_IO_DIRECT)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not open index file \"%s\" with O_DIRECT: %m", path),
+					 errhint("The file system of device \"%s\" does not support direct I/O; create a device with io => 'buffered'.",
+							 spec->name)));
+		if (errno == ELOOP)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("index file \"%s\" is a symbolic link", path),
+					 errhint("Index files must be regular files inside festival.data_directory.")));
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open index file \"%s\": %m", path)));
+	}
+
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+	{
+		int			save_errno = errno;
+
+		close(fd);
+		ReleaseExternalFD();
+		if (save_errno == EWOULDBLOCK)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_IN_USE),
+					 errmsg("index file \"%s\" is locked by another process", path),
+					 errhint("Another server or session has it open; close it there first.")));
+		errno = save_errno;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not lock index file \"%s\": %m", path)));
+	}
+
+	f = palloc0(sizeof(FilePageIO));
+	f->io.ops = &file_pageio_ops;
+	f->io.page_size = page_size;
+	f->io.stats = stats;
+	f->path = pstrdup(path);
+	f->io.label = f->path;
+	f->fd = fd;
+	return &f->io;
+}
+
+bool
+device_file_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* Remove an index file; a missing file is not an error. */
+void
+device_file_unlink(const char *path)
+{
+	if (unlink(path) != 0 && errno != ENOENT)
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not remove index file \"%s\": %m", path)));
+}

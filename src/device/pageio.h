@@ -1,0 +1,99 @@
+/*-------------------------------------------------------------------------
+ *
+ * pageio.h
+ *	  The page I/O interface: whole pages in, whole pages out.
+ *
+ * Everything below the node stores speaks this interface.  A device file
+ * implements it (device/file.c); later, page caches (src/buffer) and tier
+ * placement (src/tier) implement it too and wrap another PageIO, like
+ * decorators, so a node store never knows what is under it.
+ *
+ * Requests come in arrays so that a flushing unit or a batch query can be
+ * handed to a batched engine (libaio, io_uring) as one submission.  The sync
+ * engine issues them one by one; every implementation counts pages and
+ * submissions separately in the FestStats it was given.
+ *
+ * Buffers are page_size bytes, aligned to FEST_IO_ALIGN (O_DIRECT needs it).
+ * Errors are raised with ereport; a read past the end of the file returns a
+ * zero page, which page verification then reports.
+ *
+ * IDENTIFICATION
+ *	  src/device/pageio.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_PAGEIO_H
+#define FEST_PAGEIO_H
+
+#include "festival.h"
+#include "stats/stats.h"
+
+typedef struct PageIO PageIO;
+
+typedef struct PageIORequest
+{
+	PageId		page;
+	char	   *buf;			/* page_size bytes, FEST_IO_ALIGN-aligned */
+} PageIORequest;
+
+typedef struct PageIOOps
+{
+	/* Read n pages; the engine may submit them together. */
+	void		(*read) (PageIO *io, PageIORequest *reqs, int n);
+	/* Write n pages; the engine may submit them together. */
+	void		(*write) (PageIO *io, PageIORequest *reqs, int n);
+	/* Make every completed write durable. */
+	void		(*sync) (PageIO *io);
+	/* Drop every page at or after npages. */
+	void		(*truncate) (PageIO *io, uint64 npages);
+	/* Release descriptors and memory; never raises an error. */
+	void		(*close) (PageIO *io);
+} PageIOOps;
+
+struct PageIO
+{
+	const PageIOOps *ops;
+	uint32		page_size;
+	FestStats  *stats;			/* counters of the current operation */
+	const char *label;			/* for messages: the file path */
+};
+
+static inline void
+pageio_read(PageIO *io, PageIORequest *reqs, int n)
+{
+	io->ops->read(io, reqs, n);
+}
+
+static inline void
+pageio_write(PageIO *io, PageIORequest *reqs, int n)
+{
+	io->ops->write(io, reqs, n);
+}
+
+static inline void
+pageio_read_one(PageIO *io, PageId page, char *buf)
+{
+	PageIORequest req = {page, buf};
+
+	io->ops->read(io, &req, 1);
+}
+
+static inline void
+pageio_write_one(PageIO *io, PageId page, char *buf)
+{
+	PageIORequest req = {page, buf};
+
+	io->ops->write(io, &req, 1);
+}
+
+static inline void
+pageio_sync(PageIO *io)
+{
+	io->ops->sync(io);
+}
+
+/* Allocate a page buffer aligned for O_DIRECT in the current context. */
+extern char *pageio_alloc_buffer(uint32 page_size);
+extern void pageio_free_buffer(char *buf);
+
+#endif							/* FEST_PAGEIO_H */

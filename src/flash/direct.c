@@ -1,0 +1,340 @@
+/*-------------------------------------------------------------------------
+ *
+ * direct.c
+ *	  The write-through node store (framework 'none').
+ *
+ * Every node a modification writes goes to the device when the
+ * modification commits: nothing stays buffered between operations, as in
+ * the disk-based indices of seeds 001/002.  Within one modification the
+ * written pages are collected as page images and written together at
+ * ns_commit, sorted by page number, followed by the meta page if the root,
+ * height or allocation state changed.  Two consequences, both intended:
+ *	- a node written twice by one insert costs one page write (the
+ *	  logical writes stay visible as nodes_written);
+ *	- an ERROR before the commit leaves the file exactly as it was, so the
+ *	  open index can be reloaded from disk and used again.
+ *
+ * Freed pages are chained into a free list through their headers' link
+ * field; ns_alloc takes the head of that list before growing the file.
+ *
+ * IDENTIFICATION
+ *	  src/flash/direct.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "flash/nodestore.h"
+
+#include "utils/memutils.h"
+
+typedef struct PendingPage
+{
+	PageId		page;
+	uint16		level;
+	bool		is_free;		/* a free-list page, not a node */
+	char	   *image;			/* page_size bytes, aligned */
+} PendingPage;
+
+typedef struct DirectStore
+{
+	NodeStore	ns;				/* must be first */
+	MemoryContext pending_cxt;	/* page images of the open modification */
+	PendingPage *pending;
+	int			npending;
+	int			maxpending;
+	char	   *scratch;		/* aligned buffer for reads */
+} DirectStore;
+
+static PendingPage *
+pending_find(DirectStore *ds, PageId page)
+{
+	/* modifications touch few pages; a linear scan beats a hash here */
+	for (int i = ds->npending - 1; i >= 0; i--)
+		if (ds->pending[i].page == page)
+			return &ds->pending[i];
+	return NULL;
+}
+
+static PendingPage *
+pending_slot(DirectStore *ds, PageId page)
+{
+	PendingPage *p = pending_find(ds, page);
+
+	if (p != NULL)
+		return p;
+
+	if (ds->npending == ds->maxpending)
+	{
+		ds->maxpending *= 2;
+		ds->pending = repalloc(ds->pending, ds->maxpending * sizeof(PendingPage));
+	}
+	p = &ds->pending[ds->npending++];
+	p->page = page;
+	p->image = MemoryContextAlloc(ds->pending_cxt,
+								  ds->ns.page_size + FEST_IO_ALIGN);
+	p->image = (char *) TYPEALIGN(FEST_IO_ALIGN, p->image);
+	return p;
+}
+
+/*
+ * The current image of a page: the pending one if this modification wrote
+ * it, otherwise the page read from the device into the scratch buffer.
+ * Returns the verification outcome; *image is set either way.
+ */
+static FestPageCheck
+direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image)
+{
+	NodeStore  *ns = &ds->ns;
+	PendingPage *p = pending_find(ds, page);
+	FestPageCheck check;
+
+	if (p != NULL)
+	{
+		*image = p->image;
+		if (p->is_free != (kind == FEST_PAGE_FREE))
+			return FEST_PAGE_WRONG_KIND;
+		return FEST_PAGE_OK;
+	}
+
+	if (page < FEST_FIRST_DATA_PAGE || page >= ns->meta->page_count)
+	{
+		*image = NULL;
+		return FEST_PAGE_WRONG_ID;
+	}
+
+	pageio_read_one(ns->io, page, ds->scratch);
+	*image = ds->scratch;
+	check = fest_page_verify(ds->scratch, ns->page_size, page, kind);
+	if (check == FEST_PAGE_OK && kind == FEST_PAGE_NODE)
+	{
+		uint16		level = FestPageGetHeader(ds->scratch)->level;
+
+		if (level < FEST_MAX_LEVELS)
+			ns->stats->reads_per_level[level]++;
+	}
+	return check;
+}
+
+static void
+report_out_of_range(NodeStore *ns, PageId page)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("index \"%s\" refers to page " UINT64_FORMAT ", beyond its " UINT64_FORMAT " pages",
+					ns->index_name, page, ns->meta->page_count),
+			 errhint("Rebuild the index with festival.build('%s').",
+					 ns->index_name)));
+}
+
+static TreeNode *
+direct_read(NodeStore *ns, PageId page)
+{
+	DirectStore *ds = (DirectStore *) ns;
+	const char *image;
+	FestPageCheck check;
+
+	ns->stats->nodes_visited++;
+	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image);
+	if (check != FEST_PAGE_OK)
+	{
+		if (image == NULL)
+			report_out_of_range(ns, page);
+		fest_page_report_corrupt(check, ns->index_name, page, image,
+								 ns->page_size);
+	}
+	return ns_deserialize(ns, image, page);
+}
+
+static FestPageCheck
+direct_read_checked(NodeStore *ns, PageId page, TreeNode **node)
+{
+	DirectStore *ds = (DirectStore *) ns;
+	const char *image;
+	FestPageCheck check;
+
+	*node = NULL;
+	ns->stats->nodes_visited++;
+	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image);
+	if (check == FEST_PAGE_OK)
+		*node = ns_deserialize(ns, image, page);
+	return check;
+}
+
+static void
+direct_write(NodeStore *ns, const TreeNode *node, NodeWriteKind kind)
+{
+	DirectStore *ds = (DirectStore *) ns;
+	PendingPage *p;
+
+	Assert(node->page >= FEST_FIRST_DATA_PAGE &&
+		   node->page < ns->meta->page_count);
+	ns->stats->nodes_written++;
+	p = pending_slot(ds, node->page);
+	p->level = node->level;
+	p->is_free = false;
+	ns_serialize(ns, node, p->image);
+}
+
+static PageId
+direct_alloc(NodeStore *ns, uint16 level)
+{
+	DirectStore *ds = (DirectStore *) ns;
+	PageId		page;
+
+	ns->stats->nodes_allocated++;
+	if (ns->meta->free_head != InvalidPageId)
+	{
+		const char *image;
+		FestPageCheck check;
+
+		page = ns->meta->free_head;
+		check = direct_fetch(ds, page, FEST_PAGE_FREE, &image);
+		if (check != FEST_PAGE_OK)
+		{
+			if (image == NULL)
+				report_out_of_range(ns, page);
+			fest_page_report_corrupt(check, ns->index_name, page, image,
+									 ns->page_size);
+		}
+		ns->meta->free_head = FestPageGetHeader(image)->link;
+		ns->meta->free_count--;
+	}
+	else
+		page = ns->meta->page_count++;
+
+	ns->meta_dirty = true;
+	return page;
+}
+
+static void
+direct_release(NodeStore *ns, PageId page)
+{
+	DirectStore *ds = (DirectStore *) ns;
+	PendingPage *p = pending_slot(ds, page);
+
+	ns->stats->nodes_freed++;
+	fest_page_init(p->image, ns->page_size, page, FEST_PAGE_FREE);
+	FestPageGetHeader(p->image)->link = ns->meta->free_head;
+	p->is_free = true;
+	p->level = 0;
+	ns->meta->free_head = page;
+	ns->meta->free_count++;
+	ns->meta_dirty = true;
+}
+
+static int
+pending_cmp(const void *a, const void *b)
+{
+	PageId		pa = ((const PendingPage *) a)->page;
+	PageId		pb = ((const PendingPage *) b)->page;
+
+	return pa < pb ? -1 : (pa > pb ? 1 : 0);
+}
+
+/* Write the modification's pages in page order, then the meta if needed. */
+static void
+direct_commit(NodeStore *ns)
+{
+	DirectStore *ds = (DirectStore *) ns;
+
+	if (ds->npending == 0 && !ns->meta_dirty)
+		return;
+
+	ns_mark_unclean(ns);
+
+	if (ds->npending > 0)
+	{
+		PageIORequest *reqs = palloc(ds->npending * sizeof(PageIORequest));
+
+		qsort(ds->pending, ds->npending, sizeof(PendingPage), pending_cmp);
+		for (int i = 0; i < ds->npending; i++)
+		{
+			PendingPage *p = &ds->pending[i];
+
+			fest_page_seal(p->image, ns->page_size);
+			reqs[i].page = p->page;
+			reqs[i].buf = p->image;
+			if (!p->is_free)
+				ns->stats->writes_per_level[p->level]++;
+		}
+		pageio_write(ns->io, reqs, ds->npending);
+		pfree(reqs);
+	}
+
+	if (ns->meta_dirty)
+		ns_write_meta(ns);
+
+	ds->npending = 0;
+	MemoryContextReset(ds->pending_cxt);
+}
+
+static void
+direct_flush(NodeStore *ns)
+{
+	direct_commit(ns);
+	ns_mark_clean(ns);
+}
+
+static void
+direct_reset(NodeStore *ns)
+{
+	DirectStore *ds = (DirectStore *) ns;
+
+	ds->npending = 0;
+	MemoryContextReset(ds->pending_cxt);
+	ns->io->ops->truncate(ns->io, FEST_FIRST_DATA_PAGE);
+	ns->meta->page_count = FEST_FIRST_DATA_PAGE;
+	ns->meta->free_head = InvalidPageId;
+	ns->meta->free_count = 0;
+	ns->meta->entry_count = 0;
+	ns->meta->root = InvalidPageId;
+	ns->meta->height = 0;
+	ns->meta->flags |= FEST_META_ENTRIES_VALID;
+	ns->suspect = false;
+	ns->meta_dirty = true;
+}
+
+static void
+direct_close(NodeStore *ns)
+{
+	ns->io->ops->close(ns->io);
+}
+
+static const NodeStoreOps direct_store_ops = {
+	.read = direct_read,
+	.read_checked = direct_read_checked,
+	.write = direct_write,
+	.alloc = direct_alloc,
+	.release = direct_release,
+	.commit = direct_commit,
+	.flush = direct_flush,
+	.reset = direct_reset,
+	.close = direct_close
+};
+
+/*
+ * Create the write-through store over an open PageIO, in the current memory
+ * context (the open index's).
+ */
+NodeStore *
+direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
+					const char *index_name, FestStats *stats)
+{
+	DirectStore *ds = palloc0(sizeof(DirectStore));
+
+	ds->ns.ops = &direct_store_ops;
+	ds->ns.node_ops = node_ops;
+	ds->ns.io = io;
+	ds->ns.meta = meta;
+	ds->ns.index_name = index_name;
+	ds->ns.stats = stats;
+	ds->ns.page_size = io->page_size;
+	ds->ns.marked_unclean = (meta->flags & FEST_META_CLEAN) == 0;
+	ds->ns.suspect = ds->ns.marked_unclean;
+	ds->pending_cxt = AllocSetContextCreate(CurrentMemoryContext,
+											"festival direct store pages",
+											ALLOCSET_DEFAULT_SIZES);
+	ds->maxpending = 16;
+	ds->pending = palloc(ds->maxpending * sizeof(PendingPage));
+	ds->scratch = pageio_alloc_buffer(io->page_size);
+	return &ds->ns;
+}

@@ -1,0 +1,164 @@
+/*-------------------------------------------------------------------------
+ *
+ * nodestore.c
+ *	  Helpers shared by every NodeStore: node images and meta bookkeeping.
+ *
+ * IDENTIFICATION
+ *	  src/flash/nodestore.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "flash/nodestore.h"
+
+uint32
+ns_entry_size(const NodeStore *ns, uint16 level)
+{
+	return level == 0 ? ns->node_ops->leaf_entry_size
+		: ns->node_ops->internal_entry_size;
+}
+
+/* Entries of the given level that fit in one page. */
+uint32
+ns_page_capacity(const NodeStore *ns, uint16 level)
+{
+	return (ns->page_size - FEST_PAGE_HEADER_SIZE) / ns_entry_size(ns, level);
+}
+
+/*
+ * A new empty node in the current memory context, with room for one entry
+ * more than a page holds so that an overflowing node can exist until it is
+ * split.
+ */
+TreeNode *
+ns_new_node(const NodeStore *ns, PageId page, uint16 level)
+{
+	TreeNode	   *node = palloc(sizeof(TreeNode));
+
+	node->page = page;
+	node->level = level;
+	node->flags = 0;
+	node->nentries = 0;
+	node->link = 0;
+	node->entry_size = ns_entry_size(ns, level);
+	node->capacity = ns_page_capacity(ns, level) + 1;
+	node->entries = palloc((size_t) node->capacity * node->entry_size);
+	return node;
+}
+
+TreeNode *
+ns_copy_node(const TreeNode *node)
+{
+	TreeNode	   *copy = palloc(sizeof(TreeNode));
+
+	*copy = *node;
+	copy->entries = palloc((size_t) node->capacity * node->entry_size);
+	memcpy(copy->entries, node->entries, (size_t) node->nentries * node->entry_size);
+	return copy;
+}
+
+/* Record a new root and height; the meta is written at the next commit. */
+void
+ns_set_root(NodeStore *ns, PageId root, uint32 height)
+{
+	ns->meta->root = root;
+	ns->meta->height = height;
+	ns->meta_dirty = true;
+}
+
+void
+ns_meta_changed(NodeStore *ns)
+{
+	ns->meta_dirty = true;
+}
+
+/* Write a node into a page buffer (not yet sealed). */
+void
+ns_serialize(const NodeStore *ns, const TreeNode *node, char *page)
+{
+	FestPageHeader *hdr = FestPageGetHeader(page);
+	size_t		bytes = (size_t) node->nentries * node->entry_size;
+
+	if (node->nentries > ns_page_capacity(ns, node->level))
+		elog(ERROR, "node with %u entries does not fit page " UINT64_FORMAT " of index \"%s\"",
+			 node->nentries, node->page, ns->index_name);
+
+	fest_page_init(page, ns->page_size, node->page, FEST_PAGE_NODE);
+	hdr->level = node->level;
+	hdr->flags = node->flags;
+	hdr->nentries = node->nentries;
+	hdr->link = node->link;
+	memcpy(FestPageGetBody(page), node->entries, bytes);
+}
+
+/*
+ * Build a node from a verified page image.  Header fields that would make
+ * the node unreadable are checked here, so a page with a valid checksum but
+ * impossible contents is still reported as corruption.
+ */
+TreeNode *
+ns_deserialize(const NodeStore *ns, const char *page, PageId page_id)
+{
+	const FestPageHeader *hdr = (const FestPageHeader *) page;
+	TreeNode	   *node;
+
+	if (hdr->level >= FEST_MAX_LEVELS ||
+		hdr->nentries > ns_page_capacity(ns, hdr->level))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
+						ns->index_name, page_id),
+				 errdetail("The page claims level %u and %u entries.",
+						   hdr->level, hdr->nentries),
+				 errhint("Rebuild the index with festival.build('%s').",
+						 ns->index_name)));
+
+	node = ns_new_node(ns, page_id, hdr->level);
+	node->flags = hdr->flags;
+	node->nentries = hdr->nentries;
+	node->link = hdr->link;
+	memcpy(node->entries, FestPageGetBody(page),
+		   (size_t) node->nentries * node->entry_size);
+	return node;
+}
+
+void
+ns_write_meta(NodeStore *ns)
+{
+	fest_meta_write(ns->io, ns->meta);
+	ns->meta_dirty = false;
+}
+
+/*
+ * Before the first page write after an open or a flush, record on disk that
+ * the file is not clean, so that a crash in the middle of writing is
+ * noticed when the index is opened again.
+ */
+void
+ns_mark_unclean(NodeStore *ns)
+{
+	if (ns->marked_unclean)
+		return;
+	ns->meta->flags &= ~FEST_META_CLEAN;
+	ns_write_meta(ns);
+	ns->marked_unclean = true;
+}
+
+/*
+ * After every page is written: sync the pages, then write and sync a meta
+ * copy that says the file is clean and its entry count exact.  A suspect
+ * file (see NodeStore) keeps its clean flag cleared.
+ */
+void
+ns_mark_clean(NodeStore *ns)
+{
+	if (!ns->marked_unclean && !ns->meta_dirty)
+		return;
+	pageio_sync(ns->io);
+	if (!ns->suspect)
+	{
+		ns->meta->flags |= FEST_META_CLEAN | FEST_META_ENTRIES_VALID;
+		ns->marked_unclean = false;
+	}
+	ns_write_meta(ns);
+	pageio_sync(ns->io);
+}

@@ -1,0 +1,165 @@
+/*-------------------------------------------------------------------------
+ *
+ * nodestore.h
+ *	  The NodeStore interface: how index structures read and write nodes.
+ *
+ * Structures (src/index) are written once against this interface and never
+ * learn what is below it (DESIGN.md section 1, the composition rule).  A
+ * NodeStore turns nodes into page images and page images into device I/O;
+ * the write-through store (flash/direct.c) is the default, FAST and eFIND
+ * are other NodeStores with write buffers and a redo log.
+ *
+ * Contract:
+ *	- ns_read returns a private copy of the latest version of a node,
+ *	  allocated in the caller's memory context; the caller may change it and
+ *	  hand it back with ns_write.
+ *	- ns_write records the new version of a node.  The kind tells buffering
+ *	  stores whether entries changed in place (UPDATE), whether the node is
+ *	  new (NEW), or whether it was rewritten wholesale (REPLACE: a split),
+ *	  which eFIND treats as DEL + NEW.
+ *	- ns_alloc / ns_release manage pages; the meta data (root, height,
+ *	  allocation state) lives in the FestMeta the store was given.
+ *	- ns_commit ends one logical modification (one insert, one delete...).
+ *	  The write-through store writes the modification's pages at this point,
+ *	  so an ERROR before the commit leaves the file as it was.
+ *	- ns_flush writes everything buffered, syncs, and marks the file clean.
+ *
+ * TreeNode entries are fixed-size records whose size depends only on the level;
+ * the structure describes them with NodeOps.
+ *
+ * IDENTIFICATION
+ *	  src/flash/nodestore.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_NODESTORE_H
+#define FEST_NODESTORE_H
+
+#include "festival.h"
+#include "device/pageio.h"
+#include "format/meta.h"
+#include "format/page.h"
+#include "stats/stats.h"
+
+/* A node in memory: a header and a packed array of entries. */
+typedef struct TreeNode
+{
+	PageId		page;
+	uint16		level;			/* 0 = leaf */
+	uint16		flags;			/* owned by the structure */
+	uint32		nentries;
+	uint32		capacity;		/* entries the array can hold (page + 1) */
+	uint32		entry_size;
+	uint64		link;			/* owned by the structure */
+	char	   *entries;
+} TreeNode;
+
+#define NodeEntry(node, i)	((void *) ((node)->entries + (size_t) (i) * (node)->entry_size))
+
+/* What a structure tells the node stores about its entries. */
+typedef struct NodeOps
+{
+	const char *structure;
+	uint32		leaf_entry_size;
+	uint32		internal_entry_size;
+	/* order of entries by identity (eFIND's modification trees) */
+	int			(*compare_identity) (const void *a, const void *b, uint16 level);
+} NodeOps;
+
+typedef enum NodeWriteKind
+{
+	NS_WRITE_UPDATE,			/* entries changed in place */
+	NS_WRITE_NEW,				/* a node on a freshly allocated page */
+	NS_WRITE_REPLACE			/* node rewritten wholesale (split) */
+} NodeWriteKind;
+
+typedef struct NodeStore NodeStore;
+
+typedef struct NodeStoreOps
+{
+	TreeNode	   *(*read) (NodeStore *ns, PageId page);
+	/* like read, but reports a damaged page instead of raising an error */
+	FestPageCheck (*read_checked) (NodeStore *ns, PageId page, TreeNode **node);
+	void		(*write) (NodeStore *ns, const TreeNode *node, NodeWriteKind kind);
+	PageId		(*alloc) (NodeStore *ns, uint16 level);
+	void		(*release) (NodeStore *ns, PageId page);
+	void		(*commit) (NodeStore *ns);
+	void		(*flush) (NodeStore *ns);
+	/* drop all page images and start an empty file (build's rebuild) */
+	void		(*reset) (NodeStore *ns);
+	/* release memory and descriptors below; never raises an error */
+	void		(*close) (NodeStore *ns);
+} NodeStoreOps;
+
+struct NodeStore
+{
+	const NodeStoreOps *ops;
+	const NodeOps *node_ops;
+	PageIO	   *io;
+	FestMeta   *meta;			/* owned by the open index */
+	const char *index_name;		/* for messages */
+	FestStats  *stats;			/* counters of the current operation */
+	uint32		page_size;
+	bool		meta_dirty;		/* meta changed since last written */
+	bool		marked_unclean; /* meta on disk has the clean flag cleared */
+	bool		suspect;		/* opened after an unclean shutdown and not
+								 * rebuilt or verified since: never marked
+								 * clean again */
+};
+
+static inline TreeNode *
+ns_read(NodeStore *ns, PageId page)
+{
+	return ns->ops->read(ns, page);
+}
+
+static inline void
+ns_write(NodeStore *ns, const TreeNode *node, NodeWriteKind kind)
+{
+	ns->ops->write(ns, node, kind);
+}
+
+static inline PageId
+ns_alloc(NodeStore *ns, uint16 level)
+{
+	return ns->ops->alloc(ns, level);
+}
+
+static inline void
+ns_release(NodeStore *ns, PageId page)
+{
+	ns->ops->release(ns, page);
+}
+
+static inline void
+ns_commit(NodeStore *ns)
+{
+	ns->ops->commit(ns);
+}
+
+static inline void
+ns_flush(NodeStore *ns)
+{
+	ns->ops->flush(ns);
+}
+
+/* nodestore.c: helpers shared by every NodeStore */
+extern uint32 ns_entry_size(const NodeStore *ns, uint16 level);
+extern uint32 ns_page_capacity(const NodeStore *ns, uint16 level);
+extern TreeNode *ns_new_node(const NodeStore *ns, PageId page, uint16 level);
+extern TreeNode *ns_copy_node(const TreeNode *node);
+extern void ns_set_root(NodeStore *ns, PageId root, uint32 height);
+extern void ns_meta_changed(NodeStore *ns);
+extern void ns_serialize(const NodeStore *ns, const TreeNode *node, char *page);
+extern TreeNode *ns_deserialize(const NodeStore *ns, const char *page, PageId page_id);
+extern void ns_write_meta(NodeStore *ns);
+extern void ns_mark_unclean(NodeStore *ns);
+extern void ns_mark_clean(NodeStore *ns);
+
+/* direct.c: the write-through store */
+extern NodeStore *direct_store_create(PageIO *io, FestMeta *meta,
+									  const NodeOps *node_ops,
+									  const char *index_name,
+									  FestStats *stats);
+
+#endif							/* FEST_NODESTORE_H */

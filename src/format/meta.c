@@ -1,0 +1,180 @@
+/*-------------------------------------------------------------------------
+ *
+ * meta.c
+ *	  Reading and writing the alternating meta pages.
+ *
+ * IDENTIFICATION
+ *	  src/format/meta.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "format/meta.h"
+
+#include "format/page.h"
+
+/*
+ * Write the meta data as the next generation, into the slot that does not
+ * hold the current one.  The caller syncs when durability is needed.
+ */
+void
+fest_meta_write(PageIO *io, FestMeta *meta)
+{
+	uint32		page_size = io->page_size;
+	char	   *page = pageio_alloc_buffer(page_size);
+	FestMetaDisk *disk = (FestMetaDisk *) FestPageGetBody(page);
+	size_t		config_len = meta->config ? strlen(meta->config) : 0;
+	PageId		slot;
+
+	if (config_len > FEST_META_CONFIG_MAX(page_size))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index configuration needs %zu bytes but a %u-byte meta page holds %zu",
+						config_len, page_size,
+						(size_t) FEST_META_CONFIG_MAX(page_size)),
+				 errhint("Use a larger page_size.")));
+
+	meta->generation++;
+	slot = meta->generation % FEST_META_PAGES;
+
+	fest_page_init(page, page_size, slot, FEST_PAGE_META);
+	memcpy(disk->magic, FEST_META_MAGIC, sizeof(disk->magic));
+	disk->format_version = FEST_FORMAT_VERSION;
+	disk->page_size = page_size;
+	disk->generation = meta->generation;
+	disk->index_uid = meta->index_uid;
+	strncpy(disk->structure, meta->structure, FEST_STRUCTURE_NAMELEN);
+	disk->root = meta->root;
+	disk->height = meta->height;
+	disk->flags = meta->flags;
+	disk->srid = meta->srid;
+	disk->config_len = (uint32) config_len;
+	disk->page_count = meta->page_count;
+	disk->free_head = meta->free_head;
+	disk->free_count = meta->free_count;
+	disk->entry_count = meta->entry_count;
+	disk->log_position = meta->log_position;
+	disk->created_at = meta->created_at;
+	memcpy(disk->structure_state, meta->structure_state,
+		   FEST_STRUCTURE_STATE_SIZE);
+	if (config_len > 0)
+		memcpy((char *) disk + sizeof(FestMetaDisk), meta->config, config_len);
+	fest_page_seal(page, page_size);
+
+	pageio_write_one(io, slot, page);
+	io->stats->meta_writes++;
+	pageio_free_buffer(page);
+}
+
+/*
+ * Decode one meta copy.  Returns false, with a reason, when the copy cannot
+ * be trusted.
+ */
+static bool
+meta_decode(const char *page, uint32 page_size, PageId slot, FestMeta *meta,
+			const char **reason)
+{
+	const FestMetaDisk *disk = (const FestMetaDisk *) FestPageGetBody(page);
+	FestPageCheck check = fest_page_verify(page, page_size, slot, FEST_PAGE_META);
+
+	if (check != FEST_PAGE_OK)
+	{
+		*reason = fest_page_check_message(check);
+		return false;
+	}
+	if (memcmp(disk->magic, FEST_META_MAGIC, sizeof(disk->magic)) != 0)
+	{
+		*reason = "meta page magic mismatch";
+		return false;
+	}
+	if (disk->format_version != FEST_FORMAT_VERSION)
+	{
+		*reason = "unknown meta format version";
+		return false;
+	}
+	if (disk->page_size != page_size)
+	{
+		*reason = "meta page records another page size";
+		return false;
+	}
+	if (disk->config_len > FEST_META_CONFIG_MAX(page_size))
+	{
+		*reason = "meta page configuration length out of range";
+		return false;
+	}
+	if (disk->generation % FEST_META_PAGES != slot)
+	{
+		*reason = "meta page generation does not match its slot";
+		return false;
+	}
+
+	meta->generation = disk->generation;
+	meta->index_uid = disk->index_uid;
+	memcpy(meta->structure, disk->structure, FEST_STRUCTURE_NAMELEN);
+	meta->structure[FEST_STRUCTURE_NAMELEN] = '\0';
+	meta->page_size = disk->page_size;
+	meta->root = disk->root;
+	meta->height = disk->height;
+	meta->flags = disk->flags;
+	meta->srid = disk->srid;
+	meta->page_count = disk->page_count;
+	meta->free_head = disk->free_head;
+	meta->free_count = disk->free_count;
+	meta->entry_count = disk->entry_count;
+	meta->log_position = disk->log_position;
+	meta->created_at = disk->created_at;
+	memcpy(meta->structure_state, disk->structure_state,
+		   FEST_STRUCTURE_STATE_SIZE);
+	meta->config = pnstrdup((const char *) disk + sizeof(FestMetaDisk),
+							disk->config_len);
+	return true;
+}
+
+/*
+ * Read both meta copies and keep the valid one with the highest generation.
+ * If neither is valid the index is corrupted.
+ */
+void
+fest_meta_read(PageIO *io, const char *index_name, FestMeta *meta)
+{
+	uint32		page_size = io->page_size;
+	char	   *pages[FEST_META_PAGES];
+	PageIORequest reqs[FEST_META_PAGES];
+	FestMeta	copies[FEST_META_PAGES];
+	const char *reasons[FEST_META_PAGES];
+	bool		valid[FEST_META_PAGES];
+	int			best = -1;
+
+	for (int slot = 0; slot < FEST_META_PAGES; slot++)
+	{
+		pages[slot] = pageio_alloc_buffer(page_size);
+		reqs[slot].page = slot;
+		reqs[slot].buf = pages[slot];
+	}
+	pageio_read(io, reqs, FEST_META_PAGES);
+
+	for (int slot = 0; slot < FEST_META_PAGES; slot++)
+	{
+		valid[slot] = meta_decode(pages[slot], page_size, slot, &copies[slot],
+								  &reasons[slot]);
+		if (valid[slot] &&
+			(best < 0 || copies[slot].generation > copies[best].generation))
+			best = slot;
+	}
+
+	if (best < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" has no valid meta page", index_name),
+				 errdetail("Meta page 0: %s; meta page 1: %s.",
+						   reasons[0], reasons[1]),
+				 errhint("The file \"%s\" is damaged or is not a festival index of page size %u; drop the index and create it again.",
+						 io->label, page_size)));
+
+	*meta = copies[best];
+	for (int slot = 0; slot < FEST_META_PAGES; slot++)
+	{
+		if (slot != best && valid[slot])
+			pfree(copies[slot].config);
+		pageio_free_buffer(pages[slot]);
+	}
+}

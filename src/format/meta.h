@@ -1,0 +1,112 @@
+/*-------------------------------------------------------------------------
+ *
+ * meta.h
+ *	  The meta pages of an index file.
+ *
+ * Pages 0 and 1 each hold a copy of the meta data.  Writes alternate
+ * between them (generation g goes to page g % 2), so a torn meta write
+ * leaves the other copy intact; a reader takes the valid copy with the
+ * highest generation.  Each copy is a normal page (format/page.h) of kind
+ * FEST_PAGE_META whose body is:
+ *
+ *	offset size field
+ *	     0    8 magic			"FESTIVAL"
+ *	     8    4 format_version	FEST_FORMAT_VERSION
+ *	    12    4 page_size		bytes
+ *	    16    8 generation		incremented on every meta write
+ *	    24    8 index_uid		random, fixed at creation
+ *	    32   16 structure		structure name, NUL-padded ("rtree")
+ *	    48    8 root			root page
+ *	    56    4 height			levels; 1 = the root is a leaf
+ *	    60    4 flags			FEST_META_* below
+ *	    64    4 srid			SRID of the indexed geometries (if HAS_SRID)
+ *	    68    4 config_len		bytes of configuration text
+ *	    72    8 page_count		pages in the file, meta pages included
+ *	    80    8 free_head		first page of the free list, 0 = none
+ *	    88    8 free_count		pages on the free list
+ *	    96    8 entry_count		leaf entries (valid if ENTRIES_VALID)
+ *	   104    8 log_position	redo log position (FAST/eFIND, later)
+ *	   112    8 created_at		creation time, Unix microseconds
+ *	   120   64 structure_state	owned by the structure
+ *	   184    n config			complete configuration as JSON text
+ *
+ * The clean flag is cleared (and the meta written) before the first page
+ * write after an open or a flush, and set again by flush and close once all
+ * pages are written and synced.  Opening an index whose clean flag is clear
+ * therefore means a session ended without closing it.
+ *
+ * IDENTIFICATION
+ *	  src/format/meta.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_META_H
+#define FEST_META_H
+
+#include "festival.h"
+#include "device/pageio.h"
+
+#define FEST_META_MAGIC			"FESTIVAL"
+#define FEST_STRUCTURE_NAMELEN	16
+#define FEST_STRUCTURE_STATE_SIZE 64
+
+/* flags */
+#define FEST_META_CLEAN			0x0001	/* every change written and synced */
+#define FEST_META_ALL_POINTS	0x0002	/* every entry so far was a POINT */
+#define FEST_META_HAS_SRID		0x0004	/* srid holds the indexed SRID */
+#define FEST_META_ENTRIES_VALID	0x0008	/* entry_count is exact */
+
+typedef struct FestMetaDisk
+{
+	char		magic[8];
+	uint32		format_version;
+	uint32		page_size;
+	uint64		generation;
+	uint64		index_uid;
+	char		structure[FEST_STRUCTURE_NAMELEN];
+	uint64		root;
+	uint32		height;
+	uint32		flags;
+	int32		srid;
+	uint32		config_len;
+	uint64		page_count;
+	uint64		free_head;
+	uint64		free_count;
+	uint64		entry_count;
+	uint64		log_position;
+	int64		created_at;
+	uint8		structure_state[FEST_STRUCTURE_STATE_SIZE];
+	/* config text follows */
+} FestMetaDisk;
+
+StaticAssertDecl(sizeof(FestMetaDisk) == 184, "FestMetaDisk layout changed");
+
+/* The meta data of an open index, in memory. */
+typedef struct FestMeta
+{
+	uint64		generation;
+	uint64		index_uid;
+	char		structure[FEST_STRUCTURE_NAMELEN + 1];
+	uint32		page_size;
+	PageId		root;
+	uint32		height;
+	uint32		flags;
+	int32		srid;
+	uint64		page_count;
+	PageId		free_head;
+	uint64		free_count;
+	uint64		entry_count;
+	uint64		log_position;
+	int64		created_at;
+	uint8		structure_state[FEST_STRUCTURE_STATE_SIZE];
+	char	   *config;			/* JSON text, palloc'd */
+} FestMeta;
+
+/* Largest configuration text a page of this size can hold. */
+#define FEST_META_CONFIG_MAX(page_size) \
+	((page_size) - FEST_PAGE_HEADER_SIZE - sizeof(FestMetaDisk))
+
+extern void fest_meta_write(PageIO *io, FestMeta *meta);
+extern void fest_meta_read(PageIO *io, const char *index_name, FestMeta *meta);
+
+#endif							/* FEST_META_H */

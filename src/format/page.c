@@ -1,0 +1,120 @@
+/*-------------------------------------------------------------------------
+ *
+ * page.c
+ *	  Initialising, sealing and verifying page images.
+ *
+ * IDENTIFICATION
+ *	  src/format/page.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "format/page.h"
+
+#include "port/pg_crc32c.h"
+
+static uint32
+page_checksum(const char *page, uint32 page_size)
+{
+	pg_crc32c	crc;
+
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, page + sizeof(uint32), page_size - sizeof(uint32));
+	FIN_CRC32C(crc);
+	return (uint32) crc;
+}
+
+/* Zero a page buffer and fill in its header. */
+void
+fest_page_init(char *page, uint32 page_size, PageId page_id, FestPageKind kind)
+{
+	FestPageHeader *hdr = FestPageGetHeader(page);
+
+	memset(page, 0, page_size);
+	hdr->magic = FEST_PAGE_MAGIC;
+	hdr->version = FEST_FORMAT_VERSION;
+	hdr->kind = (uint8) kind;
+	hdr->page_id = page_id;
+}
+
+/* Compute and store the checksum; the last step before a page is written. */
+void
+fest_page_seal(char *page, uint32 page_size)
+{
+	FestPageHeader *hdr = FestPageGetHeader(page);
+
+	hdr->checksum = page_checksum(page, page_size);
+}
+
+static bool
+page_is_zero(const char *page, uint32 page_size)
+{
+	for (uint32 i = 0; i < page_size; i++)
+		if (page[i] != 0)
+			return false;
+	return true;
+}
+
+/*
+ * Check a page image read from a device.  expected_kind 0 accepts any kind.
+ * The checksum is tested before any other field is trusted.
+ */
+FestPageCheck
+fest_page_verify(const char *page, uint32 page_size, PageId expected_id,
+				 FestPageKind expected_kind)
+{
+	const FestPageHeader *hdr = (const FestPageHeader *) page;
+
+	if (hdr->magic != FEST_PAGE_MAGIC)
+		return page_is_zero(page, page_size) ? FEST_PAGE_NEVER_WRITTEN : FEST_PAGE_BAD_MAGIC;
+	if (hdr->checksum != page_checksum(page, page_size))
+		return FEST_PAGE_BAD_CHECKSUM;
+	if (hdr->version != FEST_FORMAT_VERSION)
+		return FEST_PAGE_BAD_VERSION;
+	if (hdr->page_id != expected_id)
+		return FEST_PAGE_WRONG_ID;
+	if (expected_kind != 0 && hdr->kind != (uint8) expected_kind)
+		return FEST_PAGE_WRONG_KIND;
+	return FEST_PAGE_OK;
+}
+
+const char *
+fest_page_check_message(FestPageCheck check)
+{
+	switch (check)
+	{
+		case FEST_PAGE_OK:
+			return "page is valid";
+		case FEST_PAGE_NEVER_WRITTEN:
+			return "page was never written (all zeros)";
+		case FEST_PAGE_BAD_MAGIC:
+			return "page does not start with festival's page magic";
+		case FEST_PAGE_BAD_VERSION:
+			return "page has an unknown format version";
+		case FEST_PAGE_BAD_CHECKSUM:
+			return "page checksum mismatch";
+		case FEST_PAGE_WRONG_ID:
+			return "page carries another page's number";
+		case FEST_PAGE_WRONG_KIND:
+			return "page is of an unexpected kind";
+	}
+	return "unknown page check result";
+}
+
+/* Raise the corruption error for a page that failed fest_page_verify. */
+void
+fest_page_report_corrupt(FestPageCheck check, const char *index_name,
+						 PageId page_id, const char *page, uint32 page_size)
+{
+	const FestPageHeader *hdr = (const FestPageHeader *) page;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
+					index_name, page_id),
+			 errdetail("%s (stored checksum %08x, computed %08x, stored page number " UINT64_FORMAT ", kind %u).",
+					   fest_page_check_message(check),
+					   hdr->checksum, page_checksum(page, page_size),
+					   hdr->page_id, (unsigned) hdr->kind),
+			 errhint("Run festival.check('%s') to list every damaged page, then rebuild the index with festival.build('%s').",
+					 index_name, index_name)));
+}

@@ -1,0 +1,93 @@
+/*-------------------------------------------------------------------------
+ *
+ * page.h
+ *	  Layout of every page of an index file, and its checksum.
+ *
+ * An index file is an array of pages of the index's page size; page N starts
+ * at byte N * page_size (64-bit offsets).  Pages 0 and 1 are the two meta
+ * copies (format/meta.h), every other page is a node or a free page.  Each
+ * page starts with this 32-byte header:
+ *
+ *	offset size field
+ *	     0    4 checksum	CRC32C of bytes [4, page_size)
+ *	     4    2 magic		0xF35A
+ *	     6    1 version		FEST_FORMAT_VERSION
+ *	     7    1 kind		FestPageKind
+ *	     8    8 page_id		the page's own number (catches misdirected I/O)
+ *	    16    2 level		node height, 0 = leaf
+ *	    18    2 flags		owned by the structure
+ *	    20    4 nentries	number of entries in a node
+ *	    24    8 link		free page: next free page (0 = end);
+ *							node: owned by the structure
+ *
+ * Node entries follow the header, packed, in the structure's own entry
+ * format (index/rtree.h for the R-tree).  Bytes after the last entry are
+ * zero.  All integers are little-endian.
+ *
+ * Every read verifies magic, version, page id and checksum; a page that
+ * fails is reported as ERRCODE_DATA_CORRUPTED naming the index and page.
+ *
+ * IDENTIFICATION
+ *	  src/format/page.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_PAGE_H
+#define FEST_PAGE_H
+
+#include "festival.h"
+
+#define FEST_PAGE_MAGIC			0xF35A
+#define FEST_FORMAT_VERSION		1
+
+typedef enum FestPageKind
+{
+	FEST_PAGE_META = 1,
+	FEST_PAGE_NODE = 2,
+	FEST_PAGE_FREE = 3
+} FestPageKind;
+
+typedef struct FestPageHeader
+{
+	uint32		checksum;
+	uint16		magic;
+	uint8		version;
+	uint8		kind;
+	uint64		page_id;
+	uint16		level;
+	uint16		flags;
+	uint32		nentries;
+	uint64		link;
+} FestPageHeader;
+
+#define FEST_PAGE_HEADER_SIZE	32
+StaticAssertDecl(sizeof(FestPageHeader) == FEST_PAGE_HEADER_SIZE,
+				 "FestPageHeader must be 32 bytes");
+
+/* Outcome of verifying a page image read from a device. */
+typedef enum FestPageCheck
+{
+	FEST_PAGE_OK = 0,
+	FEST_PAGE_NEVER_WRITTEN,	/* all zeros: a hole in the file */
+	FEST_PAGE_BAD_MAGIC,
+	FEST_PAGE_BAD_VERSION,
+	FEST_PAGE_BAD_CHECKSUM,
+	FEST_PAGE_WRONG_ID,
+	FEST_PAGE_WRONG_KIND
+} FestPageCheck;
+
+#define FestPageGetHeader(page)	((FestPageHeader *) (page))
+#define FestPageGetBody(page)	((char *) (page) + FEST_PAGE_HEADER_SIZE)
+
+extern void fest_page_init(char *page, uint32 page_size, PageId page_id,
+						   FestPageKind kind);
+extern void fest_page_seal(char *page, uint32 page_size);
+extern FestPageCheck fest_page_verify(const char *page, uint32 page_size,
+									  PageId expected_id,
+									  FestPageKind expected_kind);
+extern const char *fest_page_check_message(FestPageCheck check);
+extern void fest_page_report_corrupt(FestPageCheck check,
+									 const char *index_name, PageId page_id,
+									 const char *page, uint32 page_size) pg_attribute_noreturn();
+
+#endif							/* FEST_PAGE_H */

@@ -1,0 +1,331 @@
+/*-------------------------------------------------------------------------
+ *
+ * wkb.c
+ *	  The (E)WKB reader and wkb_inspect.
+ *
+ * Every count read from the buffer is checked against the bytes left
+ * before it is used, so damaged or hostile input is rejected with a
+ * message instead of looping or reading past the end.
+ *
+ * IDENTIFICATION
+ *	  src/geom/wkb.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "geom/wkb.h"
+
+#include <math.h>
+
+#include "port/pg_bswap.h"
+
+#define EWKB_Z_FLAG		0x80000000
+#define EWKB_M_FLAG		0x40000000
+#define EWKB_SRID_FLAG	0x20000000
+
+static bool
+fail(WkbReader *r, const char *message)
+{
+	if (r->error == NULL)
+		r->error = message;
+	return false;
+}
+
+bool
+wkb_skip(WkbReader *r, size_t bytes)
+{
+	if (r->len - r->pos < bytes)
+		return fail(r, "WKB ends in the middle of a geometry");
+	r->pos += bytes;
+	return true;
+}
+
+bool
+wkb_read_uint32(WkbReader *r, bool big_endian, uint32 *value)
+{
+	uint32		v;
+
+	if (r->len - r->pos < 4)
+		return fail(r, "WKB ends in the middle of a geometry");
+	memcpy(&v, r->data + r->pos, 4);
+	r->pos += 4;
+	*value = big_endian ? pg_bswap32(v) : v;
+	return true;
+}
+
+bool
+wkb_read_double(WkbReader *r, bool big_endian, double *value)
+{
+	uint64		v;
+
+	if (r->len - r->pos < 8)
+		return fail(r, "WKB ends in the middle of a geometry");
+	memcpy(&v, r->data + r->pos, 8);
+	r->pos += 8;
+	if (big_endian)
+		v = pg_bswap64(v);
+	memcpy(value, &v, 8);
+	return true;
+}
+
+/* Read a byte-order mark and a type word, decoding EWKB and ISO variants. */
+bool
+wkb_read_header(WkbReader *r, WkbHeader *h)
+{
+	uint32		word;
+	uint32		iso;
+	bool		has_z;
+	bool		has_m;
+
+	if (r->len - r->pos < 1)
+		return fail(r, "WKB ends in the middle of a geometry");
+	if (r->data[r->pos] > 1)
+		return fail(r, "WKB has an invalid byte-order mark");
+	h->big_endian = (r->data[r->pos] == 0);
+	r->pos++;
+
+	if (!wkb_read_uint32(r, h->big_endian, &word))
+		return false;
+
+	has_z = (word & EWKB_Z_FLAG) != 0;
+	has_m = (word & EWKB_M_FLAG) != 0;
+	h->has_srid = (word & EWKB_SRID_FLAG) != 0;
+	word &= 0x0FFFFFFF;
+
+	/* ISO codes: 1000 + t (Z), 2000 + t (M), 3000 + t (ZM) */
+	iso = word / 1000;
+	h->type = word % 1000;
+	if (iso == 1 || iso == 3)
+		has_z = true;
+	if (iso == 2 || iso == 3)
+		has_m = true;
+	if (iso > 3)
+		return fail(r, "WKB has an unknown geometry type code");
+	if (h->type < WKB_POINT || h->type > WKB_TRIANGLE ||
+		h->type == 13 || h->type == 14)
+		return fail(r, "WKB has an unknown geometry type code");
+
+	h->ndims = 2 + (has_z ? 1 : 0) + (has_m ? 1 : 0);
+	h->srid = 0;
+	if (h->has_srid)
+	{
+		uint32		srid;
+
+		if (!wkb_read_uint32(r, h->big_endian, &srid))
+			return false;
+		h->srid = (int32) srid;
+	}
+	return true;
+}
+
+const char *
+wkb_type_name(uint32 type)
+{
+	static const char *const names[] = {
+		"Unknown", "Point", "LineString", "Polygon", "MultiPoint",
+		"MultiLineString", "MultiPolygon", "GeometryCollection",
+		"CircularString", "CompoundCurve", "CurvePolygon", "MultiCurve",
+		"MultiSurface", "Curve", "Surface", "PolyhedralSurface", "Tin",
+		"Triangle"
+	};
+
+	return type < lengthof(names) ? names[type] : "Unknown";
+}
+
+/* State of one wkb_inspect call. */
+typedef struct InspectState
+{
+	WkbReader	r;
+	WkbInfo    *info;
+} InspectState;
+
+/*
+ * Read n points, extending the MBR.  When keep is not NULL the first
+ * keep_max points are copied there (used to recognise rectangles).
+ */
+static bool
+inspect_points(InspectState *st, const WkbHeader *h, uint32 n,
+			   double (*keep)[2], int keep_max)
+{
+	size_t		point_bytes = (size_t) h->ndims * 8;
+
+	if (n > (st->r.len - st->r.pos) / point_bytes)
+		return fail(&st->r, "WKB point count exceeds the data");
+
+	for (uint32 i = 0; i < n; i++)
+	{
+		double		x;
+		double		y;
+
+		if (!wkb_read_double(&st->r, h->big_endian, &x) ||
+			!wkb_read_double(&st->r, h->big_endian, &y) ||
+			!wkb_skip(&st->r, (size_t) (h->ndims - 2) * 8))
+			return false;
+		if (!isfinite(x) || !isfinite(y))
+			return fail(&st->r, "geometry has a non-finite coordinate");
+		mbr_extend_point(&st->info->box, x, y);
+		st->info->empty = false;
+		if (keep != NULL && (int) i < keep_max)
+		{
+			keep[i][0] = x;
+			keep[i][1] = y;
+		}
+	}
+	return true;
+}
+
+/* A 5-point closed ring whose corners are the MBR's, in either direction. */
+static bool
+ring_is_rectangle(double (*p)[2], const Mbr *box)
+{
+	if (box->xmin >= box->xmax || box->ymin >= box->ymax)
+		return false;
+	if (p[0][0] != p[4][0] || p[0][1] != p[4][1])
+		return false;
+	for (int i = 0; i < 4; i++)
+	{
+		bool		same_x = p[i][0] == p[i + 1][0];
+		bool		same_y = p[i][1] == p[i + 1][1];
+
+		if ((p[i][0] != box->xmin && p[i][0] != box->xmax) ||
+			(p[i][1] != box->ymin && p[i][1] != box->ymax))
+			return false;
+		/* each side moves along exactly one axis */
+		if (same_x == same_y)
+			return false;
+	}
+	return true;
+}
+
+static bool inspect_geometry(InspectState *st, int depth, bool outermost);
+
+static bool
+inspect_geometry(InspectState *st, int depth, bool outermost)
+{
+	WkbHeader	h;
+	uint32		n;
+
+	if (depth > WKB_MAX_DEPTH)
+		return fail(&st->r, "geometry is nested too deeply");
+	if (!wkb_read_header(&st->r, &h))
+		return false;
+
+	if (outermost)
+	{
+		st->info->type = h.type;
+		st->info->has_srid = h.has_srid;
+		st->info->srid = h.srid;
+	}
+	if (h.type == WKB_CIRCULARSTRING)
+		st->info->has_arcs = true;
+
+	switch (h.type)
+	{
+		case WKB_POINT:
+			{
+				double		x;
+				double		y;
+
+				if (!wkb_read_double(&st->r, h.big_endian, &x) ||
+					!wkb_read_double(&st->r, h.big_endian, &y) ||
+					!wkb_skip(&st->r, (size_t) (h.ndims - 2) * 8))
+					return false;
+				/* POINT EMPTY is written with NaN coordinates */
+				if (isnan(x) && isnan(y))
+					return true;
+				if (!isfinite(x) || !isfinite(y))
+					return fail(&st->r, "geometry has a non-finite coordinate");
+				mbr_extend_point(&st->info->box, x, y);
+				st->info->empty = false;
+				if (outermost)
+					st->info->is_point = true;
+				return true;
+			}
+		case WKB_LINESTRING:
+		case WKB_CIRCULARSTRING:
+			if (!wkb_read_uint32(&st->r, h.big_endian, &n))
+				return false;
+			return inspect_points(st, &h, n, NULL, 0);
+
+		case WKB_POLYGON:
+		case WKB_TRIANGLE:
+			{
+				uint32		nrings;
+				double		corners[5][2];
+				uint32		first_ring_points = 0;
+
+				if (!wkb_read_uint32(&st->r, h.big_endian, &nrings))
+					return false;
+				if (nrings > (st->r.len - st->r.pos) / 4)
+					return fail(&st->r, "WKB ring count exceeds the data");
+				for (uint32 i = 0; i < nrings; i++)
+				{
+					if (!wkb_read_uint32(&st->r, h.big_endian, &n))
+						return false;
+					if (i == 0)
+						first_ring_points = n;
+					if (!inspect_points(st, &h, n, i == 0 ? corners : NULL, 5))
+						return false;
+				}
+				if (outermost && h.type == WKB_POLYGON && nrings == 1 &&
+					first_ring_points == 5)
+					st->info->is_rectangle = ring_is_rectangle(corners,
+															   &st->info->box);
+				return true;
+			}
+
+		case WKB_MULTIPOINT:
+		case WKB_MULTILINESTRING:
+		case WKB_MULTIPOLYGON:
+		case WKB_GEOMETRYCOLLECTION:
+		case WKB_COMPOUNDCURVE:
+		case WKB_CURVEPOLYGON:
+		case WKB_MULTICURVE:
+		case WKB_MULTISURFACE:
+		case WKB_POLYHEDRALSURFACE:
+		case WKB_TIN:
+			if (!wkb_read_uint32(&st->r, h.big_endian, &n))
+				return false;
+			/* each member needs at least a 5-byte header */
+			if (n > (st->r.len - st->r.pos) / 5)
+				return fail(&st->r, "WKB member count exceeds the data");
+			for (uint32 i = 0; i < n; i++)
+				if (!inspect_geometry(st, depth + 1, false))
+					return false;
+			return true;
+	}
+	return fail(&st->r, "WKB has an unknown geometry type code");
+}
+
+/*
+ * Inspect one geometry.  Returns false with *error set when the WKB is
+ * malformed or has non-finite coordinates.
+ */
+bool
+wkb_inspect(const uint8 *data, size_t len, WkbInfo *info, const char **error)
+{
+	InspectState st;
+
+	memset(info, 0, sizeof(WkbInfo));
+	info->empty = true;
+	mbr_set_empty(&info->box);
+
+	st.r.data = data;
+	st.r.len = len;
+	st.r.pos = 0;
+	st.r.error = NULL;
+	st.info = info;
+
+	if (!inspect_geometry(&st, 0, true))
+	{
+		*error = st.r.error;
+		return false;
+	}
+	if (st.r.pos != len)
+	{
+		*error = "WKB has trailing bytes after the geometry";
+		return false;
+	}
+	if (info->empty)
+		info->is_rectangle = false;
+	return true;
+}

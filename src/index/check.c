@@ -1,0 +1,166 @@
+/*-------------------------------------------------------------------------
+ *
+ * check.c
+ *	  The check report, and the invariants every index file shares.
+ *
+ * IDENTIFICATION
+ *	  src/index/check.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "index/check.h"
+
+#include "flash/nodestore.h"
+#include "format/page.h"
+#include "lib/stringinfo.h"
+
+CheckReport *
+check_report_create(uint64 npages)
+{
+	CheckReport *report = palloc0(sizeof(CheckReport));
+
+	report->npages = npages;
+	report->reached = palloc0((npages + 7) / 8);
+	return report;
+}
+
+static void check_add(CheckReport *report, const char *severity, int64 page,
+					  const char *fmt, va_list args) pg_attribute_printf(4, 0);
+
+static void
+check_add(CheckReport *report, const char *severity, int64 page,
+		  const char *fmt, va_list args)
+{
+	CheckRow   *row;
+	StringInfoData buf;
+
+	if (list_length(report->rows) >= CHECK_MAX_ROWS)
+	{
+		if (!report->truncated)
+		{
+			row = palloc(sizeof(CheckRow));
+			row->severity = "warning";
+			row->page = -1;
+			row->message = psprintf("more than %d problems; the rest are not listed",
+									CHECK_MAX_ROWS);
+			report->rows = lappend(report->rows, row);
+			report->truncated = true;
+		}
+		return;
+	}
+
+	initStringInfo(&buf);
+	appendStringInfoVA(&buf, fmt, args);
+	row = palloc(sizeof(CheckRow));
+	row->severity = severity;
+	row->page = page;
+	row->message = buf.data;
+	report->rows = lappend(report->rows, row);
+}
+
+void
+check_error(CheckReport *report, int64 page, const char *fmt,...)
+{
+	va_list		args;
+
+	report->nerrors++;
+	va_start(args, fmt);
+	check_add(report, "error", page, fmt, args);
+	va_end(args);
+}
+
+void
+check_warning(CheckReport *report, int64 page, const char *fmt,...)
+{
+	va_list		args;
+
+	report->nwarnings++;
+	va_start(args, fmt);
+	check_add(report, "warning", page, fmt, args);
+	va_end(args);
+}
+
+/*
+ * Record that the walk reached a page.  Returns false (after reporting) if
+ * the page is out of range or was reached before: it must not be walked
+ * again.
+ */
+bool
+check_mark_reached(CheckReport *report, PageId page)
+{
+	if (page < FEST_FIRST_DATA_PAGE || page >= report->npages)
+	{
+		check_error(report, (int64) page,
+					"reference to page " UINT64_FORMAT " outside the file's data pages (2.." UINT64_FORMAT ")",
+					page, report->npages - 1);
+		return false;
+	}
+	if (report->reached[page / 8] & (1 << (page % 8)))
+	{
+		check_error(report, (int64) page,
+					"page " UINT64_FORMAT " is referenced more than once", page);
+		return false;
+	}
+	report->reached[page / 8] |= (1 << (page % 8));
+	return true;
+}
+
+/*
+ * Invariants of the file around the structure: the meta data, the free
+ * list, pages that are neither reachable nor free, and the entry count.
+ * Runs after the structure's own walk filled in report->reached.
+ *
+ * Free pages are read straight from the device; buffering node stores must
+ * have flushed before a check.
+ */
+void
+index_check_file(NodeStore *ns, CheckReport *report)
+{
+	FestMeta   *meta = ns->meta;
+	char	   *page = pageio_alloc_buffer(ns->page_size);
+	PageId		free_page = meta->free_head;
+	uint64		free_seen = 0;
+
+	while (free_page != InvalidPageId)
+	{
+		FestPageCheck check;
+
+		if (!check_mark_reached(report, free_page))
+		{
+			check_error(report, (int64) free_page,
+						"free list is broken after " UINT64_FORMAT " pages", free_seen);
+			break;
+		}
+		pageio_read_one(ns->io, free_page, page);
+		check = fest_page_verify(page, ns->page_size, free_page, FEST_PAGE_FREE);
+		if (check != FEST_PAGE_OK)
+		{
+			check_error(report, (int64) free_page, "free list page: %s",
+						fest_page_check_message(check));
+			break;
+		}
+		free_seen++;
+		free_page = FestPageGetHeader(page)->link;
+	}
+	if (free_page == InvalidPageId && free_seen != meta->free_count)
+		check_error(report, -1,
+					"free list holds " UINT64_FORMAT " pages but the meta page counts " UINT64_FORMAT,
+					free_seen, meta->free_count);
+
+	for (PageId p = FEST_FIRST_DATA_PAGE; p < report->npages; p++)
+		if (!(report->reached[p / 8] & (1 << (p % 8))))
+			check_warning(report, (int64) p,
+						  "page " UINT64_FORMAT " is neither reachable from the root nor on the free list (leaked)",
+						  p);
+
+	if ((meta->flags & FEST_META_ENTRIES_VALID) &&
+		report->leaf_entries != meta->entry_count)
+		check_error(report, -1,
+					"the tree holds " UINT64_FORMAT " entries but the meta page counts " UINT64_FORMAT,
+					report->leaf_entries, meta->entry_count);
+
+	if ((meta->flags & FEST_META_ALL_POINTS) && report->non_point_seen)
+		check_error(report, -1,
+					"the meta page says every entry is a point, but some entry MBRs are not points");
+	pageio_free_buffer(page);
+}

@@ -1,0 +1,323 @@
+/*-------------------------------------------------------------------------
+ *
+ * options.c
+ *	  Validating index options against their declarations.
+ *
+ * IDENTIFICATION
+ *	  src/index/options.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "index/options.h"
+
+#include <math.h>
+
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+#include "utils/numeric.h"
+
+/* "a, b, c" listing every option name of the groups. */
+static char *
+option_names(const OptionSpec *const *groups)
+{
+	StringInfoData buf;
+	bool		first = true;
+
+	initStringInfo(&buf);
+	for (int g = 0; groups[g] != NULL; g++)
+		for (const OptionSpec *s = groups[g]; s->name != NULL; s++)
+		{
+			appendStringInfo(&buf, "%s%s", first ? "" : ", ", s->name);
+			first = false;
+		}
+	return buf.data;
+}
+
+/* What a spec accepts, as a sentence fragment for hints. */
+static char *
+option_accepts(const OptionSpec *spec)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	switch (spec->type)
+	{
+		case OPT_INT:
+			appendStringInfo(&buf, "an integer from %.0f to %.0f", spec->min, spec->max);
+			if (spec->multiple_of > 1)
+				appendStringInfo(&buf, " that is a multiple of " INT64_FORMAT,
+								 spec->multiple_of);
+			break;
+		case OPT_REAL:
+			appendStringInfo(&buf, "a number from %g to %g", spec->min, spec->max);
+			break;
+		case OPT_BOOL:
+			appendStringInfoString(&buf, "true or false");
+			break;
+		case OPT_CHOICE:
+			appendStringInfoString(&buf, "one of ");
+			for (int i = 0; spec->choices[i] != NULL; i++)
+				appendStringInfo(&buf, "%s'%s'", i > 0 ? ", " : "", spec->choices[i]);
+			break;
+	}
+	return buf.data;
+}
+
+static void
+bad_value(const OptionSpec *spec, const char *got)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid value %s for option \"%s\"", got, spec->name),
+			 errdetail("%s", spec->description),
+			 errhint("Option \"%s\" accepts %s.", spec->name, option_accepts(spec))));
+}
+
+static const OptionSpec *
+find_spec(const OptionSpec *const *groups, const char *name)
+{
+	for (int g = 0; groups[g] != NULL; g++)
+		for (const OptionSpec *s = groups[g]; s->name != NULL; s++)
+			if (strcmp(s->name, name) == 0)
+				return s;
+	return NULL;
+}
+
+static OptionValue *
+find_value(const FestConfig *config, const char *name)
+{
+	for (int i = 0; i < config->noptions; i++)
+		if (strcmp(config->values[i].spec->name, name) == 0)
+			return (OptionValue *) &config->values[i];
+	return NULL;
+}
+
+/* Check and store one user-supplied value. */
+static void
+set_value(OptionValue *value, const JsonbValue *v)
+{
+	const OptionSpec *spec = value->spec;
+	char	   *shown;
+
+	switch (v->type)
+	{
+		case jbvString:
+			shown = psprintf("\"%.*s\"", v->val.string.len, v->val.string.val);
+			break;
+		case jbvNumeric:
+			shown = DatumGetCString(DirectFunctionCall1(numeric_out,
+														NumericGetDatum(v->val.numeric)));
+			break;
+		case jbvBool:
+			shown = v->val.boolean ? "true" : "false";
+			break;
+		case jbvNull:
+			shown = "null";
+			break;
+		default:
+			shown = "(a JSON array or object)";
+			break;
+	}
+
+	switch (spec->type)
+	{
+		case OPT_INT:
+		case OPT_REAL:
+			{
+				double		number;
+
+				if (v->type != jbvNumeric)
+					bad_value(spec, shown);
+				number = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
+															NumericGetDatum(v->val.numeric)));
+				if (isnan(number) || number < spec->min || number > spec->max)
+					bad_value(spec, shown);
+				if (spec->type == OPT_INT &&
+					(number != floor(number) ||
+					 (spec->multiple_of > 1 &&
+					  fmod(number, (double) spec->multiple_of) != 0)))
+					bad_value(spec, shown);
+				value->number = number;
+				break;
+			}
+		case OPT_BOOL:
+			if (v->type != jbvBool)
+				bad_value(spec, shown);
+			value->number = v->val.boolean ? 1 : 0;
+			break;
+		case OPT_CHOICE:
+			if (v->type != jbvString)
+				bad_value(spec, shown);
+			value->choice = NULL;
+			for (int i = 0; spec->choices[i] != NULL; i++)
+				if (strlen(spec->choices[i]) == (size_t) v->val.string.len &&
+					strncmp(spec->choices[i], v->val.string.val, v->val.string.len) == 0)
+					value->choice = spec->choices[i];
+			if (value->choice == NULL)
+				bad_value(spec, shown);
+			break;
+	}
+}
+
+/*
+ * Validate user options (a jsonb object, or NULL for none) against the
+ * groups and return the complete configuration, defaults filled in.
+ */
+FestConfig *
+options_parse(Jsonb *user, const OptionSpec *const *groups,
+			  const char *structure)
+{
+	FestConfig *config = palloc0(sizeof(FestConfig));
+
+	/* defaults first */
+	for (int g = 0; groups[g] != NULL; g++)
+		for (const OptionSpec *s = groups[g]; s->name != NULL; s++)
+		{
+			OptionValue *value;
+
+			if (config->noptions >= FEST_MAX_OPTIONS)
+				elog(ERROR, "too many declared options");
+			value = &config->values[config->noptions++];
+			value->spec = s;
+			value->number = s->default_number;
+			value->choice = s->default_choice;
+		}
+
+	if (user == NULL)
+		return config;
+
+	if (!JB_ROOT_IS_OBJECT(user) || JB_ROOT_IS_SCALAR(user))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("index options must be a JSON object"),
+				 errhint("Write options like '{\"page_size\": 8192}'; accepted keys for structure \"%s\": %s.",
+						 structure, option_names(groups))));
+
+	{
+		JsonbIterator *it = JsonbIteratorInit(&user->root);
+		JsonbValue	v;
+		JsonbIteratorToken tok;
+		char	   *key = NULL;
+
+		while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		{
+			if (tok == WJB_KEY)
+			{
+				key = pnstrdup(v.val.string.val, v.val.string.len);
+				if (find_spec(groups, key) == NULL)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("unknown option \"%s\" for structure \"%s\"",
+									key, structure),
+							 errhint("Accepted options: %s.", option_names(groups))));
+			}
+			else if (tok == WJB_VALUE)
+				set_value(find_value(config, key), &v);
+		}
+	}
+	return config;
+}
+
+/* The complete configuration as a jsonb object. */
+Jsonb *
+options_to_jsonb(const FestConfig *config)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue *result;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (int i = 0; i < config->noptions; i++)
+	{
+		const OptionValue *value = &config->values[i];
+		JsonbValue	k;
+		JsonbValue	v;
+
+		k.type = jbvString;
+		k.val.string.val = (char *) value->spec->name;
+		k.val.string.len = strlen(value->spec->name);
+		pushJsonbValue(&state, WJB_KEY, &k);
+
+		switch (value->spec->type)
+		{
+			case OPT_INT:
+				v.type = jbvNumeric;
+				v.val.numeric = int64_to_numeric((int64) value->number);
+				break;
+			case OPT_REAL:
+				v.type = jbvNumeric;
+				v.val.numeric = DatumGetNumeric(DirectFunctionCall1(float8_numeric,
+																	Float8GetDatum(value->number)));
+				break;
+			case OPT_BOOL:
+				v.type = jbvBool;
+				v.val.boolean = value->number != 0;
+				break;
+			case OPT_CHOICE:
+				v.type = jbvString;
+				v.val.string.val = (char *) value->choice;
+				v.val.string.len = strlen(value->choice);
+				break;
+		}
+		pushJsonbValue(&state, WJB_VALUE, &v);
+	}
+	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(result);
+}
+
+static const OptionValue *
+require_value(const FestConfig *config, const char *name, OptionType type)
+{
+	const OptionValue *value = find_value(config, name);
+
+	if (value == NULL || value->spec->type != type)
+		elog(ERROR, "option \"%s\" is not declared with the expected type", name);
+	return value;
+}
+
+int64
+config_int(const FestConfig *config, const char *name)
+{
+	return (int64) require_value(config, name, OPT_INT)->number;
+}
+
+double
+config_real(const FestConfig *config, const char *name)
+{
+	return require_value(config, name, OPT_REAL)->number;
+}
+
+bool
+config_bool(const FestConfig *config, const char *name)
+{
+	return require_value(config, name, OPT_BOOL)->number != 0;
+}
+
+const char *
+config_choice(const FestConfig *config, const char *name)
+{
+	return require_value(config, name, OPT_CHOICE)->choice;
+}
+
+int
+config_choice_index(const FestConfig *config, const char *name)
+{
+	const OptionValue *value = require_value(config, name, OPT_CHOICE);
+
+	for (int i = 0; value->spec->choices[i] != NULL; i++)
+		if (value->spec->choices[i] == value->choice)
+			return i;
+	elog(ERROR, "option \"%s\" holds an undeclared choice", name);
+	pg_unreachable();
+}
+
+/* Raise the error for options that are valid alone but not together. */
+void
+config_error(const FestConfig *config, const char *detail, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("impossible combination of index options"),
+			 errdetail("%s", detail),
+			 errhint("%s", hint)));
+}

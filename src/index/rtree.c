@@ -1,0 +1,598 @@
+/*-------------------------------------------------------------------------
+ *
+ * rtree.c
+ *	  The R-tree of Guttman, "R-trees: a dynamic index structure for
+ *	  spatial searching", SIGMOD 1984.
+ *
+ * Insert (section 3.2): ChooseLeaf descends by least enlargement, ties by
+ * smaller area (CL3); an overflowing node is split by the configured policy
+ * (rtree_split.c); AdjustTree walks back up, enlarging the parents' MBRs,
+ * adding split siblings to their parents, and stops as soon as an MBR
+ * already covers the new entry.  A split of the root grows the tree.
+ *
+ * Delete (section 3.3): FindLeaf searches every subtree whose MBR covers
+ * the entry's; CondenseTree removes underfull nodes on the way up, frees
+ * their pages, tightens the MBRs, and reinserts the orphaned entries at
+ * their original level; a root left with one child is replaced by it.
+ *
+ * Search (section 3.1): depth-first, with the predicate's MBR filter
+ * (geom/predicate.h).
+ *
+ * Every node access goes through the NodeStore, so the same code runs
+ * write-through, under FAST or under eFIND.
+ *
+ * IDENTIFICATION
+ *	  src/index/rtree.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "index/rtree.h"
+
+#include <math.h>
+
+#include "stats/jsonbuild.h"
+
+/* One step of a root-to-node path: the node and the entry followed. */
+typedef struct PathStep
+{
+	TreeNode	   *node;
+	int			slot;
+} PathStep;
+
+static const OptionSpec rtree_options[] = {
+	{
+		.name = "split", .type = OPT_CHOICE, .default_choice = "quadratic",
+		.choices = rtree_split_names,
+		.description = "Node split algorithm (Guttman 1984)."
+	},
+	{
+		.name = "min_fill", .type = OPT_INT, .default_number = 50,
+		.min = 1, .max = 100,
+		.description = "Minimum node occupancy m, in percent of the maximum M."
+	},
+	{
+		.name = "max_fill", .type = OPT_INT, .default_number = 100,
+		.min = 10, .max = 100,
+		.description = "Maximum node occupancy M, in percent of the entries a page holds."
+	},
+	{0}
+};
+
+static int
+compare_ref(const void *a, const void *b, uint16 level)
+{
+	int64		ra = ((const RtreeEntry *) a)->ref;
+	int64		rb = ((const RtreeEntry *) b)->ref;
+
+	return ra < rb ? -1 : (ra > rb ? 1 : 0);
+}
+
+static const NodeOps rtree_node_ops = {
+	.structure = "rtree",
+	.leaf_entry_size = sizeof(RtreeEntry),
+	.internal_entry_size = sizeof(RtreeEntry),
+	.compare_identity = compare_ref
+};
+
+/* The union of a node's entry MBRs (empty for an empty node). */
+void
+rtree_node_box(const TreeNode *node, Mbr *box)
+{
+	const RtreeEntry *e = RtreeNodeEntries(node);
+
+	mbr_set_empty(box);
+	for (uint32 i = 0; i < node->nentries; i++)
+		mbr_extend(box, &e[i].box);
+}
+
+static void
+append_entry(TreeNode *node, const RtreeEntry *entry)
+{
+	Assert(node->nentries < node->capacity);
+	RtreeNodeEntries(node)[node->nentries++] = *entry;
+}
+
+static void
+remove_entry(TreeNode *node, int slot)
+{
+	RtreeEntry *e = RtreeNodeEntries(node);
+
+	memmove(&e[slot], &e[slot + 1], (node->nentries - slot - 1) * sizeof(RtreeEntry));
+	node->nentries--;
+}
+
+static void
+report_bad_level(StructIndex *idx, const TreeNode *node, int expected)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
+					idx->name, node->page),
+			 errdetail("The node is at level %u where level %d was expected.",
+					   node->level, expected),
+			 errhint("Run festival.check('%s'), then rebuild the index with festival.build('%s').",
+					 idx->name, idx->name)));
+}
+
+static TreeNode *
+read_root(StructIndex *idx)
+{
+	FestMeta   *meta = idx->ns->meta;
+	TreeNode	   *root = ns_read(idx->ns, meta->root);
+
+	if (meta->height == 0 || root->level != meta->height - 1)
+		report_bad_level(idx, root, (int) meta->height - 1);
+	return root;
+}
+
+static TreeNode *
+read_child(StructIndex *idx, const TreeNode *parent, int slot)
+{
+	TreeNode	   *child = ns_read(idx->ns, (PageId) RtreeNodeEntries(parent)[slot].ref);
+
+	if (child->level != parent->level - 1)
+		report_bad_level(idx, child, parent->level - 1);
+	return child;
+}
+
+/* ChooseLeaf step CL3: least enlargement, ties by smaller area. */
+static int
+choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
+{
+	const RtreeEntry *e = RtreeNodeEntries(node);
+	int			best = 0;
+	double		best_enlargement = get_float8_infinity();
+	double		best_area = get_float8_infinity();
+
+	for (uint32 i = 0; i < node->nentries; i++)
+	{
+		double		area = mbr_area(&e[i].box);
+		double		enlargement = mbr_union_area(&e[i].box, box) - area;
+
+		if (enlargement < best_enlargement ||
+			(enlargement == best_enlargement && area < best_area))
+		{
+			best = i;
+			best_enlargement = enlargement;
+			best_area = area;
+		}
+	}
+	idx->stats->entries_examined += node->nentries;
+	return best;
+}
+
+/*
+ * Descend from the root to a node at the given level.  path[0..depth-1]
+ * record the nodes passed and the entries followed; path[depth].node is the
+ * target.  Returns depth.
+ */
+static int
+descend(StructIndex *idx, const Mbr *box, uint16 level, PathStep *path)
+{
+	TreeNode	   *node = read_root(idx);
+	int			depth = 0;
+
+	if (node->level < level)
+		elog(ERROR, "cannot insert at level %u of a tree of height %u in index \"%s\"",
+			 level, idx->ns->meta->height, idx->name);
+
+	while (node->level > level)
+	{
+		int			slot;
+
+		if (node->nentries == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
+							idx->name, node->page),
+					 errdetail("An internal node has no entries."),
+					 errhint("Rebuild the index with festival.build('%s').",
+							 idx->name)));
+		slot = choose_subtree(idx, node, box);
+		path[depth].node = node;
+		path[depth].slot = slot;
+		depth++;
+		node = read_child(idx, node, slot);
+	}
+	path[depth].node = node;
+	path[depth].slot = -1;
+	return depth;
+}
+
+/*
+ * Split an overflowing node: the node keeps its page with one group, a new
+ * sibling gets the other.  Both are written.
+ */
+static TreeNode *
+split_node(StructIndex *idx, TreeNode *node)
+{
+	RtreeState *st = (RtreeState *) idx->state;
+	int			n = node->nentries;
+	RtreeEntry *entries = palloc(n * sizeof(RtreeEntry));
+	int		   *group = palloc(n * sizeof(int));
+	TreeNode	   *sibling;
+	int64		start = fest_now_ns();
+
+	memcpy(entries, node->entries, n * sizeof(RtreeEntry));
+	st->split->split(entries, n, st->min_entries, group, idx->stats);
+
+	sibling = ns_new_node(idx->ns, ns_alloc(idx->ns, node->level), node->level);
+	node->nentries = 0;
+	for (int i = 0; i < n; i++)
+		append_entry(group[i] == 0 ? node : sibling, &entries[i]);
+
+	if (node->nentries < st->min_entries || sibling->nentries < st->min_entries)
+		elog(ERROR, "split policy \"%s\" produced groups of %u and %u entries, below the minimum %u",
+			 st->split->name, node->nentries, sibling->nentries, st->min_entries);
+
+	if (node->level == 0)
+		idx->stats->splits_leaf++;
+	else
+		idx->stats->splits_internal++;
+	idx->stats->split_ns += fest_now_ns() - start;
+
+	ns_write(idx->ns, node, NS_WRITE_REPLACE);
+	ns_write(idx->ns, sibling, NS_WRITE_NEW);
+	return sibling;
+}
+
+/*
+ * Insert an entry into a node at the given level (0 for objects; higher
+ * levels reinsert the subtrees orphaned by a deletion), then AdjustTree.
+ */
+static void
+insert_at_level(StructIndex *idx, const RtreeEntry *entry, uint16 level)
+{
+	RtreeState *st = (RtreeState *) idx->state;
+	PathStep	path[FEST_MAX_LEVELS];
+	int			depth = descend(idx, &entry->box, level, path);
+	TreeNode	   *node = path[depth].node;
+	TreeNode	   *sibling = NULL;
+
+	append_entry(node, entry);
+	if (node->nentries > st->max_entries)
+		sibling = split_node(idx, node);
+	else
+		ns_write(idx->ns, node, NS_WRITE_UPDATE);
+
+	for (int d = depth - 1; d >= 0; d--)
+	{
+		TreeNode	   *parent = path[d].node;
+		RtreeEntry *pe = &RtreeNodeEntries(parent)[path[d].slot];
+
+		if (sibling != NULL)
+		{
+			RtreeEntry	added;
+
+			/* the split node shrank: its MBR is recomputed exactly */
+			rtree_node_box(node, &pe->box);
+			rtree_node_box(sibling, &added.box);
+			added.ref = (int64) sibling->page;
+			append_entry(parent, &added);
+			if (parent->nentries > st->max_entries)
+				sibling = split_node(idx, parent);
+			else
+			{
+				sibling = NULL;
+				ns_write(idx->ns, parent, NS_WRITE_UPDATE);
+			}
+		}
+		else
+		{
+			/* AdjustTree stops once an MBR already covers the entry */
+			if (mbr_contains(&pe->box, &entry->box))
+				break;
+			mbr_extend(&pe->box, &entry->box);
+			ns_write(idx->ns, parent, NS_WRITE_UPDATE);
+		}
+		node = parent;
+	}
+
+	if (sibling != NULL)
+	{
+		/* the root split: a new root with the two halves */
+		TreeNode	   *root = ns_new_node(idx->ns, ns_alloc(idx->ns, node->level + 1),
+									   node->level + 1);
+		RtreeEntry	half;
+
+		rtree_node_box(node, &half.box);
+		half.ref = (int64) node->page;
+		append_entry(root, &half);
+		rtree_node_box(sibling, &half.box);
+		half.ref = (int64) sibling->page;
+		append_entry(root, &half);
+		ns_write(idx->ns, root, NS_WRITE_NEW);
+		ns_set_root(idx->ns, root->page, idx->ns->meta->height + 1);
+	}
+}
+
+static void
+rtree_insert(StructIndex *idx, int64 id, const Mbr *box)
+{
+	RtreeEntry	entry;
+
+	entry.box = *box;
+	entry.ref = id;
+	insert_at_level(idx, &entry, 0);
+}
+
+/*
+ * FindLeaf (section 3.3, FL1-FL2): depth-first through every subtree whose
+ * MBR covers the entry's.  On success path[0..depth] leads to the leaf and
+ * path[depth].slot is the entry.
+ */
+static bool
+find_leaf(StructIndex *idx, TreeNode *node, int depth, int64 id, const Mbr *box,
+		  PathStep *path, int *found_depth)
+{
+	RtreeEntry *e = RtreeNodeEntries(node);
+
+	path[depth].node = node;
+	idx->stats->entries_examined += node->nentries;
+
+	if (node->level == 0)
+	{
+		for (uint32 i = 0; i < node->nentries; i++)
+			if (e[i].ref == id && mbr_equals(&e[i].box, box))
+			{
+				path[depth].slot = i;
+				*found_depth = depth;
+				return true;
+			}
+		return false;
+	}
+
+	for (uint32 i = 0; i < node->nentries; i++)
+	{
+		TreeNode	   *child;
+
+		if (!mbr_contains(&e[i].box, box))
+			continue;
+		path[depth].slot = i;
+		child = read_child(idx, node, i);
+		if (find_leaf(idx, child, depth + 1, id, box, path, found_depth))
+			return true;
+		pfree(child->entries);
+		pfree(child);
+	}
+	return false;
+}
+
+static bool
+rtree_contains(StructIndex *idx, int64 id, const Mbr *box)
+{
+	PathStep	path[FEST_MAX_LEVELS];
+	int			depth;
+
+	return find_leaf(idx, read_root(idx), 0, id, box, path, &depth);
+}
+
+typedef struct Orphan
+{
+	RtreeEntry	entry;
+	uint16		level;
+} Orphan;
+
+/*
+ * CondenseTree (CT1-CT6) after an entry left path[depth].node, then the
+ * reinsertion of orphans and the shortening of the tree (D4).
+ */
+static void
+condense(StructIndex *idx, PathStep *path, int depth)
+{
+	RtreeState *st = (RtreeState *) idx->state;
+	TreeNode	   *node = path[depth].node;
+	bool		changed = true; /* the leaf lost an entry */
+	Orphan	   *orphans = NULL;
+	int			norphans = 0;
+	int			maxorphans = 0;
+
+	for (int d = depth - 1; d >= 0; d--)
+	{
+		TreeNode	   *parent = path[d].node;
+		int			slot = path[d].slot;
+		RtreeEntry *pe = &RtreeNodeEntries(parent)[slot];
+		bool		parent_changed = false;
+
+		if (node->nentries < st->min_entries)
+		{
+			/* CT3: eliminate the node, keep its entries for reinsertion */
+			if (norphans + node->nentries > maxorphans)
+			{
+				maxorphans = Max(2 * maxorphans, norphans + node->nentries);
+				orphans = orphans ? repalloc(orphans, maxorphans * sizeof(Orphan))
+					: palloc(maxorphans * sizeof(Orphan));
+			}
+			for (uint32 i = 0; i < node->nentries; i++)
+			{
+				orphans[norphans].entry = RtreeNodeEntries(node)[i];
+				orphans[norphans].level = node->level;
+				norphans++;
+			}
+			remove_entry(parent, slot);
+			ns_release(idx->ns, node->page);
+			parent_changed = true;
+		}
+		else if (changed)
+		{
+			/* CT4: tighten the parent's entry */
+			Mbr			tight;
+
+			ns_write(idx->ns, node, NS_WRITE_UPDATE);
+			rtree_node_box(node, &tight);
+			if (!mbr_equals(&tight, &pe->box))
+			{
+				pe->box = tight;
+				parent_changed = true;
+			}
+		}
+		node = parent;
+		changed = parent_changed;
+	}
+	if (changed)
+		ns_write(idx->ns, node, NS_WRITE_UPDATE);
+
+	/* CT6: reinsert orphans at the level they came from */
+	for (int i = 0; i < norphans; i++)
+	{
+		insert_at_level(idx, &orphans[i].entry, orphans[i].level);
+		idx->stats->reinserted_entries++;
+	}
+
+	/* D4: a root with a single child is replaced by the child */
+	for (;;)
+	{
+		TreeNode	   *root = read_root(idx);
+
+		if (root->level == 0 || root->nentries != 1)
+			break;
+		ns_release(idx->ns, root->page);
+		ns_set_root(idx->ns, (PageId) RtreeNodeEntries(root)[0].ref,
+					idx->ns->meta->height - 1);
+	}
+}
+
+static bool
+rtree_remove(StructIndex *idx, int64 id, const Mbr *box)
+{
+	PathStep	path[FEST_MAX_LEVELS];
+	int			depth;
+
+	if (!find_leaf(idx, read_root(idx), 0, id, box, path, &depth))
+		return false;
+	remove_entry(path[depth].node, path[depth].slot);
+	condense(idx, path, depth);
+	return true;
+}
+
+/* Depth-first search with an explicit stack of pages. */
+static void
+rtree_search(StructIndex *idx, const SearchSpec *spec)
+{
+	int			maxstack = 64;
+	int			nstack = 0;
+	PageId	   *stack = palloc(maxstack * sizeof(PageId));
+	uint16	   *levels = palloc(maxstack * sizeof(uint16));
+	FestStats  *stats = idx->stats;
+
+	stack[nstack] = idx->ns->meta->root;
+	levels[nstack] = idx->ns->meta->height - 1;
+	nstack++;
+
+	while (nstack > 0)
+	{
+		TreeNode	   *node;
+		RtreeEntry *e;
+
+		nstack--;
+		node = ns_read(idx->ns, stack[nstack]);
+		if (node->level != levels[nstack])
+			report_bad_level(idx, node, levels[nstack]);
+		e = RtreeNodeEntries(node);
+		stats->entries_examined += node->nentries;
+
+		if (node->level == 0)
+		{
+			for (uint32 i = 0; i < node->nentries; i++)
+			{
+				FilterVerdict verdict;
+
+				if (spec->exact_points)
+					verdict = predicate_eval_point(spec->predicate, spec->shape,
+												   &spec->query,
+												   e[i].box.xmin, e[i].box.ymin)
+						? FILTER_ACCEPT : FILTER_REJECT;
+				else
+					verdict = predicate_filter(spec, &e[i].box);
+				if (verdict != FILTER_REJECT)
+					spec->emit(spec->arg, e[i].ref, &e[i].box, verdict);
+			}
+		}
+		else
+		{
+			for (uint32 i = 0; i < node->nentries; i++)
+			{
+				if (!predicate_descend(spec, &e[i].box))
+					continue;
+				if (nstack == maxstack)
+				{
+					maxstack *= 2;
+					stack = repalloc(stack, maxstack * sizeof(PageId));
+					levels = repalloc(levels, maxstack * sizeof(uint16));
+				}
+				stack[nstack] = (PageId) e[i].ref;
+				levels[nstack] = node->level - 1;
+				nstack++;
+			}
+		}
+		pfree(node->entries);
+		pfree(node);
+	}
+	pfree(stack);
+	pfree(levels);
+}
+
+static void
+rtree_init_empty(StructIndex *idx)
+{
+	TreeNode	   *root = ns_new_node(idx->ns, ns_alloc(idx->ns, 0), 0);
+
+	ns_write(idx->ns, root, NS_WRITE_NEW);
+	ns_set_root(idx->ns, root->page, 1);
+}
+
+/*
+ * M from the page size and max_fill, m from min_fill; Guttman's split
+ * needs 2 <= m <= (M + 1) / 2 so that both halves of M + 1 entries can be
+ * filled.
+ */
+static void *
+rtree_setup(const FestConfig *config, uint32 page_size)
+{
+	RtreeState *st = palloc0(sizeof(RtreeState));
+	uint32		per_page = (page_size - FEST_PAGE_HEADER_SIZE) / sizeof(RtreeEntry);
+	int64		max_fill = config_int(config, "max_fill");
+	int64		min_fill = config_int(config, "min_fill");
+
+	st->max_entries = (uint32) floor((double) per_page * max_fill / 100.0);
+	st->min_entries = Max(2, (uint32) ceil((double) st->max_entries * min_fill / 100.0));
+	st->split = &rtree_split_policies[config_choice_index(config, "split")];
+
+	if (st->max_entries < 4)
+		config_error(config,
+					 psprintf("A %u-byte page with max_fill %d%% holds %u entries; an R-tree node needs at least 4.",
+							  page_size, (int) max_fill, st->max_entries),
+					 "Use a larger page_size or max_fill.");
+	if (2 * st->min_entries > st->max_entries + 1)
+		config_error(config,
+					 psprintf("min_fill %d%% of M = %u gives m = %u, but a split of M + 1 entries can only guarantee %u per node.",
+							  (int) min_fill, st->max_entries, st->min_entries,
+							  (st->max_entries + 1) / 2),
+					 "Use min_fill of at most 50.");
+	return st;
+}
+
+static void
+rtree_describe(StructIndex *idx, JsonbParseState **state)
+{
+	RtreeState *st = (RtreeState *) idx->state;
+
+	jb_int(state, "max_entries", st->max_entries);
+	jb_int(state, "min_entries", st->min_entries);
+	jb_int(state, "entry_bytes", sizeof(RtreeEntry));
+}
+
+const StructureOps rtree_structure = {
+	.name = "rtree",
+	.description = "R-tree (Guttman 1984)",
+	.options = rtree_options,
+	.node_ops = &rtree_node_ops,
+	.setup = rtree_setup,
+	.init_empty = rtree_init_empty,
+	.insert = rtree_insert,
+	.remove = rtree_remove,
+	.contains = rtree_contains,
+	.search = rtree_search,
+	.check = rtree_check,
+	.describe = rtree_describe
+};

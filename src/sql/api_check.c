@@ -1,0 +1,101 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_check.c
+ *	  festival.check(): every invariant of an index, as rows.
+ *
+ * No rows means healthy.  The structure checks its tree (for the R-tree:
+ * levels, fill, MBR containment and tightness, page checksums), the file
+ * checks follow (free list, leaked pages, entry count), and, with a source
+ * table, the number of entries is compared with the source's rows that
+ * have a geometry.
+ *
+ * An index opened after an unclean shutdown stays "suspect" (it is never
+ * marked clean again) until it is rebuilt or a check finds no error.
+ *
+ * IDENTIFICATION
+ *	  src/sql/api_check.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "sql/handle.h"
+#include "sql/args.h"
+#include "sql/source.h"
+
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+PG_FUNCTION_INFO_V1(festival_check);
+
+/* Compare the entry count with the rows of the source that have a geometry. */
+static void
+check_source(OpenIndex *ix, CheckReport *report)
+{
+	char	   *sql;
+	bool		isnull;
+	int64		rows;
+
+	if (!OidIsValid(ix->cat.source))
+		return;
+	source_require(ix, "compare with");
+	sql = psprintf("SELECT count(*) FROM %s WHERE %s IS NOT NULL",
+				   source_relation(ix), quote_identifier(ix->cat.geom_column));
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(sql, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not count the rows of the source table");
+	rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+									   SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+
+	if ((uint64) rows != report->leaf_entries)
+		check_error(report, -1,
+					"the index holds " UINT64_FORMAT " entries but source table %s has " INT64_FORMAT " rows with a geometry",
+					report->leaf_entries, source_relation(ix), rows);
+}
+
+Datum
+festival_check(PG_FUNCTION_ARGS)
+{
+	char	   *name = fest_name_arg(fcinfo, 0, "index");
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	OpenIndex  *ix;
+	CheckReport *report;
+	MemoryContext old;
+	ListCell   *lc;
+
+	InitMaterializedSRF(fcinfo, 0);
+	ix = index_begin_op(name, false);
+
+	old = MemoryContextSwitchTo(ix->op_cxt);
+	report = check_report_create(ix->meta.page_count);
+	ix->structure->check(&ix->sidx, report);
+	index_check_file(ix->ns, report);
+	check_source(ix, report);
+
+	foreach(lc, report->rows)
+	{
+		CheckRow   *row = (CheckRow *) lfirst(lc);
+		Datum		values[3];
+		bool		nulls[3] = {false, row->page < 0, false};
+
+		values[0] = CStringGetTextDatum(row->severity);
+		values[1] = Int64GetDatum(row->page);
+		values[2] = CStringGetTextDatum(row->message);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+
+	/* a verified index is trusted again, with its counted entries */
+	if (report->nerrors == 0 && ix->ns->suspect)
+	{
+		ix->ns->suspect = false;
+		ix->meta.entry_count = report->leaf_entries;
+		ix->meta.flags |= FEST_META_ENTRIES_VALID;
+	}
+	MemoryContextSwitchTo(old);
+
+	index_end_op(ix);
+	return (Datum) 0;
+}

@@ -1,0 +1,280 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_index.c
+ *	  Index lifetime: create_index, build, flush, close, drop_index.
+ *
+ * Index files live outside PostgreSQL's transactions, like sequences: a
+ * ROLLBACK does not undo inserts into an index.  The catalog rows are
+ * transactional, and the file operations follow them: the file of an index
+ * created in an aborted transaction is removed, and drop_index removes the
+ * file only when its transaction commits.
+ *
+ * IDENTIFICATION
+ *	  src/sql/api_index.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "sql/handle.h"
+#include "sql/args.h"
+#include "sql/geomarg.h"
+#include "sql/source.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+PG_FUNCTION_INFO_V1(festival_create_index);
+PG_FUNCTION_INFO_V1(festival_drop_index);
+PG_FUNCTION_INFO_V1(festival_build);
+PG_FUNCTION_INFO_V1(festival_flush);
+PG_FUNCTION_INFO_V1(festival_close);
+
+/* Rows fetched from the source per cursor fetch during a build. */
+#define BUILD_FETCH_ROWS 10000
+
+/*
+ * festival.create_index(name, structure, device, options, source,
+ *						 id_column, geom_column) RETURNS bigint
+ */
+Datum
+festival_create_index(PG_FUNCTION_ARGS)
+{
+	IndexCatalog cat;
+	const StructureOps *structure;
+	const OptionSpec *groups[8];
+	FestConfig *config;
+	DeviceSpec *device;
+	Jsonb	   *user_options = PG_ARGISNULL(3) ? NULL : PG_GETARG_JSONB_P(3);
+
+	memset(&cat, 0, sizeof(cat));
+	cat.name = fest_name_arg(fcinfo, 0, "index");
+	structure = structure_lookup(fest_text_arg(fcinfo, 1, "structure"));
+	device = catalog_load_device(fest_text_arg(fcinfo, 2, "device name"));
+
+	structure_option_groups(structure, groups, lengthof(groups));
+	config = options_parse(user_options, groups, structure->name);
+	(void) structure->setup(config, (uint32) config_int(config, "page_size"));
+
+	if (catalog_index_exists(cat.name))
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("index \"%s\" already exists", cat.name),
+				 errhint("Choose another name, or drop it first with festival.drop_index('%s').",
+						 cat.name)));
+
+	cat.source = PG_ARGISNULL(4) ? InvalidOid : PG_GETARG_OID(4);
+	cat.id_column = fest_sqlname_arg(fcinfo, 5, "id_column");
+	cat.geom_column = fest_sqlname_arg(fcinfo, 6, "geom_column");
+	if (OidIsValid(cat.source))
+		source_validate(cat.source, cat.id_column, cat.geom_column);
+
+	cat.structure = (char *) structure->name;
+	cat.owner = GetUserId();
+	cat.options = options_to_jsonb(config);
+	cat.device = *device;
+	cat.file_name = psprintf("%s.festival", cat.name);
+	cat.index_id = catalog_insert_index(&cat);
+
+	(void) index_create_file(&cat, structure, config);
+	PG_RETURN_INT64(cat.index_id);
+}
+
+/* The file of an index, without the checks that need it to exist. */
+static char *
+index_file_path_unchecked(const IndexCatalog *cat)
+{
+	char	   *data_dir;
+
+	PG_TRY();
+	{
+		data_dir = device_data_directory(fest_data_directory_setting, false);
+	}
+	PG_CATCH();
+	{
+		FlushErrorState();
+		data_dir = NULL;
+	}
+	PG_END_TRY();
+	if (data_dir == NULL)
+		return NULL;
+	return psprintf("%s/%s/%s", data_dir, cat->device.directory, cat->file_name);
+}
+
+/*
+ * festival.drop_index(name): remove the catalog row, and the file when the
+ * transaction commits.  No other session may have the index open.
+ */
+Datum
+festival_drop_index(PG_FUNCTION_ARGS)
+{
+	char	   *name = fest_name_arg(fcinfo, 0, "index");
+	IndexCatalog *cat = catalog_load_index(name, false);
+	OpenIndex  *ix = index_lookup_open(name);
+	LOCKTAG		tag;
+	char	   *path;
+
+	if (!superuser() && !has_privs_of_role(GetUserId(), cat->owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of index \"%s\" to drop it", name)));
+	if (ix != NULL)
+		index_forget(ix);
+	index_acquire_lock_only(cat->index_id, name, &tag);
+
+	catalog_delete_index(cat->index_id);
+	path = index_file_path_unchecked(cat);
+	if (path != NULL)
+		pending_unlink_on_commit(path);
+	PG_RETURN_VOID();
+}
+
+/* festival.flush(index): write everything and mark the file clean. */
+Datum
+festival_flush(PG_FUNCTION_ARGS)
+{
+	OpenIndex  *ix = index_begin_op(fest_name_arg(fcinfo, 0, "index"), false);
+
+	ix->committing = true;
+	ns_flush(ix->ns);
+	ix->committing = false;
+	index_end_op(ix);
+	PG_RETURN_VOID();
+}
+
+/* festival.close(index): flush and release; a closed index is a no-op. */
+Datum
+festival_close(PG_FUNCTION_ARGS)
+{
+	char	   *name = fest_name_arg(fcinfo, 0, "index");
+	OpenIndex  *ix = index_lookup_open(name);
+
+	if (ix == NULL)
+	{
+		(void) catalog_load_index(name, false); /* unknown names are errors */
+		PG_RETURN_BOOL(false);
+	}
+	index_close(ix);
+	PG_RETURN_BOOL(true);
+}
+
+/* Insert one source row during a build. */
+static void
+build_one(OpenIndex *ix, int64 id, bytea *ewkb)
+{
+	WkbInfo		info;
+	MemoryContext old;
+	char	   *what = psprintf("geometry of source row with id " INT64_FORMAT, id);
+
+	geomarg_check_wkb((const uint8 *) VARDATA_ANY(ewkb), VARSIZE_ANY_EXHDR(ewkb),
+					  what, &info);
+	geomarg_check_srid(ix, &info, what, true);
+	if (!info.is_point && (ix->meta.flags & FEST_META_ALL_POINTS))
+	{
+		ix->meta.flags &= ~FEST_META_ALL_POINTS;
+		ns_meta_changed(ix->ns);
+	}
+
+	old = MemoryContextSwitchTo(ix->op_cxt);
+	ix->structure->insert(&ix->sidx, id, &info.box);
+	ix->meta.entry_count++;
+	ix->op_stats.inserts++;
+	index_commit(ix);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(ix->op_cxt);
+	pfree(what);
+}
+
+static void
+build_progress(OpenIndex *ix, int64 rows, int64 start_ns, int64 *last_ns)
+{
+	int64		now = fest_now_ns();
+	double		elapsed;
+
+	if (fest_progress_interval <= 0 ||
+		now - *last_ns < (int64) fest_progress_interval * INT64CONST(1000000000))
+		return;
+	*last_ns = now;
+	elapsed = (double) (now - start_ns) / 1e9;
+	ereport(NOTICE,
+			(errmsg("building index \"%s\": " INT64_FORMAT " rows inserted in %.1f s (%.0f rows/s), height %u",
+					ix->name, rows, elapsed, rows / Max(elapsed, 1e-9),
+					ix->meta.height)));
+}
+
+/*
+ * festival.build(index, method): empty the index, then insert every row of
+ * its source one at a time with the structure's own insertion algorithm
+ * (how the seeds build their indices).  Rows whose geometry is NULL are
+ * skipped, as no predicate holds for them.  Returns the rows inserted.
+ */
+Datum
+festival_build(PG_FUNCTION_ARGS)
+{
+	char	   *name = fest_name_arg(fcinfo, 0, "index");
+	char	   *method = fest_text_arg(fcinfo, 1, "build method");
+	OpenIndex  *ix;
+	Portal		portal;
+	char	   *sql;
+	int64		rows = 0;
+	int64		start_ns;
+	int64		last_notice_ns;
+
+	if (strcmp(method, "insert") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown build method \"%s\"", method),
+				 errhint("Accepted methods: 'insert' (one object at a time with the structure's insertion algorithm).")));
+
+	ix = index_begin_op(name, true);
+	source_require(ix, "build from");
+	sql = source_select_sql(ix, psprintf("%s IS NOT NULL",
+										 quote_identifier(ix->cat.geom_column)));
+
+	index_reset_for_build(ix);
+	start_ns = last_notice_ns = fest_now_ns();
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
+									   CURSOR_OPT_NO_SCROLL);
+	for (;;)
+	{
+		SPI_cursor_fetch(portal, true, BUILD_FETCH_ROWS);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			HeapTuple	tuple = SPI_tuptable->vals[i];
+			bool		isnull;
+			Datum		id = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull);
+			Datum		geom;
+
+			CHECK_FOR_INTERRUPTS();
+			if (isnull)
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("source table %s has a row with a NULL id and a geometry",
+								source_relation(ix)),
+						 errhint("Every indexed row needs an id.")));
+			geom = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull);
+			build_one(ix, DatumGetInt64(id), DatumGetByteaPP(geom));
+			rows++;
+		}
+		SPI_freetuptable(SPI_tuptable);
+		build_progress(ix, rows, start_ns, &last_notice_ns);
+	}
+	SPI_cursor_close(portal);
+	SPI_finish();
+
+	ix->committing = true;
+	ns_flush(ix->ns);
+	ix->committing = false;
+	ix->op_stats.builds++;
+	index_end_op(ix);
+	PG_RETURN_INT64(rows);
+}

@@ -1,0 +1,270 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_query.c
+ *	  festival.query(): spatial selection with filter and refinement.
+ *
+ * The filter step asks the structure for the entries whose MBRs may
+ * satisfy the predicate (geom/predicate.h).  The refinement step fetches
+ * the candidates' geometries from the source table by id and evaluates the
+ * predicate exactly with GEOS (geom/refine.h).  Refinement is skipped only
+ * where the filter is already exact: every indexed object is a point and
+ * the query is a point or an axis-aligned rectangle.  With refine => false
+ * the filter's candidates are returned as they are.
+ *
+ * The answer equals PostGIS's brute force over the source,
+ *	SELECT id FROM source WHERE ST_<predicate>(geom, g),
+ * as long as the index holds the source's rows.
+ *
+ * IDENTIFICATION
+ *	  src/sql/api_query.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "sql/handle.h"
+#include "sql/args.h"
+#include "sql/geomarg.h"
+#include "sql/source.h"
+
+#include "access/tupdesc.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "geom/refine.h"
+#include "lib/qunique.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+PG_FUNCTION_INFO_V1(festival_query);
+
+/* Candidates fetched from the source per statement during refinement. */
+#define REFINE_BATCH 4096
+
+typedef struct QueryCollector
+{
+	Tuplestorestate *out;
+	TupleDesc	desc;
+	bool		refine;
+	int64	   *candidates;		/* ids to refine */
+	int			ncandidates;
+	int			maxcandidates;
+	FestStats  *stats;
+} QueryCollector;
+
+static void
+emit_id(QueryCollector *qc, int64 id)
+{
+	Datum		values[1] = {Int64GetDatum(id)};
+	bool		nulls[1] = {false};
+
+	tuplestore_putvalues(qc->out, qc->desc, values, nulls);
+	qc->stats->results++;
+}
+
+/* Filter callback: answer now, or keep the id for refinement. */
+static void
+collect(void *arg, int64 id, const Mbr *box, FilterVerdict verdict)
+{
+	QueryCollector *qc = (QueryCollector *) arg;
+
+	qc->stats->candidates++;
+	if (verdict == FILTER_ACCEPT || !qc->refine)
+	{
+		if (verdict == FILTER_ACCEPT)
+			qc->stats->filter_exact++;
+		emit_id(qc, id);
+		return;
+	}
+	if (qc->ncandidates == qc->maxcandidates)
+	{
+		qc->maxcandidates = Max(256, qc->maxcandidates * 2);
+		qc->candidates = qc->candidates
+			? repalloc_huge(qc->candidates, qc->maxcandidates * sizeof(int64))
+			: palloc(qc->maxcandidates * sizeof(int64));
+	}
+	qc->candidates[qc->ncandidates++] = id;
+}
+
+static int
+cmp_int64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/*
+ * Refinement: fetch the candidates' geometries from the source in batches
+ * and keep those satisfying the predicate.  Ids missing from the source
+ * cannot be answers (brute force over the source would not return them);
+ * they are counted and reported once.
+ */
+static void
+refine_candidates(OpenIndex *ix, QueryCollector *qc, const GeomArg *g,
+				  FestPredicate predicate)
+{
+	FestStats  *stats = &ix->op_stats;
+	int64		start = fest_now_ns();
+	int64		start_cpu = fest_cpu_ns();
+	Refiner    *refiner;
+	char	   *sql;
+	SPIPlanPtr	plan;
+	Oid			argtypes[1] = {INT8ARRAYOID};
+	int			n;
+	int64		missing = 0;
+	bool	   *found;
+
+	source_require(ix, "refine candidates against");
+
+	qsort(qc->candidates, qc->ncandidates, sizeof(int64), cmp_int64);
+	n = (int) qunique(qc->candidates, qc->ncandidates, sizeof(int64), cmp_int64);
+	found = palloc0(n * sizeof(bool));
+
+	refiner = refiner_create((const uint8 *) VARDATA_ANY(g->ewkb),
+							 VARSIZE_ANY_EXHDR(g->ewkb), predicate);
+	sql = source_select_sql(ix, psprintf("%s = ANY($1)", source_id_expr(ix)));
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	plan = SPI_prepare(sql, 1, argtypes);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare refinement query: %s",
+			 SPI_result_code_string(SPI_result));
+
+	for (int first = 0; first < n; first += REFINE_BATCH)
+	{
+		int			count = Min(REFINE_BATCH, n - first);
+		Datum	   *ids = palloc(count * sizeof(Datum));
+		ArrayType  *array;
+		Datum		args[1];
+		int64		fetch_start;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int i = 0; i < count; i++)
+			ids[i] = Int64GetDatum(qc->candidates[first + i]);
+		array = construct_array(ids, count, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
+		args[0] = PointerGetDatum(array);
+
+		fetch_start = fest_now_ns();
+		if (SPI_execute_plan(plan, args, NULL, true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "refinement query failed");
+		stats->refine_fetch_ns += fest_now_ns() - fetch_start;
+
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			HeapTuple	tuple = SPI_tuptable->vals[r];
+			bool		isnull;
+			int64		id = DatumGetInt64(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull));
+			Datum		geom = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull);
+			int64	   *pos = bsearch(&id, qc->candidates + first, count,
+									  sizeof(int64), cmp_int64);
+			bytea	   *wkb;
+
+			if (pos != NULL)
+				found[pos - qc->candidates] = true;
+			if (isnull)
+				continue;		/* NULL geometry: no predicate holds */
+			wkb = DatumGetByteaPP(geom);
+			stats->refined++;
+			if (refiner_test(refiner, (const uint8 *) VARDATA_ANY(wkb),
+							 VARSIZE_ANY_EXHDR(wkb), id))
+				emit_id(qc, id);
+		}
+		SPI_freetuptable(SPI_tuptable);
+		pfree(array);
+		pfree(ids);
+	}
+	SPI_finish();
+
+	for (int i = 0; i < n; i++)
+		if (!found[i])
+			missing++;
+	if (missing > 0)
+		ereport(WARNING,
+				(errmsg(INT64_FORMAT " indexed objects of index \"%s\" are missing from its source table",
+						missing, ix->name),
+				 errdetail("They cannot be refined and are left out of the answer."),
+				 errhint("Keep the source and the index in step; festival.check('%s') compares them.",
+						 ix->name)));
+
+	stats->refine_ns += fest_now_ns() - start;
+	stats->refine_cpu_ns += fest_cpu_ns() - start_cpu;
+}
+
+/*
+ * Materialize-mode set-up for a function returning a set of bigint (a
+ * one-column TABLE is a scalar set, which InitMaterializedSRF does not
+ * describe).
+ */
+static void
+init_id_set(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext old;
+	TupleDesc	desc;
+
+	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
+		!(rsinfo->allowedModes & SFRM_Materialize))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("set-valued function called in context that cannot accept a set")));
+
+	old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+	desc = CreateTemplateTupleDesc(1);
+	TupleDescInitEntry(desc, (AttrNumber) 1, "id", INT8OID, -1, 0);
+	rsinfo->returnMode = SFRM_Materialize;
+	rsinfo->setDesc = desc;
+	rsinfo->setResult = tuplestore_begin_heap(false, false, work_mem);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * festival.query(index, g, predicate, refine) RETURNS TABLE (id bigint)
+ */
+Datum
+festival_query(PG_FUNCTION_ARGS)
+{
+	char	   *name = fest_name_arg(fcinfo, 0, "index");
+	FestPredicate predicate = predicate_parse(fest_text_arg(fcinfo, 2, "predicate"));
+	bool		refine = fest_bool_arg(fcinfo, 3, "refine");
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	GeomArg		g;
+	OpenIndex  *ix;
+	SearchSpec	spec;
+	QueryCollector qc;
+	MemoryContext old;
+
+	geomarg_get(fcinfo, 1, "query geometry", &g);
+	init_id_set(fcinfo);
+
+	ix = index_begin_op(name, false);
+	geomarg_check_srid(ix, &g.info, "query geometry", false);
+
+	memset(&qc, 0, sizeof(qc));
+	qc.out = rsinfo->setResult;
+	qc.desc = rsinfo->setDesc;
+	qc.refine = refine;
+	qc.stats = &ix->op_stats;
+
+	memset(&spec, 0, sizeof(spec));
+	spec.predicate = predicate;
+	spec.query = g.info.box;
+	spec.shape = g.info.is_point ? QUERY_POINT
+		: g.info.is_rectangle ? QUERY_RECTANGLE : QUERY_GENERAL;
+	spec.exact_points = refine && spec.shape != QUERY_GENERAL &&
+		(ix->meta.flags & FEST_META_ALL_POINTS) != 0;
+	spec.emit = collect;
+	spec.arg = &qc;
+
+	old = MemoryContextSwitchTo(ix->op_cxt);
+	ix->structure->search(&ix->sidx, &spec);
+	if (refine && qc.ncandidates > 0)
+		refine_candidates(ix, &qc, &g, predicate);
+	MemoryContextSwitchTo(old);
+
+	ix->op_stats.queries++;
+	index_end_op(ix);
+	return (Datum) 0;
+}

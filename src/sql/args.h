@@ -1,0 +1,27 @@
+/*-------------------------------------------------------------------------
+ *
+ * args.h
+ *	  Reading SQL arguments with festival's NULL and name rules.
+ *
+ * festival's functions are not STRICT: a NULL argument is an error that
+ * says which argument, never a silent NULL result.
+ *
+ * IDENTIFICATION
+ *	  src/sql/args.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_ARGS_H
+#define FEST_ARGS_H
+
+#include "festival.h"
+
+#include "fmgr.h"
+
+extern char *fest_text_arg(FunctionCallInfo fcinfo, int argno, const char *what);
+extern char *fest_name_arg(FunctionCallInfo fcinfo, int argno, const char *what);
+extern char *fest_sqlname_arg(FunctionCallInfo fcinfo, int argno, const char *what);
+extern int64 fest_int64_arg(FunctionCallInfo fcinfo, int argno, const char *what);
+extern bool fest_bool_arg(FunctionCallInfo fcinfo, int argno, const char *what);
+
+#endif							/* FEST_ARGS_H */

@@ -1,0 +1,373 @@
+/*-------------------------------------------------------------------------
+ *
+ * catalog.c
+ *	  Reading and writing festival's catalog tables through SPI.
+ *
+ * The tables (festival.device, festival.index, festival.run) are readable
+ * by everyone and writable only by the extension's owner.  Functions that
+ * change them on a user's behalf switch to the owner for the statement
+ * alone (catalog_begin_privileged), after they have done their own
+ * permission checks; an ERROR in between restores the user at abort.
+ *
+ * Every function here connects to SPI itself and returns data allocated in
+ * the caller's memory context.
+ *
+ * IDENTIFICATION
+ *	  src/sql/catalog.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "sql/handle.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+
+static void
+spi_connect(void)
+{
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+}
+
+static void
+spi_exec(const char *sql, int nargs, Oid *types, Datum *values,
+		 const char *nulls, bool read_only, int expected)
+{
+	int			rc = SPI_execute_with_args(sql, nargs, types, values, nulls,
+										   read_only, 0);
+
+	if (rc != expected)
+		elog(ERROR, "SPI statement failed (%s): %s", SPI_result_code_string(rc), sql);
+}
+
+/* Text of column col of row 0, copied into cxt; NULL for SQL NULL. */
+static char *
+get_text(int col, MemoryContext cxt)
+{
+	char	   *value = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, col);
+
+	return value ? MemoryContextStrdup(cxt, value) : NULL;
+}
+
+static Datum
+get_datum(int col, bool *isnull)
+{
+	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, col, isnull);
+}
+
+/* The role that owns the extension; must be called inside SPI. */
+static Oid
+extension_owner(void)
+{
+	bool		isnull;
+	Datum		d;
+
+	spi_exec("SELECT extowner FROM pg_catalog.pg_extension WHERE extname = 'festival'",
+			 0, NULL, NULL, NULL, true, SPI_OK_SELECT);
+	if (SPI_processed != 1)
+		elog(ERROR, "extension \"festival\" is not installed");
+	d = get_datum(1, &isnull);
+	return DatumGetObjectId(d);
+}
+
+/*
+ * Run the next catalog statement as the extension's owner.  Must be called
+ * inside SPI; pair with catalog_end_privileged.
+ */
+void
+catalog_begin_privileged(Oid *saved_user, int *saved_context)
+{
+	Oid			owner = extension_owner();
+
+	GetUserIdAndSecContext(saved_user, saved_context);
+	SetUserIdAndSecContext(owner, *saved_context | SECURITY_LOCAL_USERID_CHANGE);
+}
+
+void
+catalog_end_privileged(Oid saved_user, int saved_context)
+{
+	SetUserIdAndSecContext(saved_user, saved_context);
+}
+
+static void
+device_from_row(DeviceSpec *spec, int first_col, MemoryContext cxt)
+{
+	spec->name = get_text(first_col, cxt);
+	spec->directory = get_text(first_col + 1, cxt);
+	spec->kind = device_parse_choice("kind", get_text(first_col + 2, cxt),
+									 device_kind_names);
+	spec->io_mode = device_parse_choice("io", get_text(first_col + 3, cxt),
+										device_io_names);
+	spec->engine = device_parse_choice("engine", get_text(first_col + 4, cxt),
+									   device_engine_names);
+	spec->profile = get_text(first_col + 5, cxt);
+}
+
+IndexCatalog *
+catalog_load_index(const char *name, bool missing_ok)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	IndexCatalog *cat = NULL;
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+
+	spi_connect();
+	spi_exec("SELECT i.index_id, i.structure, i.owner::oid, i.options, i.source::oid, "
+			 "       i.id_column::text, i.geom_column::text, i.file_name, "
+			 "       d.name, d.directory, d.kind, d.io, d.engine, d.profile "
+			 "FROM festival.index i JOIN festival.device d ON d.name = i.device "
+			 "WHERE i.name = $1",
+			 1, types, values, NULL, true, SPI_OK_SELECT);
+
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+		Jsonb	   *options;
+
+		cat = MemoryContextAllocZero(cxt, sizeof(IndexCatalog));
+		cat->index_id = DatumGetInt64(get_datum(1, &isnull));
+		cat->name = MemoryContextStrdup(cxt, name);
+		cat->structure = get_text(2, cxt);
+		cat->owner = DatumGetObjectId(get_datum(3, &isnull));
+		options = DatumGetJsonbP(get_datum(4, &isnull));
+		cat->options = MemoryContextAlloc(cxt, VARSIZE(options));
+		memcpy(cat->options, options, VARSIZE(options));
+		cat->source = DatumGetObjectId(get_datum(5, &isnull));
+		if (isnull)
+			cat->source = InvalidOid;
+		cat->id_column = get_text(6, cxt);
+		cat->geom_column = get_text(7, cxt);
+		cat->file_name = get_text(8, cxt);
+		device_from_row(&cat->device, 9, cxt);
+	}
+	SPI_finish();
+
+	if (cat == NULL && !missing_ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("index \"%s\" does not exist", name),
+				 errhint("festival.index lists the indices of this database; festival.create_index() makes one.")));
+	return cat;
+}
+
+bool
+catalog_index_exists(const char *name)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+	bool		exists;
+
+	spi_connect();
+	spi_exec("SELECT 1 FROM festival.index WHERE name = $1",
+			 1, types, values, NULL, true, SPI_OK_SELECT);
+	exists = SPI_processed > 0;
+	SPI_finish();
+	return exists;
+}
+
+DeviceSpec *
+catalog_load_device(const char *name)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	DeviceSpec *spec = NULL;
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+
+	spi_connect();
+	spi_exec("SELECT name, directory, kind, io, engine, profile "
+			 "FROM festival.device WHERE name = $1",
+			 1, types, values, NULL, true, SPI_OK_SELECT);
+	if (SPI_processed == 1)
+	{
+		spec = MemoryContextAllocZero(cxt, sizeof(DeviceSpec));
+		device_from_row(spec, 1, cxt);
+	}
+	SPI_finish();
+
+	if (spec == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("device \"%s\" does not exist", name),
+				 errhint("festival.device lists the devices; a superuser creates them with festival.create_device().")));
+	return spec;
+}
+
+int64
+catalog_insert_index(const IndexCatalog *cat)
+{
+	Oid			types[8] = {TEXTOID, TEXTOID, OIDOID, TEXTOID, JSONBOID, OIDOID,
+	TEXTOID, TEXTOID};
+	Datum		values[8];
+	char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	Oid			saved_user;
+	int			saved_context;
+	bool		isnull;
+	int64		index_id;
+
+	values[0] = CStringGetTextDatum(cat->name);
+	values[1] = CStringGetTextDatum(cat->structure);
+	values[2] = ObjectIdGetDatum(cat->owner);
+	values[3] = CStringGetTextDatum(cat->device.name);
+	values[4] = JsonbPGetDatum(cat->options);
+	values[5] = ObjectIdGetDatum(cat->source);
+	if (!OidIsValid(cat->source))
+		nulls[5] = 'n';
+	values[6] = CStringGetTextDatum(cat->id_column);
+	values[7] = CStringGetTextDatum(cat->geom_column);
+
+	spi_connect();
+	catalog_begin_privileged(&saved_user, &saved_context);
+	spi_exec("INSERT INTO festival.index "
+			 "(name, structure, owner, device, options, source, id_column, geom_column, file_name) "
+			 "VALUES ($1, $2, $3::regrole, $4, $5, $6::regclass, $7, $8, $1 || '.festival') "
+			 "RETURNING index_id",
+			 8, types, values, nulls, false, SPI_OK_INSERT_RETURNING);
+	catalog_end_privileged(saved_user, saved_context);
+	index_id = DatumGetInt64(get_datum(1, &isnull));
+	SPI_finish();
+	return index_id;
+}
+
+void
+catalog_delete_index(int64 index_id)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(index_id)};
+	Oid			saved_user;
+	int			saved_context;
+
+	spi_connect();
+	catalog_begin_privileged(&saved_user, &saved_context);
+	spi_exec("DELETE FROM festival.index WHERE index_id = $1",
+			 1, types, values, NULL, false, SPI_OK_DELETE);
+	catalog_end_privileged(saved_user, saved_context);
+	SPI_finish();
+}
+
+void
+catalog_insert_device(const DeviceSpec *spec)
+{
+	Oid			types[6] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		values[6];
+	char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
+	Oid			saved_user;
+	int			saved_context;
+
+	values[0] = CStringGetTextDatum(spec->name);
+	values[1] = CStringGetTextDatum(spec->directory);
+	values[2] = CStringGetTextDatum(device_kind_names[spec->kind]);
+	values[3] = CStringGetTextDatum(device_io_names[spec->io_mode]);
+	values[4] = CStringGetTextDatum(device_engine_names[spec->engine]);
+	if (spec->profile)
+		values[5] = CStringGetTextDatum(spec->profile);
+	else
+		nulls[5] = 'n';
+
+	spi_connect();
+	spi_exec("SELECT 1 FROM festival.device WHERE name = $1",
+			 1, types, values, NULL, true, SPI_OK_SELECT);
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("device \"%s\" already exists", spec->name),
+				 errhint("Choose another name, or drop it first with festival.drop_device().")));
+	catalog_begin_privileged(&saved_user, &saved_context);
+	spi_exec("INSERT INTO festival.device (name, directory, kind, io, engine, profile) "
+			 "VALUES ($1, $2, $3, $4, $5, $6)",
+			 6, types, values, nulls, false, SPI_OK_INSERT);
+	catalog_end_privileged(saved_user, saved_context);
+	SPI_finish();
+}
+
+int
+catalog_device_index_count(const char *name)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+	bool		isnull;
+	int			count;
+
+	spi_connect();
+	spi_exec("SELECT count(*)::int4 FROM festival.index WHERE device = $1",
+			 1, types, values, NULL, true, SPI_OK_SELECT);
+	count = DatumGetInt32(get_datum(1, &isnull));
+	SPI_finish();
+	return count;
+}
+
+void
+catalog_delete_device(const char *name)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+	Oid			saved_user;
+	int			saved_context;
+
+	spi_connect();
+	catalog_begin_privileged(&saved_user, &saved_context);
+	spi_exec("DELETE FROM festival.device WHERE name = $1",
+			 1, types, values, NULL, false, SPI_OK_DELETE);
+	catalog_end_privileged(saved_user, saved_context);
+	SPI_finish();
+}
+
+/* The schema PostGIS is installed in, quoted for SQL text. */
+char *
+catalog_postgis_schema(void)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	char	   *schema = NULL;
+
+	spi_connect();
+	spi_exec("SELECT n.nspname FROM pg_catalog.pg_extension e "
+			 "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
+			 "WHERE e.extname = 'postgis'",
+			 0, NULL, NULL, NULL, true, SPI_OK_SELECT);
+	if (SPI_processed == 1)
+		schema = MemoryContextStrdup(cxt, quote_identifier(get_text(1, cxt)));
+	SPI_finish();
+	if (schema == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("extension \"postgis\" is not installed")));
+	return schema;
+}
+
+/*
+ * Describe the session holding a festival advisory lock, for error
+ * messages; NULL if it cannot be found (it may have just ended).
+ */
+char *
+catalog_lock_holder(const LOCKTAG *tag)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	Oid			types[4] = {OIDOID, OIDOID, OIDOID, INT2OID};
+	Datum		values[4];
+	char	   *holder = NULL;
+
+	values[0] = ObjectIdGetDatum(tag->locktag_field1);
+	values[1] = ObjectIdGetDatum(tag->locktag_field2);
+	values[2] = ObjectIdGetDatum(tag->locktag_field3);
+	values[3] = Int16GetDatum((int16) tag->locktag_field4);
+
+	spi_connect();
+	spi_exec("SELECT format('process %s (user %s, application \"%s\", connected since %s)', "
+			 "       l.pid, coalesce(a.usename::text, '?'), "
+			 "       coalesce(a.application_name, ''), "
+			 "       coalesce(to_char(a.backend_start, 'YYYY-MM-DD HH24:MI:SS'), '?')) "
+			 "FROM pg_catalog.pg_locks l "
+			 "LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid "
+			 "WHERE l.locktype = 'advisory' AND l.database = $1 "
+			 "  AND l.classid = $2 AND l.objid = $3 AND l.objsubid = $4 "
+			 "  AND l.granted AND l.pid <> pg_catalog.pg_backend_pid() "
+			 "LIMIT 1",
+			 4, types, values, NULL, true, SPI_OK_SELECT);
+	if (SPI_processed == 1)
+		holder = get_text(1, cxt);
+	SPI_finish();
+	return holder;
+}

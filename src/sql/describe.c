@@ -1,0 +1,112 @@
+/*-------------------------------------------------------------------------
+ *
+ * describe.c
+ *	  The configuration of an index as recorded with runs, and
+ *	  festival.stats(): the live figures of an open index.
+ *
+ * IDENTIFICATION
+ *	  src/sql/describe.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "sql/describe.h"
+
+#include "fmgr.h"
+#include "stats/jsonbuild.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+
+PG_FUNCTION_INFO_V1(festival_stats);
+
+/*
+ * Everything that defines an index for comparisons: structure, device,
+ * the complete options, the parameters derived from them and the source.
+ */
+Jsonb *
+index_config_jsonb(OpenIndex *ix)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue *result;
+	const DeviceSpec *dev = &ix->cat.device;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	jb_string(&state, "structure", ix->cat.structure);
+	jb_string(&state, "framework", "none");
+
+	jb_key(&state, "device");
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	jb_string(&state, "name", dev->name);
+	jb_string(&state, "kind", device_kind_names[dev->kind]);
+	jb_string(&state, "io", device_io_names[dev->io_mode]);
+	jb_string(&state, "engine", device_engine_names[dev->engine]);
+	jb_string(&state, "profile", dev->profile);
+	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+
+	jb_jsonb(&state, "options", ix->cat.options);
+
+	jb_key(&state, "derived");
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	ix->structure->describe(&ix->sidx, &state);
+	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+
+	if (OidIsValid(ix->cat.source))
+	{
+		char	   *rel = get_rel_name(ix->cat.source);
+
+		jb_string(&state, "source",
+				  rel ? quote_qualified_identifier(get_namespace_name(get_rel_namespace(ix->cat.source)), rel) : NULL);
+	}
+	else
+		jb_null(&state, "source");
+
+	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(result);
+}
+
+/*
+ * festival.stats(index): the state and counters of an index in this
+ * session (opening it if needed), without changing anything.
+ */
+Datum
+festival_stats(PG_FUNCTION_ARGS)
+{
+	OpenIndex  *ix;
+	JsonbParseState *state = NULL;
+	JsonbValue *result;
+	FestMeta   *meta;
+	Jsonb	   *config;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("index name must not be NULL")));
+	ix = index_begin_op(text_to_cstring(PG_GETARG_TEXT_PP(0)), false);
+	meta = &ix->meta;
+	config = index_config_jsonb(ix);
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	jb_string(&state, "index", ix->name);
+	jb_string(&state, "opened_at", timestamptz_to_str(ix->opened_at));
+	jb_int(&state, "height", meta->height);
+	if (meta->flags & FEST_META_ENTRIES_VALID)
+		jb_int(&state, "entries", (int64) meta->entry_count);
+	else
+		jb_null(&state, "entries");
+	jb_int(&state, "pages", (int64) meta->page_count);
+	jb_int(&state, "free_pages", (int64) meta->free_count);
+	jb_int(&state, "file_bytes", (int64) (meta->page_count * meta->page_size));
+	jb_bool(&state, "clean_on_disk", (meta->flags & FEST_META_CLEAN) != 0 && !ix->ns->marked_unclean);
+	jb_bool(&state, "all_points", (meta->flags & FEST_META_ALL_POINTS) != 0);
+	if (meta->flags & FEST_META_HAS_SRID)
+		jb_int(&state, "srid", meta->srid);
+	else
+		jb_null(&state, "srid");
+	jb_string(&state, "file", ix->path);
+	jb_jsonb(&state, "config", config);
+	jb_jsonb(&state, "totals", fest_stats_to_jsonb(&ix->totals));
+	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+
+	index_end_op(ix);
+	PG_RETURN_JSONB_P(JsonbValueToJsonb(result));
+}

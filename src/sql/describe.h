@@ -1,0 +1,18 @@
+/*-------------------------------------------------------------------------
+ *
+ * describe.h
+ *	  Describing an open index as JSON (configuration and live figures).
+ *
+ * IDENTIFICATION
+ *	  src/sql/describe.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_DESCRIBE_H
+#define FEST_DESCRIBE_H
+
+#include "sql/handle.h"
+
+extern Jsonb *index_config_jsonb(OpenIndex *ix);
+
+#endif							/* FEST_DESCRIBE_H */

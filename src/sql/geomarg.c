@@ -1,0 +1,159 @@
+/*-------------------------------------------------------------------------
+ *
+ * geomarg.c
+ *	  Reading geometry arguments through PostGIS's ST_AsEWKB.
+ *
+ * IDENTIFICATION
+ *	  src/sql/geomarg.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "sql/geomarg.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+/* PostGIS functions, looked up once per call site (fn_extra). */
+typedef struct GeomFuncs
+{
+	Oid			geometry_type;
+	FmgrInfo	as_ewkb;
+	FmgrInfo	curve_to_line;
+} GeomFuncs;
+
+static void
+lookup_postgis_function(Oid nsp, const char *name, int nargs, Oid *argtypes,
+						FmgrInfo *finfo, MemoryContext cxt)
+{
+	List	   *qualified = list_make2(makeString(get_namespace_name(nsp)),
+									   makeString(pstrdup(name)));
+	Oid			fn = LookupFuncName(qualified, nargs, argtypes, false);
+
+	fmgr_info_cxt(fn, finfo, cxt);
+}
+
+static GeomFuncs *
+geom_funcs(FunctionCallInfo fcinfo, int argno)
+{
+	GeomFuncs  *funcs = (GeomFuncs *) fcinfo->flinfo->fn_extra;
+	Oid			argtype;
+	HeapTuple	tup;
+	Oid			nsp;
+
+	if (funcs != NULL)
+		return funcs;
+
+	argtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	if (!OidIsValid(argtype))
+		argtype = TypenameGetTypid("geometry");
+	if (!OidIsValid(argtype))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("type \"geometry\" is not available"),
+				 errhint("Install PostGIS with CREATE EXTENSION postgis.")));
+	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(argtype));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for type %u", argtype);
+	nsp = ((Form_pg_type) GETSTRUCT(tup))->typnamespace;
+	ReleaseSysCache(tup);
+
+	funcs = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(GeomFuncs));
+	funcs->geometry_type = argtype;
+	lookup_postgis_function(nsp, "st_asewkb", 1, &argtype, &funcs->as_ewkb,
+							fcinfo->flinfo->fn_mcxt);
+	{
+		/* ST_CurveToLine(geom, tol, toltype, flags) */
+		Oid			types[4] = {argtype, FLOAT8OID, INT4OID, INT4OID};
+
+		lookup_postgis_function(nsp, "st_curvetoline", 4, types,
+								&funcs->curve_to_line, fcinfo->flinfo->fn_mcxt);
+	}
+	fcinfo->flinfo->fn_extra = funcs;
+	return funcs;
+}
+
+/*
+ * Inspect EWKB for use as an index entry or query: it must parse and must
+ * not be empty.
+ */
+void
+geomarg_check_wkb(const uint8 *data, size_t len, const char *what,
+				  WkbInfo *info)
+{
+	const char *error;
+
+	if (!wkb_inspect(data, len, info, &error))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s cannot be read: %s", what, error)));
+	if (info->empty)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s is empty", what),
+				 errdetail("An empty geometry has no bounding box and cannot be indexed or searched for."),
+				 errhint("Filter empty geometries out, for example with WHERE NOT ST_IsEmpty(geom).")));
+}
+
+/* Read argument argno, a PostGIS geometry, linearising arcs. */
+void
+geomarg_get(FunctionCallInfo fcinfo, int argno, const char *what, GeomArg *out)
+{
+	GeomFuncs  *funcs;
+	Datum		geom;
+
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be NULL", what)));
+	funcs = geom_funcs(fcinfo, argno);
+	geom = PG_GETARG_DATUM(argno);
+
+	out->ewkb = DatumGetByteaPP(FunctionCall1(&funcs->as_ewkb, geom));
+	geomarg_check_wkb((const uint8 *) VARDATA_ANY(out->ewkb),
+					  VARSIZE_ANY_EXHDR(out->ewkb), what, &out->info);
+	if (out->info.has_arcs)
+	{
+		/* PostGIS's defaults: 32 segments per quarter circle */
+		Datum		linear = FunctionCall4(&funcs->curve_to_line, geom,
+										   Float8GetDatum(32.0), Int32GetDatum(0),
+										   Int32GetDatum(0));
+
+		out->ewkb = DatumGetByteaPP(FunctionCall1(&funcs->as_ewkb, linear));
+		geomarg_check_wkb((const uint8 *) VARDATA_ANY(out->ewkb),
+						  VARSIZE_ANY_EXHDR(out->ewkb), what, &out->info);
+	}
+}
+
+/*
+ * An index holds geometries of one SRID, like a PostGIS column: the first
+ * geometry inserted fixes it (adopt), later ones must match.
+ */
+void
+geomarg_check_srid(OpenIndex *ix, const WkbInfo *info, const char *what,
+				   bool adopt)
+{
+	int32		srid = info->has_srid ? info->srid : 0;
+	FestMeta   *meta = &ix->meta;
+
+	if (meta->flags & FEST_META_HAS_SRID)
+	{
+		if (srid != meta->srid)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s has SRID %d but index \"%s\" holds geometries with SRID %d",
+							what, srid, ix->name, meta->srid),
+					 errhint("Transform it with ST_Transform or set it with ST_SetSRID.")));
+	}
+	else if (adopt)
+	{
+		meta->srid = srid;
+		meta->flags |= FEST_META_HAS_SRID;
+		ns_meta_changed(ix->ns);
+	}
+}

@@ -1,0 +1,124 @@
+/*-------------------------------------------------------------------------
+ *
+ * handle.h
+ *	  Open indices of this session, their operations, and the current run.
+ *
+ * An index is opened on first use in a session and stays open until
+ * festival.close(), festival.drop_index() or the end of the session.  Open
+ * means: the catalog row is loaded, a session-level advisory lock and an
+ * flock() on the file are held (so another session gets a clear error
+ * naming the holder), the meta page is read and the node store is ready.
+ *
+ * Every SQL operation on an index runs between index_begin_op() and
+ * index_end_op().  While it runs the index is marked busy; if an ERROR
+ * escapes, the transaction-abort callback finds the busy index and
+ * discards all of its in-memory state, so the next use reopens it from
+ * disk.  With the write-through store nothing reaches the file before the
+ * operation commits, so an interrupted operation leaves the file as it was.
+ *
+ * Everything an open index owns lives in its own MemoryContext; per
+ * operation work happens in a child context reset at the end of each
+ * operation.
+ *
+ * IDENTIFICATION
+ *	  src/sql/handle.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_HANDLE_H
+#define FEST_HANDLE_H
+
+#include "festival.h"
+#include "device/device.h"
+#include "flash/nodestore.h"
+#include "format/meta.h"
+#include "index/structure.h"
+#include "stats/stats.h"
+
+#include "storage/lock.h"
+#include "utils/jsonb.h"
+
+/* What festival.index (joined with festival.device) says about an index. */
+typedef struct IndexCatalog
+{
+	int64		index_id;
+	char	   *name;
+	char	   *structure;
+	Oid			owner;
+	Jsonb	   *options;		/* complete configuration */
+	Oid			source;			/* InvalidOid: no source table */
+	char	   *id_column;
+	char	   *geom_column;
+	char	   *file_name;
+	DeviceSpec	device;
+} IndexCatalog;
+
+typedef struct OpenIndex
+{
+	char		name[FEST_NAME_MAXLEN + 1]; /* hash key */
+	MemoryContext cxt;			/* owns everything below */
+	MemoryContext op_cxt;		/* reset after every operation */
+	IndexCatalog cat;
+	const StructureOps *structure;
+	FestConfig *config;
+	FestMeta	meta;
+	char	   *path;			/* index file */
+	PageIO	   *io;
+	NodeStore  *ns;
+	StructIndex sidx;
+	LOCKTAG		locktag;
+	bool		lock_held;
+	bool		busy;			/* an operation is running */
+	bool		committing;		/* pages are being written */
+	FestStats	op_stats;		/* the current operation */
+	FestStats	totals;			/* since the index was opened */
+	int64		op_start_ns;
+	int64		op_start_cpu_ns;
+	TimestampTz opened_at;
+	char	   *postgis_schema; /* quoted, for SQL text */
+} OpenIndex;
+
+/* handle.c */
+extern OpenIndex *index_begin_op(const char *name, bool modifying);
+extern void index_commit(OpenIndex *ix);
+extern void index_end_op(OpenIndex *ix);
+extern OpenIndex *index_lookup_open(const char *name);
+extern OpenIndex *index_create_file(IndexCatalog *cat,
+									const StructureOps *structure,
+									FestConfig *config);
+extern void index_close(OpenIndex *ix);
+extern void index_forget(OpenIndex *ix);
+extern void index_acquire_lock_only(int64 index_id, const char *name,
+									LOCKTAG *tag);
+extern void index_release_lock(LOCKTAG *tag);
+extern void index_check_owner(OpenIndex *ix);
+extern void index_reset_for_build(OpenIndex *ix);
+extern void handle_register_callbacks(void);
+extern char *fest_data_directory_setting;
+extern int	fest_progress_interval;
+
+/* pending file operations (handle.c) */
+extern void pending_unlink_on_abort(const char *path);
+extern void pending_unlink_on_commit(const char *path);
+
+/* catalog.c */
+extern IndexCatalog *catalog_load_index(const char *name, bool missing_ok);
+extern DeviceSpec *catalog_load_device(const char *name);
+extern bool catalog_index_exists(const char *name);
+extern int64 catalog_insert_index(const IndexCatalog *cat);
+extern void catalog_delete_index(int64 index_id);
+extern void catalog_insert_device(const DeviceSpec *spec);
+extern void catalog_delete_device(const char *name);
+extern int	catalog_device_index_count(const char *name);
+extern char *catalog_postgis_schema(void);
+extern char *catalog_lock_holder(const LOCKTAG *tag);
+extern void catalog_begin_privileged(Oid *saved_user, int *saved_context);
+extern void catalog_end_privileged(Oid saved_user, int saved_context);
+
+/* run.c */
+extern void run_account(OpenIndex *ix, const FestStats *op);
+
+/* names */
+extern void fest_validate_name(const char *what, const char *name);
+
+#endif							/* FEST_HANDLE_H */

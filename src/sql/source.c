@@ -1,0 +1,177 @@
+/*-------------------------------------------------------------------------
+ *
+ * source.c
+ *	  Validating source tables and writing the SQL that reads them.
+ *
+ * IDENTIFICATION
+ *	  src/sql/source.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "sql/source.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+static bool
+type_is_geometry(Oid type)
+{
+	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
+	bool		result;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	result = strcmp(NameStr(((Form_pg_type) GETSTRUCT(tup))->typname), "geometry") == 0;
+	ReleaseSysCache(tup);
+	return result;
+}
+
+/*
+ * Check that relid can serve as a source: a relation with rows, an integer
+ * id column and a geometry column, readable by the current user.  A
+ * missing index on the id column only earns a NOTICE: refinement looks
+ * candidates up by id and would scan the table each time.
+ */
+void
+source_validate(Oid relid, const char *id_column, const char *geom_column)
+{
+	char	   *relname = get_rel_name(relid);
+	char		relkind;
+	AttrNumber	id_att;
+	AttrNumber	geom_att;
+	Oid			id_type;
+	Oid			geom_type;
+
+	if (relname == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("source relation with OID %u does not exist", relid)));
+	relkind = get_rel_relkind(relid);
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_VIEW &&
+		relkind != RELKIND_MATVIEW && relkind != RELKIND_PARTITIONED_TABLE &&
+		relkind != RELKIND_FOREIGN_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" cannot be a source: it is not a table, view or materialized view",
+						relname)));
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read source table \"%s\"", relname)));
+
+	id_att = get_attnum(relid, id_column);
+	if (id_att == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist", id_column, relname),
+				 errhint("Name the id column with id_column => '...'.")));
+	id_type = get_atttype(relid, id_att);
+	if (id_type != INT2OID && id_type != INT4OID && id_type != INT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("id column \"%s\" of \"%s\" has type %s", id_column, relname,
+						format_type_be(id_type)),
+				 errhint("Object ids must be smallint, integer or bigint.")));
+
+	geom_att = get_attnum(relid, geom_column);
+	if (geom_att == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist", geom_column, relname),
+				 errhint("Name the geometry column with geom_column => '...'.")));
+	geom_type = get_atttype(relid, geom_att);
+	if (!type_is_geometry(geom_type))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column \"%s\" of \"%s\" has type %s, not geometry", geom_column,
+						relname, format_type_be(geom_type))));
+
+	if (relkind == RELKIND_RELATION || relkind == RELKIND_MATVIEW ||
+		relkind == RELKIND_PARTITIONED_TABLE)
+	{
+		Oid			types[2] = {OIDOID, INT2OID};
+		Datum		values[2] = {ObjectIdGetDatum(relid), Int16GetDatum(id_att)};
+		bool		indexed;
+
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		if (SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_index "
+								  "WHERE indrelid = $1 AND indkey[0] = $2",
+								  2, types, values, NULL, true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "could not look up indexes of \"%s\"", relname);
+		indexed = SPI_processed > 0;
+		SPI_finish();
+		if (!indexed)
+			ereport(NOTICE,
+					(errmsg("source table \"%s\" has no index on column \"%s\"",
+							relname, id_column),
+					 errdetail("Refinement fetches candidates by id and would scan the table for every query."),
+					 errhint("CREATE UNIQUE INDEX ON %s (%s);",
+							 quote_identifier(relname), quote_identifier(id_column))));
+	}
+}
+
+void
+source_require(OpenIndex *ix, const char *purpose)
+{
+	if (!OidIsValid(ix->cat.source))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("index \"%s\" has no source table to %s", ix->name, purpose),
+				 errhint("Create the index with source => 'table'::regclass.")));
+	if (get_rel_name(ix->cat.source) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the source table of index \"%s\" no longer exists", ix->name),
+				 errhint("Drop the index with festival.drop_index('%s').", ix->name)));
+}
+
+char *
+source_relation(OpenIndex *ix)
+{
+	Oid			relid = ix->cat.source;
+
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+									  get_rel_name(relid));
+}
+
+char *
+source_id_expr(OpenIndex *ix)
+{
+	return psprintf("%s", quote_identifier(ix->cat.id_column));
+}
+
+/* EWKB of the source geometry, arcs linearised as PostGIS does for predicates. */
+char *
+source_geom_expr(OpenIndex *ix)
+{
+	const char *g = quote_identifier(ix->cat.geom_column);
+	const char *p;
+
+	if (ix->postgis_schema == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(ix->cxt);
+
+		ix->postgis_schema = catalog_postgis_schema();
+		MemoryContextSwitchTo(old);
+	}
+	p = ix->postgis_schema;
+	return psprintf("%s.st_asewkb(CASE WHEN %s.st_hasarc(%s) THEN %s.st_curvetoline(%s) ELSE %s END)",
+					p, p, g, p, g, g);
+}
+
+/* SELECT id::int8, ewkb FROM source WHERE <where> */
+char *
+source_select_sql(OpenIndex *ix, const char *where)
+{
+	return psprintf("SELECT %s::int8, %s FROM %s WHERE %s",
+					source_id_expr(ix), source_geom_expr(ix), source_relation(ix),
+					where);
+}

@@ -1,0 +1,29 @@
+/*-------------------------------------------------------------------------
+ *
+ * source.h
+ *	  The source table of an index: validation and SQL text.
+ *
+ * An index may name a source table (any relation one can SELECT from) with
+ * an integer id column and a geometry column.  build() reads it, query()
+ * refines candidates against it, check() compares counts with it.  All of
+ * that runs as the calling user, so table privileges apply as usual.
+ *
+ * IDENTIFICATION
+ *	  src/sql/source.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_SOURCE_H
+#define FEST_SOURCE_H
+
+#include "sql/handle.h"
+
+extern void source_validate(Oid relid, const char *id_column,
+							const char *geom_column);
+extern void source_require(OpenIndex *ix, const char *purpose);
+extern char *source_select_sql(OpenIndex *ix, const char *where);
+extern char *source_relation(OpenIndex *ix);
+extern char *source_id_expr(OpenIndex *ix);
+extern char *source_geom_expr(OpenIndex *ix);
+
+#endif							/* FEST_SOURCE_H */

@@ -1,0 +1,111 @@
+/*-------------------------------------------------------------------------
+ *
+ * stats.h
+ *	  Counters and timers of index work (DESIGN.md section 6).
+ *
+ * One FestStats is filled per SQL operation (an insert, a query, a whole
+ * build); when the operation ends it is added to the open index's totals
+ * and, if a run is active, to the run's totals.  Layers receive a pointer to
+ * the operation's FestStats and only ever add to it, so counting never needs
+ * a prior call and costs a few additions.
+ *
+ * The scalar counters are declared once, in FEST_STATS_SCALARS, so the
+ * struct, the sums and the JSON report cannot drift apart.  Times are kept in
+ * nanoseconds so sums stay exact; reports convert them to seconds.
+ *
+ * IDENTIFICATION
+ *	  src/stats/stats.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_STATS_H
+#define FEST_STATS_H
+
+#include "festival.h"
+
+#include <time.h>
+
+#include "utils/jsonb.h"
+
+/*
+ * X(name): every scalar counter, in report order.  Names ending in _ns are
+ * nanoseconds and are reported as seconds under the name without _ns.
+ */
+#define FEST_STATS_SCALARS(X) \
+	/* operations, by kind */ \
+	X(inserts) \
+	X(deletes) \
+	X(updates) \
+	X(queries) \
+	X(builds) \
+	/* page I/O as the device sees it (meta pages included) */ \
+	X(pages_read) \
+	X(pages_written) \
+	X(read_submissions)		/* device calls; a batch counts once */ \
+	X(write_submissions) \
+	X(meta_writes) \
+	X(syncs) \
+	/* logical node traffic between structure and node store */ \
+	X(nodes_visited)		/* node reads requested by the structure */ \
+	X(nodes_written)		/* node writes requested by the structure */ \
+	X(nodes_allocated) \
+	X(nodes_freed) \
+	/* structure work */ \
+	X(splits_leaf) \
+	X(splits_internal) \
+	X(entries_examined)		/* entries tested while choosing or searching */ \
+	X(reinserted_entries)	/* orphans reinserted by delete's condense */ \
+	/* query work */ \
+	X(candidates)			/* filter output */ \
+	X(filter_exact)			/* candidates accepted without refinement */ \
+	X(refined)				/* candidates checked against exact geometry */ \
+	X(results)				/* ids returned */ \
+	/* times */ \
+	X(index_ns)				/* wall time of index work */ \
+	X(index_cpu_ns)			/* CPU time of index work */ \
+	X(io_ns)				/* wall time inside device calls */ \
+	X(read_ns) \
+	X(write_ns) \
+	X(sync_ns) \
+	X(split_ns) \
+	X(refine_ns)			/* wall time of refinement (fetch + GEOS) */ \
+	X(refine_fetch_ns)		/* part of refine_ns spent fetching rows */ \
+	X(refine_cpu_ns)		/* CPU time of refinement */
+
+typedef struct FestStats
+{
+#define FEST_STATS_FIELD(name) int64 name;
+	FEST_STATS_SCALARS(FEST_STATS_FIELD)
+#undef FEST_STATS_FIELD
+	/* node pages read and written, by level (0 = leaves) */
+	int64		reads_per_level[FEST_MAX_LEVELS];
+	int64		writes_per_level[FEST_MAX_LEVELS];
+} FestStats;
+
+/* Wall clock in nanoseconds (monotonic). */
+static inline int64
+fest_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64) ts.tv_sec * INT64CONST(1000000000) + ts.tv_nsec;
+}
+
+/* CPU time of the calling thread, nanoseconds. */
+static inline int64
+fest_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64) ts.tv_sec * INT64CONST(1000000000) + ts.tv_nsec;
+}
+
+extern void fest_stats_reset(FestStats *stats);
+extern void fest_stats_add(FestStats *into, const FestStats *from);
+extern Jsonb *fest_stats_to_jsonb(const FestStats *stats);
+extern void fest_stats_push_jsonb(const FestStats *stats,
+								  JsonbParseState **state);
+
+#endif							/* FEST_STATS_H */
