@@ -16,8 +16,8 @@ FEST_HEADERS  = $(wildcard src/*.h src/*/*.h)
 
 DATA         = festival--$(EXTVERSION).sql
 
-REGRESS      = device create_validation modify predicates reopen check runs
-REGRESS_OPTS = --inputdir=. --outputdir=.
+REGRESS      = fixture device create_validation modify predicates reopen check runs
+REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=postgis --load-extension=festival
 
 ifeq ($(origin PG_CONFIG), undefined)
   ifneq ($(wildcard /usr/lib/postgresql/15/bin/pg_config),)
@@ -32,9 +32,10 @@ GEOS_CONFIG ?= geos-config
 PG_CPPFLAGS  = -I$(srcdir)/src $(shell $(GEOS_CONFIG) --cflags)
 PG_CFLAGS    = -Wall -Wextra -Werror -Wno-unused-parameter \
                -Wno-missing-field-initializers -Wno-sign-compare
-SHLIB_LINK   = $(shell $(GEOS_CONFIG) --clibs)
+SHLIB_LINK   = $(shell $(GEOS_CONFIG) --clibs) -Wl,--version-script=$(srcdir)/festival.map
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 $(OBJS): $(FEST_HEADERS)
+$(MODULE_big)$(DLSUFFIX): festival.map

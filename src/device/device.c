@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 
 const char *const device_kind_names[] = {"file", "memory", NULL};
@@ -86,12 +87,12 @@ device_validate_directory(const char *directory)
 		{
 			unsigned char c = (unsigned char) *p;
 
-			if (!(isalnum(c) || c == '_' || c == '-' || c == '.'))
+			if (c >= 128 || !(isalnum(c) || c == '_' || c == '-' || c == '.'))
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("device directory \"%s\" contains the character \"%c\"",
-								directory, *p),
-						 errhint("Use letters, digits, \"_\", \"-\" and \".\" in path components separated by \"/\".")));
+						 errmsg("device directory \"%s\" contains the character \"%.*s\"",
+								directory, pg_mblen(p), p),
+						 errhint("Use ASCII letters, digits, \"_\", \"-\" and \".\" in path components separated by \"/\".")));
 			p++;
 		}
 		len = p - start;
@@ -104,7 +105,14 @@ device_validate_directory(const char *directory)
 							directory),
 					 errhint("Give a plain relative path such as \"ssd/run1\".")));
 		if (*p == '/')
+		{
 			p++;
+			if (*p == '\0')
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("device directory \"%s\" ends with \"/\"", directory),
+						 errhint("Give a plain relative path such as \"ssd/run1\".")));
+		}
 	}
 }
 
@@ -173,47 +181,87 @@ device_data_directory(const char *setting, bool create)
 }
 
 /*
- * Resolve a device directory inside the data directory, creating it (and
- * its parents) when asked, and refuse it if the result lies outside.
+ * Does path resolve to the data directory or inside it?  On failure a
+ * description is left in *problem.
  */
+static bool
+resolves_inside(const char *path, const char *data_directory, char *resolved,
+				char **problem, int *code)
+{
+	size_t		prefix = strlen(data_directory);
+
+	if (realpath(path, resolved) == NULL)
+	{
+		*problem = psprintf("is not accessible: %m");
+		*code = ERRCODE_UNDEFINED_FILE;
+		return false;
+	}
+	if (strncmp(resolved, data_directory, prefix) != 0 ||
+		(resolved[prefix] != '/' && resolved[prefix] != '\0'))
+	{
+		*problem = psprintf("resolves to \"%s\", outside festival.data_directory",
+							resolved);
+		*code = ERRCODE_INSUFFICIENT_PRIVILEGE;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Resolve a device directory inside the data directory, one component at
+ * a time; with create, each missing component is made only after its
+ * parent was found inside, so nothing is ever created outside.  Returns the
+ * resolved path, or NULL with *problem and *code set.
+ */
+char *
+device_locate_directory(const char *data_directory, const char *directory,
+						bool create, char **problem, int *code)
+{
+	char	   *path = psprintf("%s/%s", data_directory, directory);
+	char		resolved[PATH_MAX];
+	char	   *p = path + strlen(data_directory) + 1;
+
+	for (;; p++)
+	{
+		char		saved = *p;
+
+		if (saved != '/' && saved != '\0')
+			continue;
+		*p = '\0';
+		if (create)
+			make_directory(path);
+		if (!resolves_inside(path, data_directory, resolved, problem, code))
+			return NULL;
+		*p = saved;
+		if (saved == '\0')
+			break;
+	}
+	if (strcmp(resolved, data_directory) == 0)
+	{
+		*problem = pstrdup("resolves to festival.data_directory itself");
+		*code = ERRCODE_INSUFFICIENT_PRIVILEGE;
+		return NULL;
+	}
+	return pstrdup(resolved);
+}
+
+/* device_locate_directory, raising its problem as an error. */
 char *
 device_resolve_directory(const char *data_directory, const char *directory,
 						 bool create)
 {
-	char	   *path = psprintf("%s/%s", data_directory, directory);
-	char		resolved[PATH_MAX];
-	size_t		prefix = strlen(data_directory);
+	char	   *problem;
+	int			code;
+	char	   *resolved = device_locate_directory(data_directory, directory,
+												   create, &problem, &code);
 
-	if (create)
-	{
-		/* mkdir -p, one component at a time */
-		for (char *p = path + prefix + 1; *p; p++)
-		{
-			if (*p == '/')
-			{
-				*p = '\0';
-				make_directory(path);
-				*p = '/';
-			}
-		}
-		make_directory(path);
-	}
-
-	if (realpath(path, resolved) == NULL)
+	if (resolved == NULL)
 		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("device directory \"%s\" is not accessible: %m", path)));
-
-	if (strncmp(resolved, data_directory, prefix) != 0 ||
-		(resolved[prefix] != '/' && resolved[prefix] != '\0') ||
-		resolved[prefix] == '\0')
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("device directory \"%s\" resolves to \"%s\", outside festival.data_directory",
-						directory, resolved),
-				 errhint("Symbolic links that leave \"%s\" are not allowed.",
-						 data_directory)));
-	return pstrdup(resolved);
+				(errcode(code),
+				 errmsg("device directory \"%s\" %s", directory, problem),
+				 code == ERRCODE_INSUFFICIENT_PRIVILEGE ?
+				 errhint("Symbolic links that leave \"%s\" are not allowed.", data_directory) : 0));
+	return resolved;
 }
 
 char *

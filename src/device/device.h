@@ -65,6 +65,9 @@ extern int	device_parse_choice(const char *what, const char *value,
 extern void device_validate_spec(const DeviceSpec *spec);
 extern void device_validate_directory(const char *directory);
 extern char *device_data_directory(const char *setting, bool create);
+extern char *device_locate_directory(const char *data_directory,
+									 const char *directory, bool create,
+									 char **problem, int *code);
 extern char *device_resolve_directory(const char *data_directory,
 									  const char *directory, bool create);
 extern char *device_file_path(const char *device_directory,

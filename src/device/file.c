@@ -173,6 +173,19 @@ file_truncate(PageIO *io, uint64 npages)
 				 errmsg("could not truncate index file \"%s\": %m", f->path)));
 }
 
+static uint64
+file_npages(PageIO *io)
+{
+	FilePageIO *f = (FilePageIO *) io;
+	struct stat st;
+
+	if (fstat(f->fd, &st) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not stat index file \"%s\": %m", f->path)));
+	return (uint64) st.st_size / io->page_size;
+}
+
 static void
 file_close(PageIO *io)
 {
@@ -192,6 +205,7 @@ static const PageIOOps file_pageio_ops = {
 	.write = file_write,
 	.sync = file_sync,
 	.truncate = file_truncate,
+	.npages = file_npages,
 	.close = file_close
 };
 

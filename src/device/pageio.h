@@ -46,6 +46,8 @@ typedef struct PageIOOps
 	void		(*sync) (PageIO *io);
 	/* Drop every page at or after npages. */
 	void		(*truncate) (PageIO *io, uint64 npages);
+	/* Pages the device currently holds for this file. */
+	uint64		(*npages) (PageIO *io);
 	/* Release descriptors and memory; never raises an error. */
 	void		(*close) (PageIO *io);
 } PageIOOps;

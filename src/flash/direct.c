@@ -119,8 +119,8 @@ report_out_of_range(NodeStore *ns, PageId page)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("index \"%s\" refers to page " UINT64_FORMAT ", beyond its " UINT64_FORMAT " pages",
-					ns->index_name, page, ns->meta->page_count),
+			 errmsg("index \"%s\" refers to page " UINT64_FORMAT ", outside its data pages (2 to " UINT64_FORMAT ")",
+					ns->index_name, page, ns->meta->page_count - 1),
 			 errhint("Rebuild the index with festival.build('%s').",
 					 ns->index_name)));
 }
@@ -154,6 +154,8 @@ direct_read_checked(NodeStore *ns, PageId page, TreeNode **node)
 	*node = NULL;
 	ns->stats->nodes_visited++;
 	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image);
+	if (check == FEST_PAGE_OK && !ns_header_plausible(ns, image))
+		check = FEST_PAGE_IMPOSSIBLE;
 	if (check == FEST_PAGE_OK)
 		*node = ns_deserialize(ns, image, page);
 	return check;

@@ -90,6 +90,16 @@ ns_serialize(const NodeStore *ns, const TreeNode *node, char *page)
 	memcpy(FestPageGetBody(page), node->entries, bytes);
 }
 
+/* Are the level and entry count of a verified page usable? */
+bool
+ns_header_plausible(const NodeStore *ns, const char *page)
+{
+	const FestPageHeader *hdr = (const FestPageHeader *) page;
+
+	return hdr->level < FEST_MAX_LEVELS &&
+		hdr->nentries <= ns_page_capacity(ns, hdr->level);
+}
+
 /*
  * Build a node from a verified page image.  Header fields that would make
  * the node unreadable are checked here, so a page with a valid checksum but
@@ -101,8 +111,7 @@ ns_deserialize(const NodeStore *ns, const char *page, PageId page_id)
 	const FestPageHeader *hdr = (const FestPageHeader *) page;
 	TreeNode	   *node;
 
-	if (hdr->level >= FEST_MAX_LEVELS ||
-		hdr->nentries > ns_page_capacity(ns, hdr->level))
+	if (!ns_header_plausible(ns, page))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
@@ -140,6 +149,8 @@ ns_mark_unclean(NodeStore *ns)
 		return;
 	ns->meta->flags &= ~FEST_META_CLEAN;
 	ns_write_meta(ns);
+	/* the flag must be on disk before any page it covers */
+	pageio_sync(ns->io);
 	ns->marked_unclean = true;
 }
 

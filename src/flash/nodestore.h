@@ -151,6 +151,7 @@ extern TreeNode *ns_copy_node(const TreeNode *node);
 extern void ns_set_root(NodeStore *ns, PageId root, uint32 height);
 extern void ns_meta_changed(NodeStore *ns);
 extern void ns_serialize(const NodeStore *ns, const TreeNode *node, char *page);
+extern bool ns_header_plausible(const NodeStore *ns, const char *page);
 extern TreeNode *ns_deserialize(const NodeStore *ns, const char *page, PageId page_id);
 extern void ns_write_meta(NodeStore *ns);
 extern void ns_mark_unclean(NodeStore *ns);

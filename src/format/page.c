@@ -96,6 +96,8 @@ fest_page_check_message(FestPageCheck check)
 			return "page carries another page's number";
 		case FEST_PAGE_WRONG_KIND:
 			return "page is of an unexpected kind";
+		case FEST_PAGE_IMPOSSIBLE:
+			return "page header claims an impossible level or number of entries";
 	}
 	return "unknown page check result";
 }

@@ -73,7 +73,8 @@ typedef enum FestPageCheck
 	FEST_PAGE_BAD_VERSION,
 	FEST_PAGE_BAD_CHECKSUM,
 	FEST_PAGE_WRONG_ID,
-	FEST_PAGE_WRONG_KIND
+	FEST_PAGE_WRONG_KIND,
+	FEST_PAGE_IMPOSSIBLE		/* valid checksum, impossible level or count */
 } FestPageCheck;
 
 #define FestPageGetHeader(page)	((FestPageHeader *) (page))

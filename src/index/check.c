@@ -13,14 +13,27 @@
 #include "flash/nodestore.h"
 #include "format/page.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/hsearch.h"
 
+/*
+ * A report for a file whose meta page counts npages pages and which holds
+ * file_pages.  Reached pages go into a hash set, so a damaged page count
+ * cannot make the check allocate a huge bitmap.
+ */
 CheckReport *
-check_report_create(uint64 npages)
+check_report_create(uint64 npages, uint64 file_pages)
 {
 	CheckReport *report = palloc0(sizeof(CheckReport));
+	HASHCTL		ctl;
 
 	report->npages = npages;
-	report->reached = palloc0((npages + 7) / 8);
+	report->file_pages = file_pages;
+	ctl.keysize = sizeof(PageId);
+	ctl.entrysize = sizeof(PageId);
+	ctl.hcxt = CurrentMemoryContext;
+	report->reached = hash_create("festival check pages", 1024, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	return report;
 }
 
@@ -88,6 +101,8 @@ check_warning(CheckReport *report, int64 page, const char *fmt,...)
 bool
 check_mark_reached(CheckReport *report, PageId page)
 {
+	bool		found;
+
 	if (page < FEST_FIRST_DATA_PAGE || page >= report->npages)
 	{
 		check_error(report, (int64) page,
@@ -95,13 +110,13 @@ check_mark_reached(CheckReport *report, PageId page)
 					page, report->npages - 1);
 		return false;
 	}
-	if (report->reached[page / 8] & (1 << (page % 8)))
+	(void) hash_search(report->reached, &page, HASH_ENTER, &found);
+	if (found)
 	{
 		check_error(report, (int64) page,
 					"page " UINT64_FORMAT " is referenced more than once", page);
 		return false;
 	}
-	report->reached[page / 8] |= (1 << (page % 8));
 	return true;
 }
 
@@ -114,7 +129,7 @@ check_mark_reached(CheckReport *report, PageId page)
  * have flushed before a check.
  */
 void
-index_check_file(NodeStore *ns, CheckReport *report)
+check_index_file(NodeStore *ns, CheckReport *report)
 {
 	FestMeta   *meta = ns->meta;
 	char	   *page = pageio_alloc_buffer(ns->page_size);
@@ -147,11 +162,20 @@ index_check_file(NodeStore *ns, CheckReport *report)
 					"free list holds " UINT64_FORMAT " pages but the meta page counts " UINT64_FORMAT,
 					free_seen, meta->free_count);
 
-	for (PageId p = FEST_FIRST_DATA_PAGE; p < report->npages; p++)
-		if (!(report->reached[p / 8] & (1 << (p % 8))))
+	if (meta->page_count > report->file_pages)
+		check_error(report, -1,
+					"the meta page counts " UINT64_FORMAT " pages but the file holds " UINT64_FORMAT,
+					meta->page_count, report->file_pages);
+
+	/* leaks: pages the file holds that nothing refers to */
+	for (PageId p = FEST_FIRST_DATA_PAGE; p < Min(report->npages, report->file_pages); p++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (hash_search(report->reached, &p, HASH_FIND, NULL) == NULL)
 			check_warning(report, (int64) p,
 						  "page " UINT64_FORMAT " is neither reachable from the root nor on the free list (leaked)",
 						  p);
+	}
 
 	if ((meta->flags & FEST_META_ENTRIES_VALID) &&
 		report->leaf_entries != meta->entry_count)

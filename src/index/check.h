@@ -37,18 +37,19 @@ typedef struct CheckReport
 	int			nerrors;
 	int			nwarnings;
 	bool		truncated;
-	uint64		npages;			/* pages covered by the bitmap */
-	uint8	   *reached;		/* one bit per page */
+	uint64		npages;			/* pages the meta page counts */
+	uint64		file_pages;		/* pages the file holds */
+	struct HTAB *reached;		/* pages reached by the walk */
 	uint64		leaf_entries;	/* counted by the structure's walk */
 	bool		non_point_seen; /* a leaf entry whose MBR is not a point */
 } CheckReport;
 
-extern CheckReport *check_report_create(uint64 npages);
+extern CheckReport *check_report_create(uint64 npages, uint64 file_pages);
 extern void check_error(CheckReport *report, int64 page, const char *fmt,...) pg_attribute_printf(3, 4);
 extern void check_warning(CheckReport *report, int64 page, const char *fmt,...) pg_attribute_printf(3, 4);
 extern bool check_mark_reached(CheckReport *report, PageId page);
 
 struct NodeStore;
-extern void index_check_file(struct NodeStore *ns, CheckReport *report);
+extern void check_index_file(struct NodeStore *ns, CheckReport *report);
 
 #endif							/* FEST_CHECK_H */

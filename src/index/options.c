@@ -93,6 +93,16 @@ find_value(const FestConfig *config, const char *name)
 	return NULL;
 }
 
+/* Is a JSON number an integer, judged before any rounding to float8? */
+static bool
+numeric_is_whole(Numeric value)
+{
+	Datum		num = NumericGetDatum(value);
+	Datum		truncated = DirectFunctionCall2(numeric_trunc, num, Int32GetDatum(0));
+
+	return DatumGetBool(DirectFunctionCall2(numeric_eq, num, truncated));
+}
+
 /* Check and store one user-supplied value. */
 static void
 set_value(OptionValue *value, const JsonbValue *v)
@@ -134,7 +144,7 @@ set_value(OptionValue *value, const JsonbValue *v)
 				if (isnan(number) || number < spec->min || number > spec->max)
 					bad_value(spec, shown);
 				if (spec->type == OPT_INT &&
-					(number != floor(number) ||
+					(!numeric_is_whole(v->val.numeric) ||
 					 (spec->multiple_of > 1 &&
 					  fmod(number, (double) spec->multiple_of) != 0)))
 					bad_value(spec, shown);

@@ -65,14 +65,16 @@ festival_check(PG_FUNCTION_ARGS)
 	CheckReport *report;
 	MemoryContext old;
 	ListCell   *lc;
+	uint64		file_pages;
 
 	InitMaterializedSRF(fcinfo, 0);
-	ix = index_begin_op(name, false);
+	ix = ix_begin_op(name, IX_READ);
 
 	old = MemoryContextSwitchTo(ix->op_cxt);
-	report = check_report_create(ix->meta.page_count);
+	file_pages = ix->io->ops->npages(ix->io);
+	report = check_report_create(ix->meta.page_count, file_pages);
 	ix->structure->check(&ix->sidx, report);
-	index_check_file(ix->ns, report);
+	check_index_file(ix->ns, report);
 	check_source(ix, report);
 
 	foreach(lc, report->rows)
@@ -96,6 +98,6 @@ festival_check(PG_FUNCTION_ARGS)
 	}
 	MemoryContextSwitchTo(old);
 
-	index_end_op(ix);
+	ix_end_op(ix);
 	return (Datum) 0;
 }

@@ -81,7 +81,7 @@ festival_create_device(PG_FUNCTION_ARGS)
 Datum
 festival_drop_device(PG_FUNCTION_ARGS)
 {
-	char	   *name = fest_text_arg(fcinfo, 0, "device name");
+	char	   *name = fest_name_arg(fcinfo, 0, "device");
 	int			nindices;
 
 	require_device_admin("drop", name);

@@ -77,32 +77,36 @@ festival_create_index(PG_FUNCTION_ARGS)
 	cat.owner = GetUserId();
 	cat.options = options_to_jsonb(config);
 	cat.device = *device;
-	cat.file_name = psprintf("%s.festival", cat.name);
+	/* the database's OID keeps databases sharing a device apart */
+	cat.file_name = psprintf("db%u_%s.festival", MyDatabaseId, cat.name);
 	cat.index_id = catalog_insert_index(&cat);
 
-	(void) index_create_file(&cat, structure, config);
+	(void) ix_create_file(&cat, structure, config);
 	PG_RETURN_INT64(cat.index_id);
 }
 
-/* The file of an index, without the checks that need it to exist. */
+/*
+ * The file of an index being dropped, or NULL (with a WARNING) when it
+ * cannot be located safely inside festival.data_directory: a drop never
+ * removes anything outside it.
+ */
 static char *
-index_file_path_unchecked(const IndexCatalog *cat)
+dropped_index_file(const IndexCatalog *cat)
 {
-	char	   *data_dir;
+	char	   *problem;
+	int			code;
+	char	   *data_dir = device_data_directory(fest_data_directory_setting, false);
+	char	   *dir = device_locate_directory(data_dir, cat->device.directory, false,
+											  &problem, &code);
 
-	PG_TRY();
+	if (dir == NULL)
 	{
-		data_dir = device_data_directory(fest_data_directory_setting, false);
-	}
-	PG_CATCH();
-	{
-		FlushErrorState();
-		data_dir = NULL;
-	}
-	PG_END_TRY();
-	if (data_dir == NULL)
+		ereport(WARNING,
+				(errmsg("file of index \"%s\" will not be removed: device directory \"%s\" %s",
+						cat->name, cat->device.directory, problem)));
 		return NULL;
-	return psprintf("%s/%s/%s", data_dir, cat->device.directory, cat->file_name);
+	}
+	return device_file_path(dir, cat->file_name);
 }
 
 /*
@@ -114,7 +118,7 @@ festival_drop_index(PG_FUNCTION_ARGS)
 {
 	char	   *name = fest_name_arg(fcinfo, 0, "index");
 	IndexCatalog *cat = catalog_load_index(name, false);
-	OpenIndex  *ix = index_lookup_open(name);
+	OpenIndex  *ix = ix_lookup_open(name);
 	LOCKTAG		tag;
 	char	   *path;
 
@@ -123,11 +127,11 @@ festival_drop_index(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be owner of index \"%s\" to drop it", name)));
 	if (ix != NULL)
-		index_forget(ix);
-	index_acquire_lock_only(cat->index_id, name, &tag);
+		ix_forget(ix);
+	ix_lock_until_commit(cat->index_id, name, &tag);
 
 	catalog_delete_index(cat->index_id);
-	path = index_file_path_unchecked(cat);
+	path = dropped_index_file(cat);
 	if (path != NULL)
 		pending_unlink_on_commit(path);
 	PG_RETURN_VOID();
@@ -137,12 +141,12 @@ festival_drop_index(PG_FUNCTION_ARGS)
 Datum
 festival_flush(PG_FUNCTION_ARGS)
 {
-	OpenIndex  *ix = index_begin_op(fest_name_arg(fcinfo, 0, "index"), false);
+	OpenIndex  *ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_READ);
 
 	ix->committing = true;
 	ns_flush(ix->ns);
 	ix->committing = false;
-	index_end_op(ix);
+	ix_end_op(ix);
 	PG_RETURN_VOID();
 }
 
@@ -151,14 +155,14 @@ Datum
 festival_close(PG_FUNCTION_ARGS)
 {
 	char	   *name = fest_name_arg(fcinfo, 0, "index");
-	OpenIndex  *ix = index_lookup_open(name);
+	OpenIndex  *ix = ix_lookup_open(name);
 
 	if (ix == NULL)
 	{
 		(void) catalog_load_index(name, false); /* unknown names are errors */
 		PG_RETURN_BOOL(false);
 	}
-	index_close(ix);
+	ix_close(ix);
 	PG_RETURN_BOOL(true);
 }
 
@@ -183,7 +187,7 @@ build_one(OpenIndex *ix, int64 id, bytea *ewkb)
 	ix->structure->insert(&ix->sidx, id, &info.box);
 	ix->meta.entry_count++;
 	ix->op_stats.inserts++;
-	index_commit(ix);
+	ix_commit(ix);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ix->op_cxt);
 	pfree(what);
@@ -230,12 +234,12 @@ festival_build(PG_FUNCTION_ARGS)
 				 errmsg("unknown build method \"%s\"", method),
 				 errhint("Accepted methods: 'insert' (one object at a time with the structure's insertion algorithm).")));
 
-	ix = index_begin_op(name, true);
+	ix = ix_begin_op(name, IX_MODIFY);
 	source_require(ix, "build from");
 	sql = source_select_sql(ix, psprintf("%s IS NOT NULL",
 										 quote_identifier(ix->cat.geom_column)));
 
-	index_reset_for_build(ix);
+	ix_reset_for_build(ix);
 	start_ns = last_notice_ns = fest_now_ns();
 
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -275,6 +279,6 @@ festival_build(PG_FUNCTION_ARGS)
 	ns_flush(ix->ns);
 	ix->committing = false;
 	ix->op_stats.builds++;
-	index_end_op(ix);
+	ix_end_op(ix);
 	PG_RETURN_INT64(rows);
 }

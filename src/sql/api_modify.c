@@ -38,8 +38,9 @@ add_entry(OpenIndex *ix, int64 id, const GeomArg *g, const char *what)
 
 /* Remove one entry; false if the index has no entry with this id and MBR. */
 static bool
-remove_entry(OpenIndex *ix, int64 id, const GeomArg *g)
+remove_entry(OpenIndex *ix, int64 id, const GeomArg *g, const char *what)
 {
+	geomarg_check_srid(ix, &g->info, what, false);
 	if (!ix->structure->remove(&ix->sidx, id, &g->info.box))
 		return false;
 	ix->meta.entry_count--;
@@ -64,17 +65,17 @@ festival_insert(PG_FUNCTION_ARGS)
 	bool		inserted = false;
 
 	geomarg_get(fcinfo, 2, "geometry", &g);
-	ix = index_begin_op(name, true);
+	ix = ix_begin_op(name, IX_MODIFY);
 	old = MemoryContextSwitchTo(ix->op_cxt);
 	if (!if_absent || !ix->structure->contains(&ix->sidx, id, &g.info.box))
 	{
 		add_entry(ix, id, &g, "geometry");
-		index_commit(ix);
+		ix_commit(ix);
 		inserted = true;
 	}
 	ix->op_stats.inserts++;
 	MemoryContextSwitchTo(old);
-	index_end_op(ix);
+	ix_end_op(ix);
 	PG_RETURN_BOOL(inserted);
 }
 
@@ -90,14 +91,14 @@ festival_delete(PG_FUNCTION_ARGS)
 	bool		removed;
 
 	geomarg_get(fcinfo, 2, "geometry", &g);
-	ix = index_begin_op(name, true);
+	ix = ix_begin_op(name, IX_MODIFY);
 	old = MemoryContextSwitchTo(ix->op_cxt);
-	removed = remove_entry(ix, id, &g);
+	removed = remove_entry(ix, id, &g, "geometry");
 	if (removed)
-		index_commit(ix);
+		ix_commit(ix);
 	ix->op_stats.deletes++;
 	MemoryContextSwitchTo(old);
-	index_end_op(ix);
+	ix_end_op(ix);
 	PG_RETURN_BOOL(removed);
 }
 
@@ -120,16 +121,18 @@ festival_update(PG_FUNCTION_ARGS)
 
 	geomarg_get(fcinfo, 2, "old geometry", &old_g);
 	geomarg_get(fcinfo, 4, "new geometry", &new_g);
-	ix = index_begin_op(name, true);
+	ix = ix_begin_op(name, IX_MODIFY);
 	old = MemoryContextSwitchTo(ix->op_cxt);
-	found = remove_entry(ix, old_id, &old_g);
+	/* both geometries are checked before anything changes */
+	geomarg_check_srid(ix, &new_g.info, "new geometry", false);
+	found = remove_entry(ix, old_id, &old_g, "old geometry");
 	if (found)
 	{
 		add_entry(ix, new_id, &new_g, "new geometry");
-		index_commit(ix);
+		ix_commit(ix);
 	}
 	ix->op_stats.updates++;
 	MemoryContextSwitchTo(old);
-	index_end_op(ix);
+	ix_end_op(ix);
 	PG_RETURN_BOOL(found);
 }

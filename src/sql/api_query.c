@@ -239,7 +239,7 @@ festival_query(PG_FUNCTION_ARGS)
 	geomarg_get(fcinfo, 1, "query geometry", &g);
 	init_id_set(fcinfo);
 
-	ix = index_begin_op(name, false);
+	ix = ix_begin_op(name, IX_READ);
 	geomarg_check_srid(ix, &g.info, "query geometry", false);
 
 	memset(&qc, 0, sizeof(qc));
@@ -265,6 +265,6 @@ festival_query(PG_FUNCTION_ARGS)
 	MemoryContextSwitchTo(old);
 
 	ix->op_stats.queries++;
-	index_end_op(ix);
+	ix_end_op(ix);
 	return (Datum) 0;
 }

@@ -199,10 +199,10 @@ catalog_load_device(const char *name)
 int64
 catalog_insert_index(const IndexCatalog *cat)
 {
-	Oid			types[8] = {TEXTOID, TEXTOID, OIDOID, TEXTOID, JSONBOID, OIDOID,
-	TEXTOID, TEXTOID};
-	Datum		values[8];
-	char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	Oid			types[9] = {TEXTOID, TEXTOID, OIDOID, TEXTOID, JSONBOID, OIDOID,
+	TEXTOID, TEXTOID, TEXTOID};
+	Datum		values[9];
+	char		nulls[9] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	Oid			saved_user;
 	int			saved_context;
 	bool		isnull;
@@ -218,14 +218,15 @@ catalog_insert_index(const IndexCatalog *cat)
 		nulls[5] = 'n';
 	values[6] = CStringGetTextDatum(cat->id_column);
 	values[7] = CStringGetTextDatum(cat->geom_column);
+	values[8] = CStringGetTextDatum(cat->file_name);
 
 	spi_connect();
 	catalog_begin_privileged(&saved_user, &saved_context);
 	spi_exec("INSERT INTO festival.index "
 			 "(name, structure, owner, device, options, source, id_column, geom_column, file_name) "
-			 "VALUES ($1, $2, $3::regrole, $4, $5, $6::regclass, $7, $8, $1 || '.festival') "
+			 "VALUES ($1, $2, $3::regrole, $4, $5, $6::regclass, $7, $8, $9) "
 			 "RETURNING index_id",
-			 8, types, values, nulls, false, SPI_OK_INSERT_RETURNING);
+			 9, types, values, nulls, false, SPI_OK_INSERT_RETURNING);
 	catalog_end_privileged(saved_user, saved_context);
 	index_id = DatumGetInt64(get_datum(1, &isnull));
 	SPI_finish();
@@ -251,9 +252,9 @@ catalog_delete_index(int64 index_id)
 void
 catalog_insert_device(const DeviceSpec *spec)
 {
-	Oid			types[6] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
-	Datum		values[6];
-	char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
+	Oid			types[7] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		values[7];
+	char		nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	Oid			saved_user;
 	int			saved_context;
 
@@ -266,6 +267,8 @@ catalog_insert_device(const DeviceSpec *spec)
 		values[5] = CStringGetTextDatum(spec->profile);
 	else
 		nulls[5] = 'n';
+	/* recorded before the switch to the owner */
+	values[6] = CStringGetTextDatum(GetUserNameFromId(GetUserId(), false));
 
 	spi_connect();
 	spi_exec("SELECT 1 FROM festival.device WHERE name = $1",
@@ -276,9 +279,9 @@ catalog_insert_device(const DeviceSpec *spec)
 				 errmsg("device \"%s\" already exists", spec->name),
 				 errhint("Choose another name, or drop it first with festival.drop_device().")));
 	catalog_begin_privileged(&saved_user, &saved_context);
-	spi_exec("INSERT INTO festival.device (name, directory, kind, io, engine, profile) "
-			 "VALUES ($1, $2, $3, $4, $5, $6)",
-			 6, types, values, nulls, false, SPI_OK_INSERT);
+	spi_exec("INSERT INTO festival.device (name, directory, kind, io, engine, profile, created_by) "
+			 "VALUES ($1, $2, $3, $4, $5, $6, $7)",
+			 7, types, values, nulls, false, SPI_OK_INSERT);
 	catalog_end_privileged(saved_user, saved_context);
 	SPI_finish();
 }

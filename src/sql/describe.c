@@ -10,6 +10,7 @@
  *-------------------------------------------------------------------------
  */
 #include "sql/describe.h"
+#include "sql/args.h"
 
 #include "fmgr.h"
 #include "stats/jsonbuild.h"
@@ -24,7 +25,7 @@ PG_FUNCTION_INFO_V1(festival_stats);
  * the complete options, the parameters derived from them and the source.
  */
 Jsonb *
-index_config_jsonb(OpenIndex *ix)
+ix_config_jsonb(OpenIndex *ix)
 {
 	JsonbParseState *state = NULL;
 	JsonbValue *result;
@@ -77,13 +78,9 @@ festival_stats(PG_FUNCTION_ARGS)
 	FestMeta   *meta;
 	Jsonb	   *config;
 
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("index name must not be NULL")));
-	ix = index_begin_op(text_to_cstring(PG_GETARG_TEXT_PP(0)), false);
+	ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_READ);
 	meta = &ix->meta;
-	config = index_config_jsonb(ix);
+	config = ix_config_jsonb(ix);
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	jb_string(&state, "index", ix->name);
@@ -107,6 +104,6 @@ festival_stats(PG_FUNCTION_ARGS)
 	jb_jsonb(&state, "totals", fest_stats_to_jsonb(&ix->totals));
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 
-	index_end_op(ix);
+	ix_end_op(ix);
 	PG_RETURN_JSONB_P(JsonbValueToJsonb(result));
 }

@@ -13,6 +13,6 @@
 
 #include "sql/handle.h"
 
-extern Jsonb *index_config_jsonb(OpenIndex *ix);
+extern Jsonb *ix_config_jsonb(OpenIndex *ix);
 
 #endif							/* FEST_DESCRIBE_H */

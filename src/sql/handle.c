@@ -5,10 +5,8 @@
  *
  * The registry of open indices is the one piece of per-backend state
  * outside an index or a run; it maps names to OpenIndex handles, each with
- * its own memory context.  Transaction callbacks discard the handles of
- * operations an ERROR interrupted and carry out file removals that depend
- * on the outcome of the transaction (create_index's file goes away if its
- * transaction aborts, drop_index's file only if its transaction commits).
+ * its own memory context.  The transaction callbacks (xact.c) mark the
+ * handles of operations an ERROR interrupted; the next use reloads them.
  *
  * IDENTIFICATION
  *	  src/sql/handle.c
@@ -22,6 +20,7 @@
 #include "port.h"
 #include "storage/ipc.h"
 #include "utils/acl.h"
+#include "utils/lsyscache.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
@@ -39,26 +38,8 @@ typedef struct OpenIndexEntry
 	OpenIndex  *ix;
 } OpenIndexEntry;
 
-typedef struct PendingUnlink
-{
-	char	   *path;
-	bool		at_commit;		/* true: drop (remove if committed);
-								 * false: create (remove if aborted) */
-	int			nest_level;
-} PendingUnlink;
-
 /* Open indices of this session, by name. */
 static HTAB *open_indices = NULL;
-
-/*
- * Names of indices discarded after an ERROR that struck outside a page
- * write-out: their files are consistent although their meta pages say
- * "not clean", so reopening them must not warn.
- */
-static List *consistent_after_discard = NIL;
-
-/* File removals waiting for the end of their (sub)transaction. */
-static List *pending_unlinks = NIL;
 
 static HTAB *
 registry(void)
@@ -102,7 +83,7 @@ fest_validate_name(const char *what, const char *name)
 }
 
 OpenIndex *
-index_lookup_open(const char *name)
+ix_lookup_open(const char *name)
 {
 	OpenIndexEntry *entry;
 
@@ -128,7 +109,8 @@ handle_create(const char *name)
 	ix->op_cxt = AllocSetContextCreate(cxt, "festival index operation",
 									   ALLOCSET_DEFAULT_SIZES);
 	strlcpy(ix->name, name, sizeof(ix->name));
-	ix->busy = true;			/* an ERROR while opening discards it */
+	ix->busy = true;			/* an ERROR while opening marks it failed */
+	ix->op_nest_level = GetCurrentTransactionNestLevel();
 	ix->opened_at = GetCurrentTimestamp();
 
 	entry = hash_search(registry(), name, HASH_ENTER, &found);
@@ -139,20 +121,11 @@ handle_create(const char *name)
 
 /*
  * Drop a handle: close its file, release its lock, free its memory.
- * Never raises an error, so it can run during transaction abort.
+ * Never raises an error.
  */
-static void
-handle_discard(OpenIndex *ix, bool consistent)
+void
+ix_discard(OpenIndex *ix)
 {
-	if (consistent && (ix->meta.flags & FEST_META_CLEAN) == 0 && ix->ns != NULL)
-	{
-		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
-		consistent_after_discard = lappend(consistent_after_discard,
-										   pstrdup(ix->name));
-		MemoryContextSwitchTo(old);
-	}
-
 	if (ix->ns != NULL)
 		ix->ns->ops->close(ix->ns);
 	else if (ix->io != NULL)
@@ -163,23 +136,20 @@ handle_discard(OpenIndex *ix, bool consistent)
 	MemoryContextDelete(ix->cxt);
 }
 
-static bool
-take_consistent_mark(const char *name)
+/* Every open handle, for the session-level callbacks. */
+List *
+ix_all_open(void)
 {
-	ListCell   *lc;
+	HASH_SEQ_STATUS status;
+	OpenIndexEntry *entry;
+	List	   *all = NIL;
 
-	foreach(lc, consistent_after_discard)
-	{
-		char	   *marked = (char *) lfirst(lc);
-
-		if (strcmp(marked, name) == 0)
-		{
-			consistent_after_discard = foreach_delete_current(consistent_after_discard, lc);
-			pfree(marked);
-			return true;
-		}
-	}
-	return false;
+	if (open_indices == NULL)
+		return NIL;
+	hash_seq_init(&status, open_indices);
+	while ((entry = hash_seq_search(&status)) != NULL)
+		all = lappend(all, entry->ix);
+	return all;
 }
 
 static void
@@ -220,17 +190,11 @@ handle_lock(OpenIndex *ix)
  * before the drop commits).
  */
 void
-index_acquire_lock_only(int64 index_id, const char *name, LOCKTAG *tag)
+ix_lock_until_commit(int64 index_id, const char *name, LOCKTAG *tag)
 {
 	set_locktag(tag, index_id);
 	if (LockAcquire(tag, ExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
 		lock_conflict(tag, name);
-}
-
-void
-index_release_lock(LOCKTAG *tag)
-{
-	LockRelease(tag, ExclusiveLock, false);
 }
 
 static void
@@ -274,9 +238,20 @@ handle_file_path(OpenIndex *ix, bool create)
 	return device_file_path(dir, ix->cat.file_name);
 }
 
-/* Open an index of this database that this session has not opened yet. */
+/* What a reload carries over from a handle an ERROR interrupted. */
+typedef struct ReloadInfo
+{
+	bool		consistent;		/* no page of the failed operation written */
+	uint64		entry_count;	/* entries before the failed operation */
+	bool		entries_valid;
+} ReloadInfo;
+
+/*
+ * Open an index of this database that this session has not opened yet (or
+ * must reload after an ERROR, described by reload).
+ */
 static OpenIndex *
-index_open(const char *name)
+index_open(const char *name, const ReloadInfo *reload)
 {
 	IndexCatalog *cat = catalog_load_index(name, false);
 	OpenIndex  *ix = handle_create(name);
@@ -310,8 +285,16 @@ index_open(const char *name)
 
 	if ((ix->meta.flags & FEST_META_CLEAN) == 0)
 	{
-		if (take_consistent_mark(name))
+		if (reload != NULL && reload->consistent)
+		{
+			/* this session left it so; the file is consistent */
 			ix->ns->suspect = false;
+			ix->meta.entry_count = reload->entry_count;
+			if (reload->entries_valid)
+				ix->meta.flags |= FEST_META_ENTRIES_VALID;
+			else
+				ix->meta.flags &= ~FEST_META_ENTRIES_VALID;
+		}
 		else
 		{
 			ix->meta.flags &= ~FEST_META_ENTRIES_VALID;
@@ -324,50 +307,142 @@ index_open(const char *name)
 		}
 	}
 
+	ix->open_complete = true;
 	MemoryContextSwitchTo(old);
 	return ix;
 }
 
-void
-index_check_owner(OpenIndex *ix)
+/*
+ * May the current user run this operation?  Changes need ownership.
+ * Reading an index with a source table needs the right to read that table,
+ * from which every entry is derived; an index without one has no table
+ * whose privileges apply and is readable by everyone, like the catalog.
+ */
+static void
+check_access(OpenIndex *ix, IndexAccess access)
 {
-	if (!superuser() && !has_privs_of_role(GetUserId(), ix->cat.owner))
+	if (superuser() || has_privs_of_role(GetUserId(), ix->cat.owner))
+		return;
+	if (access == IX_MODIFY)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be owner of index \"%s\" to change it", ix->name)));
+	if (OidIsValid(ix->cat.source) &&
+		pg_class_aclcheck(ix->cat.source, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read index \"%s\"", ix->name),
+				 errhint("Reading an index requires owning it or being allowed to read its source table \"%s\".",
+						 get_rel_name(ix->cat.source))));
 }
 
-/*
- * Start an operation on the named index, opening it if needed.  Modifying
- * operations require ownership.
- */
-OpenIndex *
-index_begin_op(const char *name, bool modifying)
+static void
+reject_busy(OpenIndex *ix)
 {
-	OpenIndex  *ix = index_lookup_open(name);
-
-	if (ix != NULL && ix->busy)
+	if (ix->busy)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_IN_USE),
 				 errmsg("index \"%s\" is already in use by an operation of this session",
-						name),
-				 errhint("Operations on one index cannot be nested (for example from a trigger of its source table).")));
-	if (ix == NULL)
-		ix = index_open(name);
-	else
-		ix->busy = true;
-	if (modifying)
-		index_check_owner(ix);
+						ix->name),
+				 errhint("Operations on one index cannot be nested (for example from a function its source view calls).")));
+}
 
+/*
+ * Reopen a handle an ERROR interrupted: everything in memory is dropped
+ * and the index is read again from disk.
+ */
+static OpenIndex *
+reload(OpenIndex *ix)
+{
+	ReloadInfo	info;
+	char		name[FEST_NAME_MAXLEN + 1];
+
+	info.consistent = ix->reload_consistent;
+	info.entry_count = ix->op_entry_count;
+	info.entries_valid = ix->op_entries_valid;
+	strlcpy(name, ix->name, sizeof(name));
+	ix_discard(ix);
+	return index_open(name, &info);
+}
+
+static void
+start_op(OpenIndex *ix)
+{
+	ix->busy = true;
+	ix->op_nest_level = GetCurrentTransactionNestLevel();
+	ix->op_entry_count = ix->meta.entry_count;
+	ix->op_entries_valid = (ix->meta.flags & FEST_META_ENTRIES_VALID) != 0;
 	fest_stats_reset(&ix->op_stats);
 	ix->op_start_ns = fest_now_ns();
 	ix->op_start_cpu_ns = fest_cpu_ns();
+}
+
+/* Start an operation on the named index, opening it if needed. */
+OpenIndex *
+ix_begin_op(const char *name, IndexAccess access)
+{
+	OpenIndex  *ix = ix_lookup_open(name);
+
+	if (ix != NULL)
+		reject_busy(ix);
+	if (ix == NULL)
+		ix = index_open(name, NULL);
+	else if (ix->needs_reload)
+		ix = reload(ix);
+	start_op(ix);
+	check_access(ix, access);
 	return ix;
+}
+
+/*
+ * Called by the abort callbacks for an operation an ERROR interrupted.
+ * Frees nothing but per-operation memory: the next use reloads the index.
+ */
+void
+ix_mark_failed(OpenIndex *ix)
+{
+	/* a handle that never finished opening is in use by nobody */
+	if (!ix->open_complete)
+	{
+		ix_discard(ix);
+		return;
+	}
+	ix->busy = false;
+	ix->needs_reload = true;
+	ix->reload_consistent = ix->ns != NULL && !ix->committing && !ix->ns->suspect;
+	ix->committing = false;
+	MemoryContextReset(ix->op_cxt);
+}
+
+/*
+ * For a handle that needs a reload and is about to be released (close,
+ * end of session): if the failed operation wrote nothing, the file is
+ * consistent, so re-read its meta page and mark it clean.
+ */
+void
+ix_settle_failed(OpenIndex *ix)
+{
+	FestMeta	meta;
+
+	if (!ix->reload_consistent || ix->io == NULL)
+		return;
+	fest_meta_read(ix->io, ix->name, &meta);
+	if (meta.flags & FEST_META_CLEAN)
+		return;
+	pageio_sync(ix->io);
+	meta.flags |= FEST_META_CLEAN;
+	meta.entry_count = ix->op_entry_count;
+	if (ix->op_entries_valid)
+		meta.flags |= FEST_META_ENTRIES_VALID;
+	else
+		meta.flags &= ~FEST_META_ENTRIES_VALID;
+	fest_meta_write(ix->io, &meta);
+	pageio_sync(ix->io);
 }
 
 /* Make the modification made so far durable as the node store defines. */
 void
-index_commit(OpenIndex *ix)
+ix_commit(OpenIndex *ix)
 {
 	ix->committing = true;
 	ns_commit(ix->ns);
@@ -376,7 +451,7 @@ index_commit(OpenIndex *ix)
 
 /* Finish an operation: account its figures and free its memory. */
 void
-index_end_op(OpenIndex *ix)
+ix_end_op(OpenIndex *ix)
 {
 	FestStats  *op = &ix->op_stats;
 
@@ -394,7 +469,7 @@ index_end_op(OpenIndex *ix)
  * if the transaction aborts.
  */
 OpenIndex *
-index_create_file(IndexCatalog *cat, const StructureOps *structure,
+ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 				  FestConfig *config)
 {
 	OpenIndex  *ix = handle_create(cat->name);
@@ -431,23 +506,22 @@ index_create_file(IndexCatalog *cat, const StructureOps *structure,
 								 ix->name, &ix->op_stats);
 	ix->sidx.ns = ix->ns;
 
-	fest_stats_reset(&ix->op_stats);
-	ix->op_start_ns = fest_now_ns();
-	ix->op_start_cpu_ns = fest_cpu_ns();
+	ix->open_complete = true;
+	start_op(ix);
 	structure->init_empty(&ix->sidx);
-	index_commit(ix);
+	ix_commit(ix);
 	ix->committing = true;
 	ns_flush(ix->ns);
 	ix->committing = false;
 
 	MemoryContextSwitchTo(old);
-	index_end_op(ix);
+	ix_end_op(ix);
 	return ix;
 }
 
 /* Empty the file and start a new tree; build's first step. */
 void
-index_reset_for_build(OpenIndex *ix)
+ix_reset_for_build(OpenIndex *ix)
 {
 	MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
 
@@ -462,19 +536,26 @@ index_reset_for_build(OpenIndex *ix)
 	MemoryContextSwitchTo(old);
 }
 
-/* Write everything, mark the file clean and forget the handle. */
+/*
+ * Write everything, mark the file clean and forget the handle.  A handle
+ * an ERROR interrupted is settled from disk instead.
+ */
 void
-index_close(OpenIndex *ix)
+ix_close(OpenIndex *ix)
 {
-	ix->busy = true;
-	fest_stats_reset(&ix->op_stats);
-	ix->op_start_ns = fest_now_ns();
-	ix->op_start_cpu_ns = fest_cpu_ns();
+	reject_busy(ix);
+	if (ix->needs_reload)
+	{
+		ix_settle_failed(ix);
+		ix_discard(ix);
+		return;
+	}
+	start_op(ix);
 	ix->committing = true;
 	ns_flush(ix->ns);
 	ix->committing = false;
-	index_end_op(ix);
-	handle_discard(ix, false);
+	ix_end_op(ix);
+	ix_discard(ix);
 }
 
 /*
@@ -482,203 +563,8 @@ index_close(OpenIndex *ix)
  * about to go away).
  */
 void
-index_forget(OpenIndex *ix)
+ix_forget(OpenIndex *ix)
 {
-	if (ix->busy)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_IN_USE),
-				 errmsg("index \"%s\" is in use by an operation of this session", ix->name)));
-	handle_discard(ix, false);
-}
-
-/* Discard every handle an ERROR left busy. */
-static void
-discard_busy_indices(void)
-{
-	HASH_SEQ_STATUS status;
-	OpenIndexEntry *entry;
-	List	   *victims = NIL;
-	ListCell   *lc;
-
-	if (open_indices == NULL)
-		return;
-	hash_seq_init(&status, open_indices);
-	while ((entry = hash_seq_search(&status)) != NULL)
-		if (entry->ix->busy)
-			victims = lappend(victims, entry->ix);
-	foreach(lc, victims)
-	{
-		OpenIndex  *ix = (OpenIndex *) lfirst(lc);
-
-		handle_discard(ix, !ix->committing);
-	}
-	list_free(victims);
-}
-
-static void
-add_pending(const char *path, bool at_commit)
-{
-	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-	PendingUnlink *p = palloc(sizeof(PendingUnlink));
-
-	p->path = pstrdup(path);
-	p->at_commit = at_commit;
-	p->nest_level = GetCurrentTransactionNestLevel();
-	pending_unlinks = lappend(pending_unlinks, p);
-	MemoryContextSwitchTo(old);
-}
-
-void
-pending_unlink_on_abort(const char *path)
-{
-	add_pending(path, false);
-}
-
-void
-pending_unlink_on_commit(const char *path)
-{
-	add_pending(path, true);
-}
-
-/* Close any open handle on this file before it disappears. */
-static void
-discard_handles_on(const char *path)
-{
-	HASH_SEQ_STATUS status;
-	OpenIndexEntry *entry;
-	OpenIndex  *victim = NULL;
-
-	if (open_indices == NULL)
-		return;
-	hash_seq_init(&status, open_indices);
-	while ((entry = hash_seq_search(&status)) != NULL)
-		if (entry->ix->path && strcmp(entry->ix->path, path) == 0)
-			victim = entry->ix;
-	if (victim != NULL)
-		handle_discard(victim, false);
-}
-
-/*
- * Settle pending removals of (sub)transactions at or below nest_level.
- * committed says how they ended; on a subtransaction commit the entries
- * move to the parent instead.
- */
-static void
-settle_pending(int nest_level, bool committed, bool subtransaction)
-{
-	ListCell   *lc;
-
-	foreach(lc, pending_unlinks)
-	{
-		PendingUnlink *p = (PendingUnlink *) lfirst(lc);
-
-		if (p->nest_level < nest_level)
-			continue;
-		if (subtransaction && committed)
-		{
-			p->nest_level = nest_level - 1;
-			continue;
-		}
-		if (p->at_commit == committed)
-		{
-			discard_handles_on(p->path);
-			device_file_unlink(p->path);
-		}
-		pending_unlinks = foreach_delete_current(pending_unlinks, lc);
-		pfree(p->path);
-		pfree(p);
-	}
-}
-
-static void
-fest_xact_callback(XactEvent event, void *arg)
-{
-	switch (event)
-	{
-		case XACT_EVENT_ABORT:
-		case XACT_EVENT_PARALLEL_ABORT:
-			discard_busy_indices();
-			settle_pending(1, false, false);
-			break;
-		case XACT_EVENT_COMMIT:
-		case XACT_EVENT_PARALLEL_COMMIT:
-		case XACT_EVENT_PREPARE:
-			settle_pending(1, true, false);
-			break;
-		default:
-			break;
-	}
-}
-
-static void
-fest_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
-					  SubTransactionId parentSubid, void *arg)
-{
-	int			level = GetCurrentTransactionNestLevel();
-
-	switch (event)
-	{
-		case SUBXACT_EVENT_ABORT_SUB:
-			discard_busy_indices();
-			settle_pending(level, false, true);
-			break;
-		case SUBXACT_EVENT_COMMIT_SUB:
-			settle_pending(level, true, true);
-			break;
-		default:
-			break;
-	}
-}
-
-/* Flush an index, logging instead of raising any error. */
-static void
-flush_quietly(OpenIndex *ix)
-{
-	PG_TRY();
-	{
-		ns_flush(ix->ns);
-	}
-	PG_CATCH();
-	{
-		EmitErrorReport();
-		FlushErrorState();
-	}
-	PG_END_TRY();
-}
-
-/*
- * At session end, write and mark clean every index that is not in the
- * middle of an operation, so an index survives its session without an
- * explicit close.  Errors are reported to the log and do not stop the exit.
- */
-static void
-fest_session_exit(int code, Datum arg)
-{
-	HASH_SEQ_STATUS status;
-	OpenIndexEntry *entry;
-	List	   *all = NIL;
-	ListCell   *lc;
-
-	if (open_indices == NULL)
-		return;
-	hash_seq_init(&status, open_indices);
-	while ((entry = hash_seq_search(&status)) != NULL)
-		all = lappend(all, entry->ix);
-
-	foreach(lc, all)
-	{
-		OpenIndex  *ix = (OpenIndex *) lfirst(lc);
-
-		if (!ix->busy && ix->ns != NULL)
-			flush_quietly(ix);
-		handle_discard(ix, false);
-	}
-}
-
-void
-handle_register_callbacks(void)
-{
-	RegisterXactCallback(fest_xact_callback, NULL);
-	RegisterSubXactCallback(fest_subxact_callback, NULL);
-	before_shmem_exit(fest_session_exit, (Datum) 0);
+	reject_busy(ix);
+	ix_discard(ix);
 }

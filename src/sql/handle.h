@@ -9,12 +9,16 @@
  * flock() on the file are held (so another session gets a clear error
  * naming the holder), the meta page is read and the node store is ready.
  *
- * Every SQL operation on an index runs between index_begin_op() and
- * index_end_op().  While it runs the index is marked busy; if an ERROR
- * escapes, the transaction-abort callback finds the busy index and
- * discards all of its in-memory state, so the next use reopens it from
- * disk.  With the write-through store nothing reaches the file before the
- * operation commits, so an interrupted operation leaves the file as it was.
+ * Every SQL operation on an index runs between ix_begin_op() and
+ * ix_end_op().  While it runs the index is marked busy.  If an ERROR
+ * escapes, the (sub)transaction-abort callback marks the index as needing
+ * a reload (only operations begun inside the aborted (sub)transaction: an
+ * outer operation may still be using its index).  Nothing is freed during
+ * the abort; the next use discards the whole in-memory state and reopens
+ * the index from disk.  With the write-through store nothing reaches the
+ * file before the operation commits, so an operation interrupted before
+ * its write-out leaves the file consistent, and the reopen (or the end of
+ * the session) marks it clean without a warning.
  *
  * Everything an open index owns lives in its own MemoryContext; per
  * operation work happens in a child context reset at the end of each
@@ -68,8 +72,14 @@ typedef struct OpenIndex
 	StructIndex sidx;
 	LOCKTAG		locktag;
 	bool		lock_held;
+	bool		open_complete;	/* opened (or created) successfully */
 	bool		busy;			/* an operation is running */
 	bool		committing;		/* pages are being written */
+	int			op_nest_level;	/* transaction nesting level of the operation */
+	bool		needs_reload;	/* an ERROR interrupted an operation */
+	bool		reload_consistent;	/* ... before any page was written */
+	uint64		op_entry_count; /* meta entry count when the operation began */
+	bool		op_entries_valid;
 	FestStats	op_stats;		/* the current operation */
 	FestStats	totals;			/* since the index was opened */
 	int64		op_start_ns;
@@ -78,26 +88,37 @@ typedef struct OpenIndex
 	char	   *postgis_schema; /* quoted, for SQL text */
 } OpenIndex;
 
+/* What an operation needs to be allowed to do. */
+typedef enum IndexAccess
+{
+	IX_READ,					/* owner, or SELECT on the source table */
+	IX_MODIFY					/* owner */
+} IndexAccess;
+
 /* handle.c */
-extern OpenIndex *index_begin_op(const char *name, bool modifying);
-extern void index_commit(OpenIndex *ix);
-extern void index_end_op(OpenIndex *ix);
-extern OpenIndex *index_lookup_open(const char *name);
-extern OpenIndex *index_create_file(IndexCatalog *cat,
+extern OpenIndex *ix_begin_op(const char *name, IndexAccess access);
+extern void ix_commit(OpenIndex *ix);
+extern void ix_end_op(OpenIndex *ix);
+extern OpenIndex *ix_lookup_open(const char *name);
+extern OpenIndex *ix_create_file(IndexCatalog *cat,
 									const StructureOps *structure,
 									FestConfig *config);
-extern void index_close(OpenIndex *ix);
-extern void index_forget(OpenIndex *ix);
-extern void index_acquire_lock_only(int64 index_id, const char *name,
+extern void ix_close(OpenIndex *ix);
+extern void ix_forget(OpenIndex *ix);
+extern void ix_lock_until_commit(int64 index_id, const char *name,
 									LOCKTAG *tag);
-extern void index_release_lock(LOCKTAG *tag);
-extern void index_check_owner(OpenIndex *ix);
-extern void index_reset_for_build(OpenIndex *ix);
+extern void ix_reset_for_build(OpenIndex *ix);
+extern void ix_mark_failed(OpenIndex *ix);
+extern void ix_discard(OpenIndex *ix);
+extern void ix_settle_failed(OpenIndex *ix);
+extern List *ix_all_open(void);
+
+/* xact.c */
 extern void handle_register_callbacks(void);
 extern char *fest_data_directory_setting;
 extern int	fest_progress_interval;
 
-/* pending file operations (handle.c) */
+/* pending file operations (xact.c) */
 extern void pending_unlink_on_abort(const char *path);
 extern void pending_unlink_on_commit(const char *path);
 

@@ -83,7 +83,7 @@ run_account(OpenIndex *ix, const FestStats *op)
 	old = MemoryContextSwitchTo(current_run->cxt);
 	entry = palloc(sizeof(RunIndexConfig));
 	entry->name = pstrdup(ix->name);
-	entry->config = index_config_jsonb(ix);
+	entry->config = ix_config_jsonb(ix);
 	current_run->indices = lappend(current_run->indices, entry);
 	MemoryContextSwitchTo(old);
 }
@@ -95,6 +95,8 @@ festival_begin_run(PG_FUNCTION_ARGS)
 	RunState   *run;
 	char	   *label;
 	bool		isnull;
+	Oid			saved_user;
+	int			saved_context;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -120,8 +122,10 @@ festival_begin_run(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	catalog_begin_privileged(&saved_user, &saved_context);
 	if (SPI_execute("SELECT nextval('festival.run_run_id_seq')", false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not draw a run id");
+	catalog_end_privileged(saved_user, saved_context);
 	run->run_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
 											  SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_finish();

@@ -1,0 +1,106 @@
+# shellcheck shell=bash
+# scripts/lib.sh: shared set-up for festival's scripts (sourced, not run).
+#
+#   fest_setup            install missing Debian packages, build, install
+#   fest_server           use the server the PG* variables point at, or start
+#                         a throwaway cluster (stopped when the script exits)
+#   fest_psql ...         psql with ON_ERROR_STOP, quiet
+#
+# A server counts as configured when PGHOST, PGPORT, PGDATABASE or PGSERVICE
+# is set; festival and PostGIS must be installable there (CREATE EXTENSION
+# needs a superuser).  Otherwise the cluster is created in a fresh directory
+# under /tmp, owned by the "postgres" system user, listening only on a Unix
+# socket in that directory, and removed at exit.
+
+set -euo pipefail
+
+FEST_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+export PG_CONFIG
+
+FEST_PACKAGES=(
+    postgresql-15 postgresql-server-dev-15 postgresql-15-postgis-3
+    postgresql-15-postgis-3-scripts postgresql-contrib libgeos-dev make gcc
+    postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
+    python3-psycopg python3-matplotlib
+)
+
+fest_log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"
+    elif command -v sudo >/dev/null; then sudo "$@"
+    else fest_log "need root for: $*"; return 1
+    fi
+}
+
+# Install only the Debian packages that are missing.
+fest_install_packages() {
+    local missing=() p
+    for p in "${FEST_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+            || missing+=("$p")
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        return 0
+    fi
+    fest_log "installing Debian packages: ${missing[*]}"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+        "${missing[@]}" >/dev/null
+}
+
+fest_build_install() {
+    fest_log "building festival"
+    make -C "$FEST_ROOT" -s PG_CONFIG="$PG_CONFIG" >/dev/null
+    as_root make -C "$FEST_ROOT" -s PG_CONFIG="$PG_CONFIG" install >/dev/null
+}
+
+fest_setup() {
+    fest_install_packages
+    fest_build_install
+}
+
+FEST_TMP_CLUSTER=""
+
+fest_stop_cluster() {
+    if [ -n "$FEST_TMP_CLUSTER" ] && [ -d "$FEST_TMP_CLUSTER" ]; then
+        fest_run_as_postgres "$($PG_CONFIG --bindir)/pg_ctl" -D "$FEST_TMP_CLUSTER/data" \
+            -m fast -w stop >/dev/null 2>&1 || true
+        rm -rf "$FEST_TMP_CLUSTER"
+    fi
+}
+
+fest_run_as_postgres() {
+    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"
+    else "$@"
+    fi
+}
+
+# Start a throwaway cluster unless the environment names a server.
+fest_server() {
+    if [ -n "${PGHOST:-}${PGPORT:-}${PGDATABASE:-}${PGSERVICE:-}" ]; then
+        fest_log "using the configured server (PGHOST=${PGHOST:-} PGPORT=${PGPORT:-})"
+        return 0
+    fi
+    local bindir
+    bindir=$("$PG_CONFIG" --bindir)
+    FEST_TMP_CLUSTER=$(mktemp -d /tmp/festival-pg.XXXXXX)
+    chmod 755 "$FEST_TMP_CLUSTER"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$FEST_TMP_CLUSTER"; fi
+    trap fest_stop_cluster EXIT
+    fest_log "starting a throwaway PostgreSQL cluster in $FEST_TMP_CLUSTER"
+    fest_run_as_postgres "$bindir/initdb" -D "$FEST_TMP_CLUSTER/data" -A trust -U postgres \
+        -E UTF8 --locale=C.UTF-8 --no-sync >/dev/null
+    fest_run_as_postgres "$bindir/pg_ctl" -D "$FEST_TMP_CLUSTER/data" \
+        -l "$FEST_TMP_CLUSTER/server.log" -w -t 60 \
+        -o "-p 54329 -k $FEST_TMP_CLUSTER -c listen_addresses= -c fsync=off -c max_connections=40" \
+        start >/dev/null
+    export PGHOST="$FEST_TMP_CLUSTER" PGPORT=54329 PGUSER=postgres PGDATABASE=postgres
+    export FEST_SERVER_LOG="$FEST_TMP_CLUSTER/server.log"
+}
+
+fest_psql() {
+    psql -X -q -v ON_ERROR_STOP=1 "$@"
+}

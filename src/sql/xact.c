@@ -1,0 +1,214 @@
+/*-------------------------------------------------------------------------
+ *
+ * xact.c
+ *	  Transaction and session callbacks.
+ *
+ * - On a (sub)transaction abort, operations that began inside it and were
+ *   interrupted by the ERROR are marked failed (ix_mark_failed); nothing
+ *   else is touched, since an outer operation may still be running on
+ *   another index.
+ * - File removals follow the transaction that asked for them: the file of
+ *   an index created in a transaction that aborts is removed, the file of
+ *   a dropped index only when the drop commits.  Entries move to the
+ *   parent when a subtransaction commits.
+ * - At the end of the session every open index is flushed and marked
+ *   clean, so an index survives its session without an explicit close.
+ *
+ * IDENTIFICATION
+ *	  src/sql/xact.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "sql/handle.h"
+
+#include "access/xact.h"
+#include "storage/ipc.h"
+#include "utils/memutils.h"
+
+typedef struct PendingUnlink
+{
+	char	   *path;
+	bool		at_commit;		/* true: drop (remove if committed);
+								 * false: create (remove if aborted) */
+	int			nest_level;
+} PendingUnlink;
+
+/* File removals waiting for the end of their (sub)transaction. */
+static List *pending_unlinks = NIL;
+
+/* Mark the operations of aborted (sub)transactions at or below level. */
+static void
+mark_failed_operations(int level)
+{
+	List	   *all = ix_all_open();
+	ListCell   *lc;
+
+	foreach(lc, all)
+	{
+		OpenIndex  *ix = (OpenIndex *) lfirst(lc);
+
+		if (ix->busy && ix->op_nest_level >= level)
+			ix_mark_failed(ix);
+	}
+	list_free(all);
+}
+
+static void
+add_pending(const char *path, bool at_commit)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+	PendingUnlink *p = palloc(sizeof(PendingUnlink));
+
+	p->path = pstrdup(path);
+	p->at_commit = at_commit;
+	p->nest_level = GetCurrentTransactionNestLevel();
+	pending_unlinks = lappend(pending_unlinks, p);
+	MemoryContextSwitchTo(old);
+}
+
+void
+pending_unlink_on_abort(const char *path)
+{
+	add_pending(path, false);
+}
+
+void
+pending_unlink_on_commit(const char *path)
+{
+	add_pending(path, true);
+}
+
+/* Release any handle on a file about to be removed. */
+static void
+discard_handles_on(const char *path)
+{
+	List	   *all = ix_all_open();
+	ListCell   *lc;
+
+	foreach(lc, all)
+	{
+		OpenIndex  *ix = (OpenIndex *) lfirst(lc);
+
+		if (ix->path != NULL && strcmp(ix->path, path) == 0)
+			ix_discard(ix);
+	}
+	list_free(all);
+}
+
+/*
+ * Settle pending removals of (sub)transactions at or below nest_level.
+ * committed says how they ended; on a subtransaction commit the entries
+ * move to the parent instead.
+ */
+static void
+settle_pending(int nest_level, bool committed, bool subtransaction)
+{
+	ListCell   *lc;
+
+	foreach(lc, pending_unlinks)
+	{
+		PendingUnlink *p = (PendingUnlink *) lfirst(lc);
+
+		if (p->nest_level < nest_level)
+			continue;
+		if (subtransaction && committed)
+		{
+			p->nest_level = nest_level - 1;
+			continue;
+		}
+		if (p->at_commit == committed)
+		{
+			discard_handles_on(p->path);
+			device_file_unlink(p->path);
+		}
+		pending_unlinks = foreach_delete_current(pending_unlinks, lc);
+		pfree(p->path);
+		pfree(p);
+	}
+}
+
+static void
+fest_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			mark_failed_operations(1);
+			settle_pending(1, false, false);
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PREPARE:
+			settle_pending(1, true, false);
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+fest_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					  SubTransactionId parentSubid, void *arg)
+{
+	int			level = GetCurrentTransactionNestLevel();
+
+	switch (event)
+	{
+		case SUBXACT_EVENT_ABORT_SUB:
+			mark_failed_operations(level);
+			settle_pending(level, false, true);
+			break;
+		case SUBXACT_EVENT_COMMIT_SUB:
+			settle_pending(level, true, true);
+			break;
+		default:
+			break;
+	}
+}
+
+/* Flush (or settle) an index at session end, logging any error. */
+static void
+release_quietly(OpenIndex *ix)
+{
+	PG_TRY();
+	{
+		if (ix->needs_reload)
+			ix_settle_failed(ix);
+		else if (!ix->busy && ix->ns != NULL)
+			ns_flush(ix->ns);
+	}
+	PG_CATCH();
+	{
+		EmitErrorReport();
+		FlushErrorState();
+	}
+	PG_END_TRY();
+}
+
+/*
+ * At session end, write and mark clean every index that is not in the
+ * middle of an operation.  Errors are logged and do not stop the exit.
+ */
+static void
+fest_session_exit(int code, Datum arg)
+{
+	List	   *all = ix_all_open();
+	ListCell   *lc;
+
+	foreach(lc, all)
+	{
+		OpenIndex  *ix = (OpenIndex *) lfirst(lc);
+
+		release_quietly(ix);
+		ix_discard(ix);
+	}
+}
+
+void
+handle_register_callbacks(void)
+{
+	RegisterXactCallback(fest_xact_callback, NULL);
+	RegisterSubXactCallback(fest_subxact_callback, NULL);
+	before_shmem_exit(fest_session_exit, (Datum) 0);
+}

@@ -1,0 +1,70 @@
+# shellcheck shell=bash
+# test/shell/lib/tap.bash: tiny TAP helpers for shell tests (sourced).
+#
+# Shell tests run with the PG* variables of the server under test, print TAP
+# and are run by `prove`.  They need a local server (they send signals to
+# its processes); against a remote one they skip.
+
+set -uo pipefail
+
+TAP_COUNT=0
+TAP_FAILED=0
+
+tap_plan() { echo "1..$1"; }
+
+tap_ok() {   # tap_ok <condition-exit-status> <description>
+    TAP_COUNT=$((TAP_COUNT + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $TAP_COUNT - $2"
+    else
+        echo "not ok $TAP_COUNT - $2"
+        TAP_FAILED=$((TAP_FAILED + 1))
+    fi
+}
+
+tap_is() {   # tap_is <got> <expected> <description>
+    if [ "$1" = "$2" ]; then
+        tap_ok 0 "$3"
+    else
+        tap_ok 1 "$3"
+        echo "#   got:      '$1'"
+        echo "#   expected: '$2'"
+    fi
+}
+
+tap_like() { # tap_like <got> <regex> <description>
+    if printf '%s' "$1" | grep -Eq -- "$2"; then
+        tap_ok 0 "$3"
+    else
+        tap_ok 1 "$3"
+        echo "#   got:      '$1'"
+        echo "#   expected to match: '$2'"
+    fi
+}
+
+tap_skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+
+tap_done() { exit $((TAP_FAILED > 0 ? 1 : 0)); }
+
+# psql returning bare values; stderr is kept (warnings, errors).
+q() { psql -X -qAt -v ON_ERROR_STOP=1 "$@" 2>&1; }
+
+# psql returning bare values only (messages discarded).
+qv() { psql -X -qAt -v ON_ERROR_STOP=1 "$@" 2>/dev/null; }
+
+# Wait until the server accepts connections again (after a crash restart).
+wait_for_server() {
+    for _ in $(seq 1 120); do
+        if psql -X -qAt -c "SELECT 1" >/dev/null 2>&1; then return 0; fi
+        sleep 0.5
+    done
+    return 1
+}
+
+# A fresh database for one test file; sets PGDATABASE.
+fresh_database() {
+    local db=$1
+    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null
+    export PGDATABASE=$db
+    q -c "CREATE EXTENSION festival CASCADE" >/dev/null
+}
