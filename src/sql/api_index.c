@@ -143,9 +143,7 @@ festival_flush(PG_FUNCTION_ARGS)
 {
 	OpenIndex  *ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_READ);
 
-	ix->committing = true;
-	ns_flush(ix->ns);
-	ix->committing = false;
+	ix_flush(ix);
 	ix_end_op(ix);
 	PG_RETURN_VOID();
 }
@@ -275,9 +273,7 @@ festival_build(PG_FUNCTION_ARGS)
 	SPI_cursor_close(portal);
 	SPI_finish();
 
-	ix->committing = true;
-	ns_flush(ix->ns);
-	ix->committing = false;
+	ix_flush(ix);
 	ix->op_stats.builds++;
 	ix_end_op(ix);
 	PG_RETURN_INT64(rows);

@@ -358,8 +358,8 @@ reload(OpenIndex *ix)
 	char		name[FEST_NAME_MAXLEN + 1];
 
 	info.consistent = ix->reload_consistent;
-	info.entry_count = ix->op_entry_count;
-	info.entries_valid = ix->op_entries_valid;
+	info.entry_count = ix->committed_entry_count;	/* as of the last commit */
+	info.entries_valid = ix->committed_entries_valid;
 	strlcpy(name, ix->name, sizeof(name));
 	ix_discard(ix);
 	return index_open(name, &info);
@@ -370,8 +370,8 @@ start_op(OpenIndex *ix)
 {
 	ix->busy = true;
 	ix->op_nest_level = GetCurrentTransactionNestLevel();
-	ix->op_entry_count = ix->meta.entry_count;
-	ix->op_entries_valid = (ix->meta.flags & FEST_META_ENTRIES_VALID) != 0;
+	ix->committed_entry_count = ix->meta.entry_count;
+	ix->committed_entries_valid = (ix->meta.flags & FEST_META_ENTRIES_VALID) != 0;
 	fest_stats_reset(&ix->op_stats);
 	ix->op_start_ns = fest_now_ns();
 	ix->op_start_cpu_ns = fest_cpu_ns();
@@ -431,8 +431,8 @@ ix_settle_failed(OpenIndex *ix)
 		return;
 	pageio_sync(ix->io);
 	meta.flags |= FEST_META_CLEAN;
-	meta.entry_count = ix->op_entry_count;
-	if (ix->op_entries_valid)
+	meta.entry_count = ix->committed_entry_count;
+	if (ix->committed_entries_valid)
 		meta.flags |= FEST_META_ENTRIES_VALID;
 	else
 		meta.flags &= ~FEST_META_ENTRIES_VALID;
@@ -446,6 +446,18 @@ ix_commit(OpenIndex *ix)
 {
 	ix->committing = true;
 	ns_commit(ix->ns);
+	ix->committing = false;
+	/* what a reload after a later ERROR restores */
+	ix->committed_entry_count = ix->meta.entry_count;
+	ix->committed_entries_valid = (ix->meta.flags & FEST_META_ENTRIES_VALID) != 0;
+}
+
+/* Write everything buffered, sync, and mark the file clean. */
+void
+ix_flush(OpenIndex *ix)
+{
+	ix->committing = true;
+	ns_flush(ix->ns);
 	ix->committing = false;
 }
 
@@ -510,9 +522,7 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 	start_op(ix);
 	structure->init_empty(&ix->sidx);
 	ix_commit(ix);
-	ix->committing = true;
-	ns_flush(ix->ns);
-	ix->committing = false;
+	ix_flush(ix);
 
 	MemoryContextSwitchTo(old);
 	ix_end_op(ix);
@@ -531,8 +541,7 @@ ix_reset_for_build(OpenIndex *ix)
 	ix->meta.flags &= ~FEST_META_HAS_SRID;
 	ix->meta.srid = 0;
 	ix->structure->init_empty(&ix->sidx);
-	ns_commit(ix->ns);
-	ix->committing = false;
+	ix_commit(ix);
 	MemoryContextSwitchTo(old);
 }
 
@@ -551,9 +560,7 @@ ix_close(OpenIndex *ix)
 		return;
 	}
 	start_op(ix);
-	ix->committing = true;
-	ns_flush(ix->ns);
-	ix->committing = false;
+	ix_flush(ix);
 	ix_end_op(ix);
 	ix_discard(ix);
 }

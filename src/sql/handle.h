@@ -78,8 +78,8 @@ typedef struct OpenIndex
 	int			op_nest_level;	/* transaction nesting level of the operation */
 	bool		needs_reload;	/* an ERROR interrupted an operation */
 	bool		reload_consistent;	/* ... before any page was written */
-	uint64		op_entry_count; /* meta entry count when the operation began */
-	bool		op_entries_valid;
+	uint64		committed_entry_count;	/* entry count at the last commit */
+	bool		committed_entries_valid;
 	FestStats	op_stats;		/* the current operation */
 	FestStats	totals;			/* since the index was opened */
 	int64		op_start_ns;
@@ -98,6 +98,7 @@ typedef enum IndexAccess
 /* handle.c */
 extern OpenIndex *ix_begin_op(const char *name, IndexAccess access);
 extern void ix_commit(OpenIndex *ix);
+extern void ix_flush(OpenIndex *ix);
 extern void ix_end_op(OpenIndex *ix);
 extern OpenIndex *ix_lookup_open(const char *name);
 extern OpenIndex *ix_create_file(IndexCatalog *cat,

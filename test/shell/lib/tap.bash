@@ -42,6 +42,16 @@ tap_like() { # tap_like <got> <regex> <description>
     fi
 }
 
+tap_unlike() { # tap_unlike <got> <regex> <description>
+    if printf '%s' "$1" | grep -Eq -- "$2"; then
+        tap_ok 1 "$3"
+        echo "#   got:      '$1'"
+        echo "#   expected not to match: '$2'"
+    else
+        tap_ok 0 "$3"
+    fi
+}
+
 tap_skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 
 tap_done() { exit $((TAP_FAILED > 0 ? 1 : 0)); }

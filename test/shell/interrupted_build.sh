@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# An ERROR in the middle of an operation (here a build cancelled by
+# statement_timeout) leaves the index usable: the next use reloads it from
+# disk, silently, with every row committed before the cancel and a sound
+# structure; the session that follows opens it without a warning; a new
+# build completes it.
+source "$(dirname "$0")/lib/tap.bash"
+
+fresh_database festival_interrupt
+tap_plan 8
+
+q <<'SQL' >/dev/null
+SET client_min_messages = warning;
+SELECT festival.create_device('interrupt', io => 'buffered');
+CREATE TABLE pts AS
+    SELECT i AS id, ST_MakePoint((i::bigint * 7919) % 100003, (i::bigint * 104729) % 99991) AS geom
+    FROM generate_series(1, 300000) i;
+CREATE UNIQUE INDEX ON pts (id);
+SELECT festival.create_index('b', 'rtree', 'interrupt', '{"page_size": 2048}', 'pts');
+SQL
+
+# without ON_ERROR_STOP: the statements after the cancelled one must run
+out=$(psql -X -qAt -c "SET festival.progress_interval = 0" -c "SET statement_timeout = '300ms'" \
+        -c "SELECT festival.build('b')" \
+        -c "RESET statement_timeout" \
+        -c "SELECT 'entries=' || (festival.stats('b')->>'entries')" \
+        -c "SELECT 'structural=' || count(*) FROM festival.check('b') WHERE severity = 'error' AND page IS NOT NULL" \
+        -c "SELECT 'count_error=' || count(*) FROM festival.check('b') WHERE message LIKE 'the index holds % entries but source table %'" \
+        -c "SELECT 'query=' || count(*) FROM festival.query('b', ST_MakeEnvelope(0, 0, 200000, 200000))" 2>&1)
+tap_like "$out" 'canceling statement due to statement timeout' "the build was cancelled part-way"
+tap_unlike "$out" 'not closed cleanly' "reloading after the ERROR in the same session does not warn"
+entries=$(printf '%s\n' "$out" | sed -n 's/^entries=//p')
+tap_ok "$( [ -n "$entries" ] && [ "$entries" -gt 0 ] && [ "$entries" -lt 300000 ]; echo $?)" \
+    "the rows committed before the cancel are there ($entries)"
+tap_like "$out" 'structural=0' "check() finds no structural error"
+tap_like "$out" 'count_error=1' "check() reports that the index holds fewer entries than the source"
+tap_like "$out" "query=$entries" "a query sees exactly the committed entries"
+
+out=$(q -c "SELECT count(*) FROM festival.query('b', ST_MakePoint(7919, 104729))")
+tap_unlike "$out" 'not closed cleanly' "the next session opens it without a warning"
+
+out=$(qv -c "SET festival.progress_interval = 0" -c "SELECT festival.build('b')" \
+         -c "SELECT count(*) FROM festival.check('b')")
+tap_is "$(printf '%s' "$out" | tr '\n' ' ')" "300000 0" "a new build completes it and check() is clean"
+
+psql -X -q -d postgres -c "DROP DATABASE festival_interrupt" >/dev/null 2>&1
+tap_done
