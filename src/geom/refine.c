@@ -226,20 +226,30 @@ build_collection(Refiner *rf, WkbReader *r, const WkbHeader *h, int depth)
 		return NULL;
 	}
 
+	/*
+	 * Empty members add no point to the set, and GEOS 3.11 can crash on them
+	 * (a prepared Contains of MULTIPOINT(EMPTY, 1 1)), so they are left out.
+	 */
 	members = palloc(n * sizeof(GEOSGeometry *));
-	for (; built < n; built++)
+	for (uint32 i = 0; i < n; i++)
 	{
-		members[built] = build_geometry(rf, r, depth + 1);
-		if (members[built] == NULL)
-			break;
+		GEOSGeometry *member = build_geometry(rf, r, depth + 1);
+
+		if (member == NULL)
+		{
+			for (uint32 j = 0; j < built; j++)
+				GEOSGeom_destroy_r(rf->ctx, members[j]);
+			return NULL;
+		}
+		if (GEOSisEmpty_r(rf->ctx, member) == 1)
+			GEOSGeom_destroy_r(rf->ctx, member);
+		else
+			members[built++] = member;
 	}
-	if (built < n)
-	{
-		for (uint32 i = 0; i < built; i++)
-			GEOSGeom_destroy_r(rf->ctx, members[i]);
-		return NULL;
-	}
-	result = GEOSGeom_createCollection_r(rf->ctx, geos_type, members, n);
+	if (built == 0)
+		result = GEOSGeom_createEmptyCollection_r(rf->ctx, geos_type);
+	else
+		result = GEOSGeom_createCollection_r(rf->ctx, geos_type, members, built);
 	pfree(members);
 	return result;
 }

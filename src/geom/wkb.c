@@ -173,10 +173,16 @@ inspect_points(InspectState *st, const WkbHeader *h, uint32 n,
 	return true;
 }
 
-/* A 5-point closed ring whose corners are the MBR's, in either direction. */
+/*
+ * A 5-point closed ring that visits the four corners of its MBR, each once,
+ * moving along one axis per side (in either direction).  Degenerate rings
+ * that go back and forth along an edge are not rectangles.
+ */
 static bool
 ring_is_rectangle(double (*p)[2], const Mbr *box)
 {
+	int			corners_seen = 0;
+
 	if (box->xmin >= box->xmax || box->ymin >= box->ymax)
 		return false;
 	if (p[0][0] != p[4][0] || p[0][1] != p[4][1])
@@ -185,6 +191,7 @@ ring_is_rectangle(double (*p)[2], const Mbr *box)
 	{
 		bool		same_x = p[i][0] == p[i + 1][0];
 		bool		same_y = p[i][1] == p[i + 1][1];
+		int			corner;
 
 		if ((p[i][0] != box->xmin && p[i][0] != box->xmax) ||
 			(p[i][1] != box->ymin && p[i][1] != box->ymax))
@@ -192,8 +199,12 @@ ring_is_rectangle(double (*p)[2], const Mbr *box)
 		/* each side moves along exactly one axis */
 		if (same_x == same_y)
 			return false;
+		corner = (p[i][0] == box->xmax ? 1 : 0) | (p[i][1] == box->ymax ? 2 : 0);
+		if (corners_seen & (1 << corner))
+			return false;
+		corners_seen |= 1 << corner;
 	}
-	return true;
+	return corners_seen == 0xF;
 }
 
 static bool inspect_geometry(InspectState *st, int depth, bool outermost);

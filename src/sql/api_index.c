@@ -126,8 +126,9 @@ festival_drop_index(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be owner of index \"%s\" to drop it", name)));
+	/* written and released first: the drop may still be rolled back */
 	if (ix != NULL)
-		ix_forget(ix);
+		ix_close(ix);
 	ix_lock_until_commit(cat->index_id, name, &tag);
 
 	catalog_delete_index(cat->index_id);

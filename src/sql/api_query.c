@@ -41,16 +41,36 @@ PG_FUNCTION_INFO_V1(festival_query);
 /* Candidates fetched from the source per statement during refinement. */
 #define REFINE_BATCH 4096
 
+/* A growable array of ids. */
+typedef struct IdList
+{
+	int64	   *ids;
+	int			n;
+	int			max;
+} IdList;
+
 typedef struct QueryCollector
 {
 	Tuplestorestate *out;
 	TupleDesc	desc;
 	bool		refine;
-	int64	   *candidates;		/* ids to refine */
-	int			ncandidates;
-	int			maxcandidates;
+	IdList		accepted;		/* answers without refinement */
+	IdList		candidates;		/* ids to refine */
 	FestStats  *stats;
 } QueryCollector;
+
+static void
+idlist_add(IdList *list, int64 id)
+{
+	if (list->n == list->max)
+	{
+		list->max = Max(256, list->max * 2);
+		list->ids = list->ids
+			? repalloc_huge(list->ids, list->max * sizeof(int64))
+			: palloc(list->max * sizeof(int64));
+	}
+	list->ids[list->n++] = id;
+}
 
 static void
 emit_id(QueryCollector *qc, int64 id)
@@ -62,7 +82,7 @@ emit_id(QueryCollector *qc, int64 id)
 	qc->stats->results++;
 }
 
-/* Filter callback: answer now, or keep the id for refinement. */
+/* Filter callback: an answer, or an id for refinement. */
 static void
 collect(void *arg, int64 id, const Mbr *box, FilterVerdict verdict)
 {
@@ -73,17 +93,10 @@ collect(void *arg, int64 id, const Mbr *box, FilterVerdict verdict)
 	{
 		if (verdict == FILTER_ACCEPT)
 			qc->stats->filter_exact++;
-		emit_id(qc, id);
-		return;
+		idlist_add(&qc->accepted, id);
 	}
-	if (qc->ncandidates == qc->maxcandidates)
-	{
-		qc->maxcandidates = Max(256, qc->maxcandidates * 2);
-		qc->candidates = qc->candidates
-			? repalloc_huge(qc->candidates, qc->maxcandidates * sizeof(int64))
-			: palloc(qc->maxcandidates * sizeof(int64));
-	}
-	qc->candidates[qc->ncandidates++] = id;
+	else
+		idlist_add(&qc->candidates, id);
 }
 
 static int
@@ -93,6 +106,45 @@ cmp_int64(const void *a, const void *b)
 	int64		y = *(const int64 *) b;
 
 	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+static void
+idlist_sort_unique(IdList *list)
+{
+	if (list->n > 1)
+	{
+		qsort(list->ids, list->n, sizeof(int64), cmp_int64);
+		list->n = (int) qunique(list->ids, list->n, sizeof(int64), cmp_int64);
+	}
+}
+
+/*
+ * Answers are ids, each once: an object indexed twice (the same id and
+ * MBR inserted twice) is one row of the source and one answer.  Accepted
+ * ids are emitted; candidates already accepted need no refinement.
+ */
+static void
+emit_accepted(QueryCollector *qc)
+{
+	int			kept = 0;
+	int			a = 0;
+
+	idlist_sort_unique(&qc->accepted);
+	for (int i = 0; i < qc->accepted.n; i++)
+		emit_id(qc, qc->accepted.ids[i]);
+
+	idlist_sort_unique(&qc->candidates);
+	for (int i = 0; i < qc->candidates.n; i++)
+	{
+		int64		id = qc->candidates.ids[i];
+
+		while (a < qc->accepted.n && qc->accepted.ids[a] < id)
+			a++;
+		if (a < qc->accepted.n && qc->accepted.ids[a] == id)
+			continue;
+		qc->candidates.ids[kept++] = id;
+	}
+	qc->candidates.n = kept;
 }
 
 /*
@@ -118,8 +170,7 @@ refine_candidates(OpenIndex *ix, QueryCollector *qc, const GeomArg *g,
 
 	source_require(ix, "refine candidates against");
 
-	qsort(qc->candidates, qc->ncandidates, sizeof(int64), cmp_int64);
-	n = (int) qunique(qc->candidates, qc->ncandidates, sizeof(int64), cmp_int64);
+	n = qc->candidates.n;		/* sorted and unique (emit_accepted) */
 	found = palloc0(n * sizeof(bool));
 
 	refiner = refiner_create((const uint8 *) VARDATA_ANY(g->ewkb),
@@ -143,7 +194,7 @@ refine_candidates(OpenIndex *ix, QueryCollector *qc, const GeomArg *g,
 
 		CHECK_FOR_INTERRUPTS();
 		for (int i = 0; i < count; i++)
-			ids[i] = Int64GetDatum(qc->candidates[first + i]);
+			ids[i] = Int64GetDatum(qc->candidates.ids[first + i]);
 		array = construct_array(ids, count, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
 		args[0] = PointerGetDatum(array);
 
@@ -158,12 +209,12 @@ refine_candidates(OpenIndex *ix, QueryCollector *qc, const GeomArg *g,
 			bool		isnull;
 			int64		id = DatumGetInt64(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull));
 			Datum		geom = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull);
-			int64	   *pos = bsearch(&id, qc->candidates + first, count,
+			int64	   *pos = bsearch(&id, qc->candidates.ids + first, count,
 									  sizeof(int64), cmp_int64);
 			bytea	   *wkb;
 
 			if (pos != NULL)
-				found[pos - qc->candidates] = true;
+				found[pos - qc->candidates.ids] = true;
 			if (isnull)
 				continue;		/* NULL geometry: no predicate holds */
 			wkb = DatumGetByteaPP(geom);
@@ -260,7 +311,8 @@ festival_query(PG_FUNCTION_ARGS)
 
 	old = MemoryContextSwitchTo(ix->op_cxt);
 	ix->structure->search(&ix->sidx, &spec);
-	if (refine && qc.ncandidates > 0)
+	emit_accepted(&qc);
+	if (qc.candidates.n > 0)
 		refine_candidates(ix, &qc, &g, predicate);
 	MemoryContextSwitchTo(old);
 

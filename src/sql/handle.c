@@ -372,7 +372,7 @@ start_op(OpenIndex *ix)
 	ix->op_nest_level = GetCurrentTransactionNestLevel();
 	ix->committed_entry_count = ix->meta.entry_count;
 	ix->committed_entries_valid = (ix->meta.flags & FEST_META_ENTRIES_VALID) != 0;
-	fest_stats_reset(&ix->op_stats);
+	/* op_stats is zero here, or holds what opening the index read */
 	ix->op_start_ns = fest_now_ns();
 	ix->op_start_cpu_ns = fest_cpu_ns();
 }
@@ -471,6 +471,7 @@ ix_end_op(OpenIndex *ix)
 	op->index_cpu_ns += (fest_cpu_ns() - ix->op_start_cpu_ns) - op->refine_cpu_ns;
 	fest_stats_add(&ix->totals, op);
 	run_account(ix, op);
+	fest_stats_reset(op);
 	MemoryContextReset(ix->op_cxt);
 	ix->busy = false;
 }
@@ -494,6 +495,12 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 	handle_configure(ix, structure);
 	ix->path = handle_file_path(ix, true);
 
+	if (pending_unlink_scheduled(ix->path))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("index \"%s\" was dropped in this transaction and its file is removed only at commit",
+						cat->name),
+				 errhint("Commit the drop before creating an index of the same name, or choose another name.")));
 	ix->io = device_file_open(&ix->cat.device, ix->path, page_size, true,
 							  &ix->op_stats);
 	pending_unlink_on_abort(ix->path);
@@ -562,16 +569,5 @@ ix_close(OpenIndex *ix)
 	start_op(ix);
 	ix_flush(ix);
 	ix_end_op(ix);
-	ix_discard(ix);
-}
-
-/*
- * Forget an open index without writing anything (drop_index: the file is
- * about to go away).
- */
-void
-ix_forget(OpenIndex *ix)
-{
-	reject_busy(ix);
 	ix_discard(ix);
 }

@@ -105,7 +105,6 @@ extern OpenIndex *ix_create_file(IndexCatalog *cat,
 									const StructureOps *structure,
 									FestConfig *config);
 extern void ix_close(OpenIndex *ix);
-extern void ix_forget(OpenIndex *ix);
 extern void ix_lock_until_commit(int64 index_id, const char *name,
 									LOCKTAG *tag);
 extern void ix_reset_for_build(OpenIndex *ix);
@@ -122,6 +121,7 @@ extern int	fest_progress_interval;
 /* pending file operations (xact.c) */
 extern void pending_unlink_on_abort(const char *path);
 extern void pending_unlink_on_commit(const char *path);
+extern bool pending_unlink_scheduled(const char *path);
 
 /* catalog.c */
 extern IndexCatalog *catalog_load_index(const char *name, bool missing_ok);

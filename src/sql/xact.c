@@ -78,6 +78,22 @@ pending_unlink_on_commit(const char *path)
 	add_pending(path, true);
 }
 
+/* Is the file due to be removed when this transaction commits? */
+bool
+pending_unlink_scheduled(const char *path)
+{
+	ListCell   *lc;
+
+	foreach(lc, pending_unlinks)
+	{
+		PendingUnlink *p = (PendingUnlink *) lfirst(lc);
+
+		if (p->at_commit && strcmp(p->path, path) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* Release any handle on a file about to be removed. */
 static void
 discard_handles_on(const char *path)
