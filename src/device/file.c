@@ -68,6 +68,7 @@ file_read(PageIO *io, PageIORequest *reqs, int n)
 		off_t		offset = (off_t) reqs[i].page * page_size;
 		size_t		done = 0;
 		int64		start = fest_now_ns();
+		int64		start_cpu = io->time_cpu ? fest_cpu_ns() : 0;
 		int64		elapsed;
 
 		while (done < page_size)
@@ -93,6 +94,8 @@ file_read(PageIO *io, PageIORequest *reqs, int n)
 			done += got;
 		}
 		elapsed = fest_now_ns() - start;
+		if (io->time_cpu)
+			io->stats->io_cpu_ns += fest_cpu_ns() - start_cpu;
 		io->stats->read_ns += elapsed;
 		io->stats->io_ns += elapsed;
 		io->stats->pages_read++;
@@ -111,6 +114,7 @@ file_write(PageIO *io, PageIORequest *reqs, int n)
 		off_t		offset = (off_t) reqs[i].page * page_size;
 		size_t		done = 0;
 		int64		start = fest_now_ns();
+		int64		start_cpu = io->time_cpu ? fest_cpu_ns() : 0;
 		int64		elapsed;
 
 		while (done < page_size)
@@ -138,6 +142,8 @@ file_write(PageIO *io, PageIORequest *reqs, int n)
 			done += put;
 		}
 		elapsed = fest_now_ns() - start;
+		if (io->time_cpu)
+			io->stats->io_cpu_ns += fest_cpu_ns() - start_cpu;
 		io->stats->write_ns += elapsed;
 		io->stats->io_ns += elapsed;
 		io->stats->pages_written++;
@@ -150,6 +156,7 @@ file_sync(PageIO *io)
 {
 	FilePageIO *f = (FilePageIO *) io;
 	int64		start = fest_now_ns();
+	int64		start_cpu = io->time_cpu ? fest_cpu_ns() : 0;
 	int64		elapsed;
 
 	if (fdatasync(f->fd) != 0)
@@ -157,6 +164,8 @@ file_sync(PageIO *io)
 				(errcode_for_file_access(),
 				 errmsg("could not sync index file \"%s\": %m", f->path)));
 	elapsed = fest_now_ns() - start;
+	if (io->time_cpu)
+		io->stats->io_cpu_ns += fest_cpu_ns() - start_cpu;
 	io->stats->sync_ns += elapsed;
 	io->stats->io_ns += elapsed;
 	io->stats->syncs++;

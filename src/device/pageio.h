@@ -57,6 +57,7 @@ struct PageIO
 	const PageIOOps *ops;
 	uint32		page_size;
 	FestStats  *stats;			/* counters of the current operation */
+	bool		time_cpu;		/* also measure CPU time per call (costly) */
 	const char *label;			/* for messages: the file path */
 };
 

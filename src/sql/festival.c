@@ -40,6 +40,16 @@ _PG_init(void)
 							GUC_UNIT_S,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("festival.track_io_cpu",
+							 "Measures the CPU time of every device call (io_cpu_seconds).",
+							 "Off by default: reading a thread's CPU clock is a system call "
+							 "that costs about as much as a cached page read.",
+							 &fest_track_io_cpu,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("festival");
 	handle_register_callbacks();
 }

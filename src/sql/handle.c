@@ -31,6 +31,7 @@
 
 char	   *fest_data_directory_setting = NULL;
 int			fest_progress_interval = 10;
+bool		fest_track_io_cpu = false;
 
 typedef struct OpenIndexEntry
 {
@@ -373,6 +374,8 @@ start_op(OpenIndex *ix)
 	ix->committed_entry_count = ix->meta.entry_count;
 	ix->committed_entries_valid = (ix->meta.flags & FEST_META_ENTRIES_VALID) != 0;
 	/* op_stats is zero here, or holds what opening the index read */
+	if (ix->io != NULL)
+		ix->io->time_cpu = fest_track_io_cpu;
 	ix->op_start_ns = fest_now_ns();
 	ix->op_start_cpu_ns = fest_cpu_ns();
 }

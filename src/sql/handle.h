@@ -117,6 +117,7 @@ extern List *ix_all_open(void);
 extern void handle_register_callbacks(void);
 extern char *fest_data_directory_setting;
 extern int	fest_progress_interval;
+extern bool fest_track_io_cpu;
 
 /* pending file operations (xact.c) */
 extern void pending_unlink_on_abort(const char *path);

@@ -64,6 +64,7 @@
 	X(index_ns)				/* wall time of index work */ \
 	X(index_cpu_ns)			/* CPU time of index work */ \
 	X(io_ns)				/* wall time inside device calls */ \
+	X(io_cpu_ns)			/* CPU time inside device calls (festival.track_io_cpu) */ \
 	X(read_ns) \
 	X(write_ns) \
 	X(sync_ns) \
