@@ -45,17 +45,6 @@ ns_new_node(const NodeStore *ns, PageId page, uint16 level)
 	return node;
 }
 
-TreeNode *
-ns_copy_node(const TreeNode *node)
-{
-	TreeNode	   *copy = palloc(sizeof(TreeNode));
-
-	*copy = *node;
-	copy->entries = palloc((size_t) node->capacity * node->entry_size);
-	memcpy(copy->entries, node->entries, (size_t) node->nentries * node->entry_size);
-	return copy;
-}
-
 /* Record a new root and height; the meta is written at the next commit. */
 void
 ns_set_root(NodeStore *ns, PageId root, uint32 height)

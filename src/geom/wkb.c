@@ -117,20 +117,6 @@ wkb_read_header(WkbReader *r, WkbHeader *h)
 	return true;
 }
 
-const char *
-wkb_type_name(uint32 type)
-{
-	static const char *const names[] = {
-		"Unknown", "Point", "LineString", "Polygon", "MultiPoint",
-		"MultiLineString", "MultiPolygon", "GeometryCollection",
-		"CircularString", "CompoundCurve", "CurvePolygon", "MultiCurve",
-		"MultiSurface", "Curve", "Surface", "PolyhedralSurface", "Tin",
-		"Triangle"
-	};
-
-	return type < lengthof(names) ? names[type] : "Unknown";
-}
-
 /* State of one wkb_inspect call. */
 typedef struct InspectState
 {

@@ -81,7 +81,6 @@ extern bool wkb_read_header(WkbReader *r, WkbHeader *h);
 extern bool wkb_read_uint32(WkbReader *r, bool big_endian, uint32 *value);
 extern bool wkb_read_double(WkbReader *r, bool big_endian, double *value);
 extern bool wkb_skip(WkbReader *r, size_t bytes);
-extern const char *wkb_type_name(uint32 type);
 
 extern bool wkb_inspect(const uint8 *data, size_t len, WkbInfo *info,
 						const char **error);

@@ -303,12 +303,6 @@ config_bool(const FestConfig *config, const char *name)
 	return require_value(config, name, OPT_BOOL)->number != 0;
 }
 
-const char *
-config_choice(const FestConfig *config, const char *name)
-{
-	return require_value(config, name, OPT_CHOICE)->choice;
-}
-
 int
 config_choice_index(const FestConfig *config, const char *name)
 {

@@ -65,7 +65,6 @@ extern Jsonb *options_to_jsonb(const FestConfig *config);
 extern int64 config_int(const FestConfig *config, const char *name);
 extern double config_real(const FestConfig *config, const char *name);
 extern bool config_bool(const FestConfig *config, const char *name);
-extern const char *config_choice(const FestConfig *config, const char *name);
 extern int	config_choice_index(const FestConfig *config, const char *name);
 extern void config_error(const FestConfig *config, const char *detail,
 						 const char *hint) pg_attribute_noreturn();

@@ -58,14 +58,6 @@ jb_int(JsonbParseState **state, const char *key, int64 value)
 }
 
 void
-jb_float(JsonbParseState **state, const char *key, double value)
-{
-	jb_numeric(state, key,
-			   DatumGetNumeric(DirectFunctionCall1(float8_numeric,
-												   Float8GetDatum(value))));
-}
-
-void
 jb_string(JsonbParseState **state, const char *key, const char *value)
 {
 	JsonbValue	v;

@@ -19,7 +19,6 @@
 extern void jb_key(JsonbParseState **state, const char *key);
 extern void jb_int(JsonbParseState **state, const char *key, int64 value);
 extern void jb_numeric(JsonbParseState **state, const char *key, Numeric value);
-extern void jb_float(JsonbParseState **state, const char *key, double value);
 extern void jb_string(JsonbParseState **state, const char *key, const char *value);
 extern void jb_bool(JsonbParseState **state, const char *key, bool value);
 extern void jb_null(JsonbParseState **state, const char *key);
