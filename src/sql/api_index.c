@@ -128,7 +128,7 @@ festival_drop_index(PG_FUNCTION_ARGS)
 				 errmsg("must be owner of index \"%s\" to drop it", name)));
 	/* written and released first: the drop may still be rolled back */
 	if (ix != NULL)
-		ix_close(ix);
+		ix_close_for_drop(ix);
 	ix_lock_until_commit(cat->index_id, name, &tag);
 
 	catalog_delete_index(cat->index_id);

@@ -387,13 +387,18 @@ ix_begin_op(const char *name, IndexAccess access)
 	OpenIndex  *ix = ix_lookup_open(name);
 
 	if (ix != NULL)
+	{
 		reject_busy(ix);
-	if (ix == NULL)
+		check_access(ix, access);
+		if (ix->needs_reload)
+			ix = reload(ix);
+	}
+	else
+	{
 		ix = index_open(name, NULL);
-	else if (ix->needs_reload)
-		ix = reload(ix);
+		check_access(ix, access);
+	}
 	start_op(ix);
-	check_access(ix, access);
 	return ix;
 }
 
@@ -553,6 +558,41 @@ ix_reset_for_build(OpenIndex *ix)
 	ix->structure->init_empty(&ix->sidx);
 	ix_commit(ix);
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Release an index about to be dropped: written first, since the drop may
+ * still be rolled back, but a damaged index must remain droppable, so a
+ * failure to write it is only a warning.
+ */
+void
+ix_close_for_drop(OpenIndex *ix)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	char		name[FEST_NAME_MAXLEN + 1];
+
+	reject_busy(ix);
+	strlcpy(name, ix->name, sizeof(name));
+	PG_TRY();
+	{
+		ix_close(ix);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		ereport(WARNING,
+				(errcode(edata->sqlerrcode),
+				 errmsg("index \"%s\" could not be written before it is dropped: %s",
+						name, edata->message)));
+		FreeErrorData(edata);
+		/* ix_close failed before releasing the handle */
+		ix_discard(ix);
+	}
+	PG_END_TRY();
 }
 
 /*

@@ -105,6 +105,7 @@ extern OpenIndex *ix_create_file(IndexCatalog *cat,
 									const StructureOps *structure,
 									FestConfig *config);
 extern void ix_close(OpenIndex *ix);
+extern void ix_close_for_drop(OpenIndex *ix);
 extern void ix_lock_until_commit(int64 index_id, const char *name,
 									LOCKTAG *tag);
 extern void ix_reset_for_build(OpenIndex *ix);
