@@ -57,47 +57,79 @@ pageio_free_buffer(char *buf)
 	pfree(((void **) buf)[-1]);
 }
 
+/* Timing of one device call, for the I/O counters. */
+typedef struct CallTimer
+{
+	int64		start;
+	int64		start_cpu;
+} CallTimer;
+
+static void
+timer_start(PageIO *io, CallTimer *t)
+{
+	t->start = fest_now_ns();
+	t->start_cpu = io->time_cpu ? fest_cpu_ns() : 0;
+}
+
+/* Wall nanoseconds of the call; its CPU time goes to io_cpu_ns if asked. */
+static int64
+timer_stop(PageIO *io, CallTimer *t)
+{
+	int64		elapsed = fest_now_ns() - t->start;
+
+	if (io->time_cpu)
+		io->stats->io_cpu_ns += fest_cpu_ns() - t->start_cpu;
+	io->stats->io_ns += elapsed;
+	return elapsed;
+}
+
+/*
+ * Move one whole page between buffer and file, retrying partial transfers
+ * and interrupted calls.  Reading past the end of the file yields zeros (a
+ * page never written, which page verification reports); a write that makes
+ * no progress is a full device.
+ */
+static void
+transfer_page(FilePageIO *f, PageIORequest *req, bool write)
+{
+	uint32		page_size = f->io.page_size;
+	off_t		offset = (off_t) req->page * page_size;
+	size_t		done = 0;
+
+	while (done < page_size)
+	{
+		ssize_t		moved = write
+			? pwrite(f->fd, req->buf + done, page_size - done, offset + done)
+			: pread(f->fd, req->buf + done, page_size - done, offset + done);
+
+		if (moved < 0 && errno == EINTR)
+			continue;
+		if (moved == 0 && !write)
+		{
+			memset(req->buf + done, 0, page_size - done);
+			return;
+		}
+		if (moved == 0)
+			errno = ENOSPC;
+		if (moved <= 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not %s page " UINT64_FORMAT " of index file \"%s\": %m",
+							write ? "write" : "read", req->page, f->path)));
+		done += moved;
+	}
+}
+
 static void
 file_read(PageIO *io, PageIORequest *reqs, int n)
 {
-	FilePageIO *f = (FilePageIO *) io;
-	uint32		page_size = io->page_size;
-
 	for (int i = 0; i < n; i++)
 	{
-		off_t		offset = (off_t) reqs[i].page * page_size;
-		size_t		done = 0;
-		int64		start = fest_now_ns();
-		int64		start_cpu = io->time_cpu ? fest_cpu_ns() : 0;
-		int64		elapsed;
+		CallTimer	t;
 
-		while (done < page_size)
-		{
-			ssize_t		got = pread(f->fd, reqs[i].buf + done, page_size - done,
-									offset + done);
-
-			if (got < 0)
-			{
-				if (errno == EINTR)
-					continue;
-				ereport(ERROR,
-						(errcode_for_file_access(),
-						 errmsg("could not read page " UINT64_FORMAT " of index file \"%s\": %m",
-								reqs[i].page, f->path)));
-			}
-			if (got == 0)
-			{
-				/* past the end of the file: a page never written */
-				memset(reqs[i].buf + done, 0, page_size - done);
-				break;
-			}
-			done += got;
-		}
-		elapsed = fest_now_ns() - start;
-		if (io->time_cpu)
-			io->stats->io_cpu_ns += fest_cpu_ns() - start_cpu;
-		io->stats->read_ns += elapsed;
-		io->stats->io_ns += elapsed;
+		timer_start(io, &t);
+		transfer_page((FilePageIO *) io, &reqs[i], false);
+		io->stats->read_ns += timer_stop(io, &t);
 		io->stats->pages_read++;
 		io->stats->read_submissions++;
 	}
@@ -106,46 +138,13 @@ file_read(PageIO *io, PageIORequest *reqs, int n)
 static void
 file_write(PageIO *io, PageIORequest *reqs, int n)
 {
-	FilePageIO *f = (FilePageIO *) io;
-	uint32		page_size = io->page_size;
-
 	for (int i = 0; i < n; i++)
 	{
-		off_t		offset = (off_t) reqs[i].page * page_size;
-		size_t		done = 0;
-		int64		start = fest_now_ns();
-		int64		start_cpu = io->time_cpu ? fest_cpu_ns() : 0;
-		int64		elapsed;
+		CallTimer	t;
 
-		while (done < page_size)
-		{
-			ssize_t		put = pwrite(f->fd, reqs[i].buf + done, page_size - done,
-									 offset + done);
-
-			if (put < 0)
-			{
-				if (errno == EINTR)
-					continue;
-				ereport(ERROR,
-						(errcode_for_file_access(),
-						 errmsg("could not write page " UINT64_FORMAT " of index file \"%s\": %m",
-								reqs[i].page, f->path)));
-			}
-			if (put == 0)
-			{
-				errno = ENOSPC;
-				ereport(ERROR,
-						(errcode_for_file_access(),
-						 errmsg("could not write page " UINT64_FORMAT " of index file \"%s\": %m",
-								reqs[i].page, f->path)));
-			}
-			done += put;
-		}
-		elapsed = fest_now_ns() - start;
-		if (io->time_cpu)
-			io->stats->io_cpu_ns += fest_cpu_ns() - start_cpu;
-		io->stats->write_ns += elapsed;
-		io->stats->io_ns += elapsed;
+		timer_start(io, &t);
+		transfer_page((FilePageIO *) io, &reqs[i], true);
+		io->stats->write_ns += timer_stop(io, &t);
 		io->stats->pages_written++;
 		io->stats->write_submissions++;
 	}
@@ -155,19 +154,14 @@ static void
 file_sync(PageIO *io)
 {
 	FilePageIO *f = (FilePageIO *) io;
-	int64		start = fest_now_ns();
-	int64		start_cpu = io->time_cpu ? fest_cpu_ns() : 0;
-	int64		elapsed;
+	CallTimer	t;
 
+	timer_start(io, &t);
 	if (fdatasync(f->fd) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not sync index file \"%s\": %m", f->path)));
-	elapsed = fest_now_ns() - start;
-	if (io->time_cpu)
-		io->stats->io_cpu_ns += fest_cpu_ns() - start_cpu;
-	io->stats->sync_ns += elapsed;
-	io->stats->io_ns += elapsed;
+	io->stats->sync_ns += timer_stop(io, &t);
 	io->stats->syncs++;
 }
 

@@ -114,15 +114,19 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 	return check;
 }
 
+/* Raise the error for a page direct_fetch could not deliver. */
 static void
-report_out_of_range(NodeStore *ns, PageId page)
+report_fetch_failure(NodeStore *ns, PageId page, FestPageCheck check,
+					 const char *image)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("index \"%s\" refers to page " UINT64_FORMAT ", outside its data pages (2 to " UINT64_FORMAT ")",
-					ns->index_name, page, ns->meta->page_count - 1),
-			 errhint("Rebuild the index with festival.build('%s').",
-					 ns->index_name)));
+	if (image == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" refers to page " UINT64_FORMAT ", outside its data pages (2 to " UINT64_FORMAT ")",
+						ns->index_name, page, ns->meta->page_count - 1),
+				 errhint("Rebuild the index with festival.build('%s').",
+						 ns->index_name)));
+	fest_page_report_corrupt(check, ns->index_name, page, image, ns->page_size);
 }
 
 static TreeNode *
@@ -135,12 +139,7 @@ direct_read(NodeStore *ns, PageId page)
 	ns->stats->nodes_visited++;
 	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image);
 	if (check != FEST_PAGE_OK)
-	{
-		if (image == NULL)
-			report_out_of_range(ns, page);
-		fest_page_report_corrupt(check, ns->index_name, page, image,
-								 ns->page_size);
-	}
+		report_fetch_failure(ns, page, check, image);
 	return ns_deserialize(ns, image, page);
 }
 
@@ -191,12 +190,7 @@ direct_alloc(NodeStore *ns, uint16 level)
 		page = ns->meta->free_head;
 		check = direct_fetch(ds, page, FEST_PAGE_FREE, &image);
 		if (check != FEST_PAGE_OK)
-		{
-			if (image == NULL)
-				report_out_of_range(ns, page);
-			fest_page_report_corrupt(check, ns->index_name, page, image,
-									 ns->page_size);
-		}
+			report_fetch_failure(ns, page, check, image);
 		ns->meta->free_head = FestPageGetHeader(image)->link;
 		ns->meta->free_count--;
 	}

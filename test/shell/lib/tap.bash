@@ -14,6 +14,7 @@ tap_plan() { echo "1..$1"; }
 
 tap_ok() {   # tap_ok <condition-exit-status> <description>
     TAP_COUNT=$((TAP_COUNT + 1))
+    TAP_LAST_OK=$1
     if [ "$1" -eq 0 ]; then
         echo "ok $TAP_COUNT - $2"
     else
@@ -32,25 +33,20 @@ tap_is() {   # tap_is <got> <expected> <description>
     fi
 }
 
-tap_like() { # tap_like <got> <regex> <description>
-    if printf '%s' "$1" | grep -Eq -- "$2"; then
-        tap_ok 0 "$3"
-    else
-        tap_ok 1 "$3"
-        echo "#   got:      '$1'"
-        echo "#   expected to match: '$2'"
+# tap_match <want-match: 0|1> <got> <regex> <description>
+tap_match() {
+    local matched=1
+    if printf '%s' "$2" | grep -Eq -- "$3"; then matched=0; fi
+    if [ "$1" -eq 0 ]; then tap_ok "$matched" "$4"; else tap_ok $((1 - matched)) "$4"; fi
+    if [ "$TAP_LAST_OK" -ne 0 ]; then
+        echo "#   got:      '$2'"
+        if [ "$1" -eq 0 ]; then echo "#   expected to match: '$3'"
+        else echo "#   expected not to match: '$3'"; fi
     fi
 }
 
-tap_unlike() { # tap_unlike <got> <regex> <description>
-    if printf '%s' "$1" | grep -Eq -- "$2"; then
-        tap_ok 1 "$3"
-        echo "#   got:      '$1'"
-        echo "#   expected not to match: '$2'"
-    else
-        tap_ok 0 "$3"
-    fi
-}
+tap_like()   { tap_match 0 "$@"; }   # tap_like <got> <regex> <description>
+tap_unlike() { tap_match 1 "$@"; }   # tap_unlike <got> <regex> <description>
 
 tap_skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 
