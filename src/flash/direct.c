@@ -168,6 +168,7 @@ direct_write(NodeStore *ns, const TreeNode *node, NodeWriteKind kind)
 
 	Assert(node->page >= FEST_FIRST_DATA_PAGE &&
 		   node->page < ns->meta->page_count);
+	ns->op_touched = true;
 	ns->stats->nodes_written++;
 	p = pending_slot(ds, node->page);
 	p->level = node->level;
@@ -181,6 +182,7 @@ direct_alloc(NodeStore *ns, uint16 level)
 	DirectStore *ds = (DirectStore *) ns;
 	PageId		page;
 
+	ns->op_touched = true;
 	ns->stats->nodes_allocated++;
 	if (ns->meta->free_head != InvalidPageId)
 	{
@@ -207,6 +209,7 @@ direct_release(NodeStore *ns, PageId page)
 	DirectStore *ds = (DirectStore *) ns;
 	PendingPage *p = pending_slot(ds, page);
 
+	ns->op_touched = true;
 	ns->stats->nodes_freed++;
 	fest_page_init(p->image, ns->page_size, page, FEST_PAGE_FREE);
 	FestPageGetHeader(p->image)->link = ns->meta->free_head;
@@ -261,6 +264,7 @@ direct_commit(NodeStore *ns)
 
 	ds->npending = 0;
 	MemoryContextReset(ds->pending_cxt);
+	ns->op_touched = false;
 }
 
 static void
@@ -295,6 +299,42 @@ direct_close(NodeStore *ns)
 	ns->io->ops->close(ns->io);
 }
 
+static FestPageCheck
+direct_read_free_link(NodeStore *ns, PageId page, PageId *link)
+{
+	const char *image;
+	FestPageCheck check = direct_fetch((DirectStore *) ns, page, FEST_PAGE_FREE, &image);
+
+	if (check == FEST_PAGE_OK)
+		*link = FestPageGetHeader(image)->link;
+	return check;
+}
+
+static uint64
+direct_pages_available(NodeStore *ns)
+{
+	return ns->io->ops->npages(ns->io);
+}
+
+static void
+direct_end_op(NodeStore *ns)
+{
+	/* pending pages exist only between a write and its commit */
+	Assert(((DirectStore *) ns)->npending == 0 || ns->op_touched);
+}
+
+/* Nothing is buffered, so nothing is flushed on demand. */
+static List *
+direct_flush_some(NodeStore *ns)
+{
+	return NIL;
+}
+
+static void
+direct_describe(NodeStore *ns, JsonbParseState **state)
+{
+}
+
 static const NodeStoreOps direct_store_ops = {
 	.read = direct_read,
 	.read_checked = direct_read_checked,
@@ -304,7 +344,12 @@ static const NodeStoreOps direct_store_ops = {
 	.commit = direct_commit,
 	.flush = direct_flush,
 	.reset = direct_reset,
-	.close = direct_close
+	.close = direct_close,
+	.read_free_link = direct_read_free_link,
+	.pages_available = direct_pages_available,
+	.end_op = direct_end_op,
+	.flush_some = direct_flush_some,
+	.describe = direct_describe
 };
 
 /*

@@ -39,7 +39,10 @@
 #include "device/pageio.h"
 #include "format/meta.h"
 #include "format/page.h"
+#include "geom/mbr.h"
+#include "nodes/pg_list.h"
 #include "stats/stats.h"
+#include "utils/jsonb.h"
 
 /* A node in memory: a header and a packed array of entries. */
 typedef struct TreeNode
@@ -62,8 +65,14 @@ typedef struct NodeOps
 	const char *structure;
 	uint32		leaf_entry_size;
 	uint32		internal_entry_size;
-	/* order of entries by identity (eFIND's modification trees) */
+	/*
+	 * Order of entries by identity: eFIND keeps the latest version of each
+	 * entry keyed by it, and returns nodes in this order.  Entries with
+	 * equal identity are told apart by their rank among equals.
+	 */
 	int			(*compare_identity) (const void *a, const void *b, uint16 level);
+	/* The rectangle an entry covers (eFIND's area-based flushing policies). */
+	void		(*entry_mbr) (const void *entry, uint16 level, Mbr *box);
 } NodeOps;
 
 typedef enum NodeWriteKind
@@ -89,6 +98,16 @@ typedef struct NodeStoreOps
 	void		(*reset) (NodeStore *ns);
 	/* release memory and descriptors below; never raises an error */
 	void		(*close) (NodeStore *ns);
+	/* the next page of the free list after page (check) */
+	FestPageCheck (*read_free_link) (NodeStore *ns, PageId page, PageId *link);
+	/* pages that can be read: the file's, and buffered pages beyond it */
+	uint64		(*pages_available) (NodeStore *ns);
+	/* end of any operation: free per-operation state (reads included) */
+	void		(*end_op) (NodeStore *ns);
+	/* write one flushing unit as if the buffer were full; NIL if nothing */
+	List	   *(*flush_some) (NodeStore *ns);
+	/* gauges (buffer sizes...) as key/value pairs of an open object */
+	void		(*describe) (NodeStore *ns, JsonbParseState **state);
 } NodeStoreOps;
 
 struct NodeStore
@@ -105,6 +124,10 @@ struct NodeStore
 	bool		suspect;		/* opened after an unclean shutdown and not
 								 * rebuilt or verified since: never marked
 								 * clean again */
+	bool		has_log;		/* changes survive a crash through a redo log */
+	bool		modifying_op;	/* the operation may write (set by the caller) */
+	bool		op_touched;		/* this operation wrote, allocated or freed */
+	uint64		recovered;		/* modifications replayed from the log at open */
 };
 
 static inline TreeNode *

@@ -132,13 +132,13 @@ void
 check_index_file(NodeStore *ns, CheckReport *report)
 {
 	FestMeta   *meta = ns->meta;
-	char	   *page = pageio_alloc_buffer(ns->page_size);
 	PageId		free_page = meta->free_head;
 	uint64		free_seen = 0;
 
 	while (free_page != InvalidPageId)
 	{
 		FestPageCheck check;
+		PageId		link;
 
 		if (!check_mark_reached(report, free_page))
 		{
@@ -146,8 +146,7 @@ check_index_file(NodeStore *ns, CheckReport *report)
 						"free list is broken after " UINT64_FORMAT " pages", free_seen);
 			break;
 		}
-		pageio_read_one(ns->io, free_page, page);
-		check = fest_page_verify(page, ns->page_size, free_page, FEST_PAGE_FREE);
+		check = ns->ops->read_free_link(ns, free_page, &link);
 		if (check != FEST_PAGE_OK)
 		{
 			check_error(report, (int64) free_page, "free list page: %s",
@@ -155,7 +154,7 @@ check_index_file(NodeStore *ns, CheckReport *report)
 			break;
 		}
 		free_seen++;
-		free_page = FestPageGetHeader(page)->link;
+		free_page = link;
 	}
 	if (free_page == InvalidPageId && free_seen != meta->free_count)
 		check_error(report, -1,
@@ -186,5 +185,4 @@ check_index_file(NodeStore *ns, CheckReport *report)
 	if ((meta->flags & FEST_META_ALL_POINTS) && report->non_point_seen)
 		check_error(report, -1,
 					"the meta page says every entry is a point, but some entry MBRs are not points");
-	pageio_free_buffer(page);
 }

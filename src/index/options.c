@@ -176,7 +176,7 @@ set_value(OptionValue *value, const JsonbValue *v)
  */
 FestConfig *
 options_parse(Jsonb *user, const OptionSpec *const *groups,
-			  const char *structure)
+			  const char *structure, const char *framework)
 {
 	FestConfig *config = palloc0(sizeof(FestConfig));
 
@@ -220,13 +220,41 @@ options_parse(Jsonb *user, const OptionSpec *const *groups,
 							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 							 errmsg("unknown option \"%s\" for structure \"%s\"",
 									key, structure),
-							 errhint("Accepted options: %s.", option_names(groups))));
+							 errhint("Accepted options with framework \"%s\": %s.",
+									 framework, option_names(groups))));
 			}
 			else if (tok == WJB_VALUE)
 				set_value(find_value(config, key), &v);
 		}
 	}
 	return config;
+}
+
+/*
+ * The value a user's options give to one choice option (validated), or
+ * its default.  Used to learn which option groups apply (the framework)
+ * before the whole object is checked.
+ */
+const char *
+options_peek_choice(Jsonb *user, const OptionSpec *spec)
+{
+	OptionValue value;
+	JsonbValue	key;
+	JsonbValue *found;
+
+	Assert(spec->type == OPT_CHOICE);
+	value.spec = spec;
+	value.choice = spec->default_choice;
+	if (user == NULL || !JB_ROOT_IS_OBJECT(user) || JB_ROOT_IS_SCALAR(user))
+		return value.choice;
+
+	key.type = jbvString;
+	key.val.string.val = (char *) spec->name;
+	key.val.string.len = strlen(spec->name);
+	found = findJsonbValueFromContainer(&user->root, JB_FOBJECT, &key);
+	if (found != NULL)
+		set_value(&value, found);
+	return value.choice;
 }
 
 /* The complete configuration as a jsonb object. */
@@ -301,6 +329,12 @@ bool
 config_bool(const FestConfig *config, const char *name)
 {
 	return require_value(config, name, OPT_BOOL)->number != 0;
+}
+
+const char *
+config_choice_name(const FestConfig *config, const char *name)
+{
+	return require_value(config, name, OPT_CHOICE)->choice;
 }
 
 int

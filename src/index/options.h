@@ -60,12 +60,14 @@ typedef struct FestConfig
 } FestConfig;
 
 extern FestConfig *options_parse(Jsonb *user, const OptionSpec *const *groups,
-								 const char *structure);
+								 const char *structure, const char *framework);
 extern Jsonb *options_to_jsonb(const FestConfig *config);
 extern int64 config_int(const FestConfig *config, const char *name);
 extern double config_real(const FestConfig *config, const char *name);
 extern bool config_bool(const FestConfig *config, const char *name);
+extern const char *config_choice_name(const FestConfig *config, const char *name);
 extern int	config_choice_index(const FestConfig *config, const char *name);
+extern const char *options_peek_choice(Jsonb *user, const OptionSpec *spec);
 extern void config_error(const FestConfig *config, const char *detail,
 						 const char *hint) pg_attribute_noreturn();
 

@@ -13,6 +13,8 @@
  */
 #include "index/structure.h"
 
+#include "flash/framework.h"
+
 #include "lib/stringinfo.h"
 
 /* Options every structure takes. */
@@ -52,13 +54,33 @@ structure_lookup(const char *name)
 	pg_unreachable();
 }
 
-/* The option groups that apply to an index of this structure. */
-void
-structure_option_groups(const StructureOps *ops, const OptionSpec **groups,
-						int max)
+/*
+ * Validate a user's options for a structure: the groups that apply are the
+ * common options, the framework choice, the structure's and the chosen
+ * framework's.  Returns the complete configuration, checked for impossible
+ * combinations by the framework and the structure.
+ */
+FestConfig *
+index_options_parse(const StructureOps *ops, Jsonb *user, uint32 *page_size,
+					void **state)
 {
-	Assert(max >= 3);
-	groups[0] = common_options;
-	groups[1] = ops->options;
-	groups[2] = NULL;
+	const OptionSpec *groups[8];
+	const FrameworkDef *fw;
+	int			n = 0;
+	FestConfig *config;
+
+	fw = framework_lookup(options_peek_choice(user, framework_option));
+	groups[n++] = common_options;
+	groups[n++] = framework_option;
+	groups[n++] = ops->options;
+	if (fw->options != NULL)
+		groups[n++] = fw->options;
+	groups[n] = NULL;
+
+	config = options_parse(user, groups, ops->name, fw->name);
+	*page_size = (uint32) config_int(config, "page_size");
+	*state = ops->setup(config, *page_size);
+	if (fw->validate != NULL)
+		fw->validate(config);
+	return config;
 }

@@ -67,11 +67,18 @@ compare_ref(const void *a, const void *b, uint16 level)
 	return ra < rb ? -1 : (ra > rb ? 1 : 0);
 }
 
+static void
+entry_mbr(const void *entry, uint16 level, Mbr *box)
+{
+	*box = ((const RtreeEntry *) entry)->box;
+}
+
 static const NodeOps rtree_node_ops = {
 	.structure = "rtree",
 	.leaf_entry_size = sizeof(RtreeEntry),
 	.internal_entry_size = sizeof(RtreeEntry),
-	.compare_identity = compare_ref
+	.compare_identity = compare_ref,
+	.entry_mbr = entry_mbr
 };
 
 /* The union of a node's entry MBRs (empty for an empty node). */
@@ -92,13 +99,19 @@ append_entry(TreeNode *node, const RtreeEntry *entry)
 	RtreeNodeEntries(node)[node->nentries++] = *entry;
 }
 
+/*
+ * Remove an entry by moving the last one into its place: an R-tree node is
+ * a set, and this changes at most two positions (FAST records changes by
+ * position).
+ */
 static void
 remove_entry(TreeNode *node, int slot)
 {
 	RtreeEntry *e = RtreeNodeEntries(node);
 
-	memmove(&e[slot], &e[slot + 1], (node->nentries - slot - 1) * sizeof(RtreeEntry));
 	node->nentries--;
+	if (slot != (int) node->nentries)
+		e[slot] = e[node->nentries];
 }
 
 static void

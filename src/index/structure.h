@@ -69,8 +69,8 @@ typedef struct StructureOps
 /* registry.c */
 extern const OptionSpec common_options[];
 extern const StructureOps *structure_lookup(const char *name);
-extern void structure_option_groups(const StructureOps *ops,
-									const OptionSpec **groups, int max);
+extern FestConfig *index_options_parse(const StructureOps *ops, Jsonb *user,
+									   uint32 *page_size, void **state);
 
 /* rtree.c */
 extern const StructureOps rtree_structure;

@@ -71,7 +71,7 @@ festival_check(PG_FUNCTION_ARGS)
 	ix = ix_begin_op(name, IX_READ);
 
 	old = MemoryContextSwitchTo(ix->op_cxt);
-	file_pages = ix->io->ops->npages(ix->io);
+	file_pages = ix->ns->ops->pages_available(ix->ns);
 	report = check_report_create(ix->meta.page_count, file_pages);
 	ix->structure->check(&ix->sidx, report);
 	check_index_file(ix->ns, report);

@@ -19,6 +19,8 @@
 #include "sql/geomarg.h"
 #include "sql/source.h"
 
+#include "log/log.h"
+
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -46,8 +48,9 @@ festival_create_index(PG_FUNCTION_ARGS)
 {
 	IndexCatalog cat;
 	const StructureOps *structure;
-	const OptionSpec *groups[8];
 	FestConfig *config;
+	uint32		page_size;
+	void	   *state;
 	DeviceSpec *device;
 	Jsonb	   *user_options = PG_ARGISNULL(3) ? NULL : PG_GETARG_JSONB_P(3);
 
@@ -56,9 +59,7 @@ festival_create_index(PG_FUNCTION_ARGS)
 	structure = structure_lookup(fest_text_arg(fcinfo, 1, "structure"));
 	device = catalog_load_device(fest_text_arg(fcinfo, 2, "device name"));
 
-	structure_option_groups(structure, groups, lengthof(groups));
-	config = options_parse(user_options, groups, structure->name);
-	(void) structure->setup(config, (uint32) config_int(config, "page_size"));
+	config = index_options_parse(structure, user_options, &page_size, &state);
 
 	if (catalog_index_exists(cat.name))
 		ereport(ERROR,
@@ -134,7 +135,10 @@ festival_drop_index(PG_FUNCTION_ARGS)
 	catalog_delete_index(cat->index_id);
 	path = dropped_index_file(cat);
 	if (path != NULL)
+	{
 		pending_unlink_on_commit(path);
+		pending_unlink_on_commit(log_path_for(path));
+	}
 	PG_RETURN_VOID();
 }
 

@@ -33,7 +33,7 @@ ix_config_jsonb(OpenIndex *ix)
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	jb_string(&state, "structure", ix->cat.structure);
-	jb_string(&state, "framework", "none");
+	jb_string(&state, "framework", config_choice_name(ix->config, "framework"));
 
 	jb_key(&state, "device");
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
@@ -102,6 +102,10 @@ festival_stats(PG_FUNCTION_ARGS)
 		jb_null(&state, "srid");
 	jb_string(&state, "file", ix->path);
 	jb_jsonb(&state, "config", config);
+	jb_key(&state, "buffers");
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	ix->ns->ops->describe(ix->ns, &state);
+	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	/* the totals include this call (which may have opened the index) */
 	totals = ix->totals;
 	fest_stats_add(&totals, &ix->op_stats);

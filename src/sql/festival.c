@@ -10,12 +10,21 @@
  */
 #include "sql/handle.h"
 
+#include "flash/framework.h"
 #include "fmgr.h"
+#include "log/log.h"
 #include "utils/guc.h"
 
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
+
+static const struct config_enum_entry log_sync_options[] = {
+	{"operation", LOG_SYNC_OPERATION, false},
+	{"timer", LOG_SYNC_TIMER, false},
+	{"never", LOG_SYNC_NEVER, false},
+	{NULL, 0, false}
+};
 
 void
 _PG_init(void)
@@ -38,6 +47,28 @@ _PG_init(void)
 							10, 0, 86400,
 							PGC_USERSET,
 							GUC_UNIT_S,
+							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("festival.log_sync",
+							 "When the redo log of FAST and eFIND indices is synced.",
+							 "operation: at the end of every modification (nothing acknowledged is "
+							 "lost); timer: at the end of a modification when the last sync is older "
+							 "than festival.log_sync_interval; never: only when the index is flushed "
+							 "or closed.",
+							 &fest_log_sync_mode,
+							 LOG_SYNC_OPERATION,
+							 log_sync_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("festival.log_sync_interval",
+							"Milliseconds between log syncs when festival.log_sync is timer.",
+							NULL,
+							&fest_log_sync_interval,
+							1000, 1, 3600000,
+							PGC_USERSET,
+							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("festival.track_io_cpu",

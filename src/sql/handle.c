@@ -15,6 +15,9 @@
  */
 #include "sql/handle.h"
 
+#include "flash/framework.h"
+#include "log/log.h"
+
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "port.h"
@@ -218,16 +221,25 @@ copy_catalog(IndexCatalog *dst, const IndexCatalog *src)
 static void
 handle_configure(OpenIndex *ix, const StructureOps *structure)
 {
-	const OptionSpec *groups[8];
+	uint32		page_size;
 
 	ix->structure = structure;
-	structure_option_groups(structure, groups, lengthof(groups));
-	ix->config = options_parse(ix->cat.options, groups, structure->name);
-	ix->sidx.state = structure->setup(ix->config,
-									  (uint32) config_int(ix->config, "page_size"));
+	ix->config = index_options_parse(structure, ix->cat.options, &page_size,
+									 &ix->sidx.state);
 	ix->sidx.config = ix->config;
 	ix->sidx.name = ix->name;
 	ix->sidx.stats = &ix->op_stats;
+}
+
+/* The node store of the index's framework, over its open file. */
+static void
+open_store(OpenIndex *ix, bool create)
+{
+	const FrameworkDef *fw = framework_of(ix->config);
+
+	ix->ns = fw->create(ix->io, &ix->meta, ix->structure->node_ops, ix->name,
+						&ix->op_stats, ix->config, log_path_for(ix->path), create);
+	ix->sidx.ns = ix->ns;
 }
 
 static char *
@@ -280,11 +292,17 @@ index_open(const char *name, const ReloadInfo *reload)
 				 errmsg("file of index \"%s\" holds a \"%s\" index, but the catalog says \"%s\"",
 						name, ix->meta.structure, ix->cat.structure)));
 
-	ix->ns = direct_store_create(ix->io, &ix->meta, ix->structure->node_ops,
-								 ix->name, &ix->op_stats);
-	ix->sidx.ns = ix->ns;
+	open_store(ix, false);
 
-	if ((ix->meta.flags & FEST_META_CLEAN) == 0)
+	if ((ix->meta.flags & FEST_META_CLEAN) == 0 && ix->ns->has_log)
+	{
+		/* the store replayed its log: nothing acknowledged is lost */
+		if (ix->ns->recovered > 0 && reload == NULL)
+			ereport(NOTICE,
+					(errmsg("index \"%s\" was not closed cleanly; its log restored " UINT64_FORMAT " modifications",
+							name, ix->ns->recovered)));
+	}
+	else if ((ix->meta.flags & FEST_META_CLEAN) == 0)
 	{
 		if (reload != NULL && reload->consistent)
 		{
@@ -298,11 +316,15 @@ index_open(const char *name, const ReloadInfo *reload)
 		}
 		else
 		{
+			bool		buffering = framework_of(ix->config)->uses_log;
+
 			ix->meta.flags &= ~FEST_META_ENTRIES_VALID;
 			ereport(WARNING,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("index \"%s\" was not closed cleanly", name),
-					 errdetail("The session that last changed it ended without festival.close() or festival.flush(); pages written since then may be incomplete."),
+					 buffering
+					 ? errdetail("Its framework buffers changes in memory and its log is disabled (log_size 0): changes made since its last flush are lost, and pages written since then may be incomplete.")
+					 : errdetail("The session that last changed it ended without festival.close() or festival.flush(); pages written since then may be incomplete."),
 					 errhint("Run festival.check('%s') to verify it; festival.build('%s') rebuilds it from its source.",
 							 name, name)));
 		}
@@ -367,9 +389,11 @@ reload(OpenIndex *ix)
 }
 
 static void
-start_op(OpenIndex *ix)
+start_op(OpenIndex *ix, bool modifying)
 {
 	ix->busy = true;
+	if (ix->ns != NULL)
+		ix->ns->modifying_op = modifying;
 	ix->op_nest_level = GetCurrentTransactionNestLevel();
 	ix->committed_entry_count = ix->meta.entry_count;
 	ix->committed_entries_valid = (ix->meta.flags & FEST_META_ENTRIES_VALID) != 0;
@@ -398,7 +422,7 @@ ix_begin_op(const char *name, IndexAccess access)
 		ix = index_open(name, NULL);
 		check_access(ix, access);
 	}
-	start_op(ix);
+	start_op(ix, access == IX_MODIFY);
 	return ix;
 }
 
@@ -413,6 +437,15 @@ ix_mark_failed(OpenIndex *ix)
 	if (!ix->open_complete)
 	{
 		ix_discard(ix);
+		return;
+	}
+	/* nothing changed yet (an argument refused, say): keep the handle */
+	if (ix->ns != NULL && !ix->ns->op_touched && !ix->ns->meta_dirty)
+	{
+		ix->busy = false;
+		ix->ns->ops->end_op(ix->ns);
+		MemoryContextReset(ix->op_cxt);
+		fest_stats_reset(&ix->op_stats);
 		return;
 	}
 	ix->busy = false;
@@ -480,6 +513,7 @@ ix_end_op(OpenIndex *ix)
 	fest_stats_add(&ix->totals, op);
 	run_account(ix, op);
 	fest_stats_reset(op);
+	ix->ns->ops->end_op(ix->ns);
 	MemoryContextReset(ix->op_cxt);
 	ix->busy = false;
 }
@@ -529,12 +563,11 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 	fest_meta_write(ix->io, &ix->meta);
 	fest_meta_write(ix->io, &ix->meta);
 
-	ix->ns = direct_store_create(ix->io, &ix->meta, structure->node_ops,
-								 ix->name, &ix->op_stats);
-	ix->sidx.ns = ix->ns;
+	open_store(ix, true);
+	pending_unlink_on_abort(log_path_for(ix->path));
 
 	ix->open_complete = true;
-	start_op(ix);
+	start_op(ix, true);
 	structure->init_empty(&ix->sidx);
 	ix_commit(ix);
 	ix_flush(ix);
@@ -609,7 +642,7 @@ ix_close(OpenIndex *ix)
 		ix_discard(ix);
 		return;
 	}
-	start_op(ix);
+	start_op(ix, true);
 	ix_flush(ix);
 	ix_end_op(ix);
 	ix_discard(ix);

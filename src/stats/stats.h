@@ -60,6 +60,30 @@
 	X(filter_exact)			/* candidates accepted without refinement */ \
 	X(refined)				/* candidates checked against exact geometry */ \
 	X(results)				/* ids returned */ \
+	/* buffering node stores (FAST, eFIND) */ \
+	X(buffered_modifications)	/* changes taken into a write buffer */ \
+	X(flushes)				/* flushing units (or flush-alls) written */ \
+	X(flushed_pages) \
+	X(unnecessary_flushed_pages)	/* unmodified pages a flush wrote (FAST) */ \
+	X(merges)				/* node reads merging buffered and stored entries */ \
+	X(read_buffer_hits) \
+	X(read_buffer_misses) \
+	X(read_buffer_precached)	/* pages put in the read buffer at a flush (eFIND) */ \
+	X(tc_sequential)		/* flush candidates by temporal control of writes */ \
+	X(tc_stride) \
+	X(tc_both) \
+	X(tc_unfiltered) \
+	X(cache_hits)			/* general-purpose page cache */ \
+	X(cache_misses) \
+	X(cache_evictions) \
+	X(cache_writebacks) \
+	/* redo log */ \
+	X(log_records) \
+	X(log_bytes) \
+	X(log_syncs) \
+	X(log_compactions) \
+	X(recoveries) \
+	X(recovery_records)		/* log records replayed */ \
 	/* times */ \
 	X(index_ns)				/* wall time of index work */ \
 	X(index_cpu_ns)			/* CPU time of index work */ \
@@ -71,7 +95,10 @@
 	X(split_ns) \
 	X(refine_ns)			/* wall time of refinement (fetch + GEOS) */ \
 	X(refine_fetch_ns)		/* part of refine_ns spent fetching rows */ \
-	X(refine_cpu_ns)		/* CPU time of refinement */
+	X(refine_cpu_ns)		/* CPU time of refinement */ \
+	X(flush_ns)				/* wall time of flushes */ \
+	X(log_write_ns)			/* wall time writing and syncing the log */ \
+	X(recovery_ns)			/* wall time replaying the log */
 
 typedef struct FestStats
 {

@@ -1,0 +1,911 @@
+/*-------------------------------------------------------------------------
+ *
+ * buffered.c
+ *	  The write buffer, its log and its flushes, shared by FAST and eFIND.
+ *
+ * IDENTIFICATION
+ *	  src/flash/buffered.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "flash/buffered.h"
+
+#include "format/page.h"
+#include "stats/jsonbuild.h"
+#include "utils/memutils.h"
+
+typedef struct ReturnedNode
+{
+	PageId		page;			/* hash key */
+	TreeNode   *node;
+} ReturnedNode;
+
+/* A private copy of a node in the given context. */
+static TreeNode *
+copy_node(const TreeNode *node, MemoryContext cxt)
+{
+	TreeNode   *copy = MemoryContextAlloc(cxt, sizeof(TreeNode));
+
+	*copy = *node;
+	copy->entries = MemoryContextAlloc(cxt, (size_t) node->capacity * node->entry_size);
+	memcpy(copy->entries, node->entries, (size_t) node->nentries * node->entry_size);
+	return copy;
+}
+
+static void
+create_tables(BufferedStore *bs)
+{
+	HASHCTL		ctl;
+
+	ctl.keysize = sizeof(PageId);
+	ctl.entrysize = sizeof(BufPage);
+	ctl.hcxt = bs->cxt;
+	bs->table = hash_create("festival write buffer", 256, &ctl,
+							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	bs->returned = NULL;
+}
+
+BufPage *
+buffered_lookup(BufferedStore *bs, PageId page)
+{
+	return hash_search(bs->table, &page, HASH_FIND, NULL);
+}
+
+/* The buffer entry of a page, created as MOD if absent. */
+static BufPage *
+enter_page(BufferedStore *bs, PageId page, uint16 level)
+{
+	bool		found;
+	BufPage    *bp = hash_search(bs->table, &page, HASH_ENTER, &found);
+
+	if (!found)
+	{
+		bp->status = BUF_MOD;
+		bp->level = level;
+		bp->mod_count = 0;
+		bp->last_mod = 0;
+		bp->link = InvalidPageId;
+		bp->bytes = 0;
+		bp->mods = NULL;
+		buffered_account(bs, bp, BUF_PAGE_OVERHEAD);
+	}
+	return bp;
+}
+
+/* Set bp's size in the buffer, keeping the total in step. */
+void
+buffered_account(BufferedStore *bs, BufPage *bp, int64 new_bytes)
+{
+	bs->used += new_bytes - bp->bytes;
+	bp->bytes = new_bytes;
+}
+
+static void
+remove_page(BufferedStore *bs, BufPage *bp)
+{
+	PageId		page = bp->page;
+
+	bs->ops->forget(bs, bp);
+	bs->used -= bp->bytes;
+	hash_search(bs->table, &page, HASH_REMOVE, NULL);
+}
+
+/* Append a record about bp, unless replaying or the log is off. */
+void
+buffered_log(BufferedStore *bs, LogRecordType type, const BufPage *bp,
+			 uint32 count, const void *payload, uint32 len)
+{
+	if (bs->log == NULL || bs->replaying)
+		return;
+	log_append(bs->log, type, bp ? bp->page : InvalidPageId, bp ? bp->level : 0,
+			   count, 0, payload, len);
+	bs->op_logged = true;
+}
+
+void
+buffered_entry_mbr(const BufferedStore *bs, const void *entry, uint16 level,
+				   Mbr *box)
+{
+	bs->ns.node_ops->entry_mbr(entry, level, box);
+}
+
+/*
+ * Read and verify the stored version of a node, straight from the device.
+ * On failure returns NULL with *check set.
+ */
+TreeNode *
+buffered_read_disk(BufferedStore *bs, PageId page, FestPageCheck *check)
+{
+	NodeStore  *ns = &bs->ns;
+	char	   *image;
+	TreeNode   *node;
+
+	if (page < FEST_FIRST_DATA_PAGE || page >= ns->meta->page_count)
+	{
+		*check = FEST_PAGE_WRONG_ID;
+		return NULL;
+	}
+	image = pageio_alloc_buffer(ns->page_size);
+	pageio_read_one(ns->io, page, image);
+	*check = fest_page_verify(image, ns->page_size, page, FEST_PAGE_NODE);
+	if (*check == FEST_PAGE_OK && !ns_header_plausible(ns, image))
+		*check = FEST_PAGE_IMPOSSIBLE;
+	if (*check != FEST_PAGE_OK)
+	{
+		pageio_free_buffer(image);
+		return NULL;
+	}
+	node = ns_deserialize(ns, image, page);
+	ns->stats->reads_per_level[node->level]++;
+	pageio_free_buffer(image);
+	return node;
+}
+
+static void
+report_unreadable(NodeStore *ns, PageId page, FestPageCheck check)
+{
+	if (check == FEST_PAGE_WRONG_ID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" refers to page " UINT64_FORMAT ", outside its data pages (2 to " UINT64_FORMAT ")",
+						ns->index_name, page, ns->meta->page_count - 1),
+				 errhint("Rebuild the index with festival.build('%s').", ns->index_name)));
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
+					ns->index_name, page),
+			 errdetail("%s.", fest_page_check_message(check)),
+			 errhint("Run festival.check('%s') to list every damaged page, then rebuild the index with festival.build('%s').",
+					 ns->index_name, ns->index_name)));
+}
+
+/*
+ * The latest version of a page: buffered changes over the stored version.
+ * Returns NULL with *check set when the stored version cannot be read.
+ */
+static TreeNode *
+latest_version(BufferedStore *bs, PageId page, FestPageCheck *check)
+{
+	BufPage    *bp = buffered_lookup(bs, page);
+
+	*check = FEST_PAGE_OK;
+	if (bp == NULL)
+		return bs->ops->read_stored(bs, page, check);
+	if (bp->status == BUF_DEL)
+	{
+		*check = FEST_PAGE_WRONG_KIND;
+		return NULL;
+	}
+	if (bp->status == BUF_NEW)
+		return bs->ops->materialize(bs, bp, NULL);
+	{
+		TreeNode   *stored = bs->ops->read_stored(bs, page, check);
+
+		if (stored == NULL)
+			return NULL;
+		bs->ns.stats->merges++;
+		return bs->ops->materialize(bs, bp, stored);
+	}
+}
+
+/*
+ * Remember the version returned, to learn later what a write changed.
+ * Read-only operations never write, so they skip the copy.
+ */
+static void
+remember_returned(BufferedStore *bs, const TreeNode *node)
+{
+	ReturnedNode *r;
+	bool		found;
+
+	if (!bs->ns.modifying_op)
+		return;
+	if (bs->returned == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(PageId);
+		ctl.entrysize = sizeof(ReturnedNode);
+		ctl.hcxt = bs->op_cxt;
+		bs->returned = hash_create("festival returned nodes", 64, &ctl,
+								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	r = hash_search(bs->returned, &node->page, HASH_ENTER, &found);
+	r->node = copy_node(node, bs->op_cxt);
+}
+
+static TreeNode *
+buffered_read(NodeStore *ns, PageId page)
+{
+	BufferedStore *bs = (BufferedStore *) ns;
+	FestPageCheck check;
+	TreeNode   *node;
+
+	ns->stats->nodes_visited++;
+	node = latest_version(bs, page, &check);
+	if (node == NULL)
+		report_unreadable(ns, page, check);
+	remember_returned(bs, node);
+	return node;
+}
+
+static FestPageCheck
+buffered_read_checked(NodeStore *ns, PageId page, TreeNode **node)
+{
+	BufferedStore *bs = (BufferedStore *) ns;
+	FestPageCheck check;
+
+	ns->stats->nodes_visited++;
+	*node = latest_version(bs, page, &check);
+	return check;
+}
+
+static void
+buffered_write(NodeStore *ns, const TreeNode *node, NodeWriteKind kind)
+{
+	BufferedStore *bs = (BufferedStore *) ns;
+	const TreeNode *old = NULL;
+	BufPage    *bp;
+
+	ns->op_touched = true;
+	ns->stats->nodes_written++;
+	ns->stats->buffered_modifications++;
+
+	if (kind == NS_WRITE_UPDATE)
+	{
+		ReturnedNode *r = bs->returned
+			? hash_search(bs->returned, &node->page, HASH_FIND, NULL) : NULL;
+
+		if (r != NULL)
+			old = r->node;
+		else
+		{
+			/* a structure that writes without reading first */
+			FestPageCheck check;
+
+			old = latest_version(bs, node->page, &check);
+			if (old == NULL)
+				report_unreadable(ns, node->page, check);
+		}
+	}
+
+	bp = enter_page(bs, node->page, node->level);
+	if (bp->status == BUF_DEL && kind == NS_WRITE_UPDATE)
+		elog(ERROR, "index \"%s\": page " UINT64_FORMAT " was written after being freed",
+			 ns->index_name, node->page);
+	bp->level = node->level;
+	bp->last_mod = ++bs->clock;
+	/* absorb counts the modifications, as its framework defines them */
+	bs->ops->absorb(bs, bp, old, node, kind);
+	remember_returned(bs, node);
+}
+
+static PageId
+buffered_alloc(NodeStore *ns, uint16 level)
+{
+	BufferedStore *bs = (BufferedStore *) ns;
+	FestMeta   *meta = ns->meta;
+	PageId		page;
+
+	ns->op_touched = true;
+	ns->stats->nodes_allocated++;
+	ns->meta_dirty = true;
+	if (meta->free_head == InvalidPageId)
+		return meta->page_count++;
+
+	page = meta->free_head;
+	{
+		BufPage    *bp = buffered_lookup(bs, page);
+
+		if (bp != NULL && bp->status == BUF_DEL)
+			meta->free_head = bp->link;
+		else
+		{
+			/* a free page on disk: its header holds the link */
+			char	   *image = pageio_alloc_buffer(ns->page_size);
+			FestPageCheck check;
+
+			if (page >= meta->page_count)
+				report_unreadable(ns, page, FEST_PAGE_WRONG_ID);
+			pageio_read_one(ns->io, page, image);
+			check = fest_page_verify(image, ns->page_size, page, FEST_PAGE_FREE);
+			if (check != FEST_PAGE_OK)
+				report_unreadable(ns, page, check);
+			meta->free_head = FestPageGetHeader(image)->link;
+			pageio_free_buffer(image);
+		}
+	}
+	meta->free_count--;
+	return page;
+}
+
+static void
+buffered_release(NodeStore *ns, PageId page)
+{
+	BufferedStore *bs = (BufferedStore *) ns;
+	BufPage    *bp = enter_page(bs, page, 0);
+
+	ns->op_touched = true;
+	ns->stats->nodes_freed++;
+	ns->stats->buffered_modifications++;
+	bs->ops->forget(bs, bp);
+	bp->status = BUF_DEL;
+	bp->mod_count++;
+	bp->last_mod = ++bs->clock;
+	bp->link = ns->meta->free_head;
+	buffered_account(bs, bp, BUF_PAGE_OVERHEAD);
+	bs->ops->deleted(bs, bp);
+	buffered_log(bs, LOG_DEL, bp, 0, &bp->link, sizeof(bp->link));
+
+	ns->meta->free_head = page;
+	ns->meta->free_count++;
+	ns->meta_dirty = true;
+}
+
+static void
+meta_to_logged(const FestMeta *meta, LoggedMeta *lm)
+{
+	memset(lm, 0, sizeof(*lm));
+	lm->root = meta->root;
+	lm->page_count = meta->page_count;
+	lm->free_head = meta->free_head;
+	lm->free_count = meta->free_count;
+	lm->entry_count = meta->entry_count;
+	lm->height = meta->height;
+	lm->flags = meta->flags;
+	lm->srid = meta->srid;
+	memcpy(lm->structure_state, meta->structure_state, FEST_STRUCTURE_STATE_SIZE);
+}
+
+static void
+logged_to_meta(const LoggedMeta *lm, FestMeta *meta)
+{
+	meta->root = lm->root;
+	meta->page_count = lm->page_count;
+	meta->free_head = lm->free_head;
+	meta->free_count = lm->free_count;
+	meta->entry_count = lm->entry_count;
+	meta->height = lm->height;
+	meta->flags = (meta->flags & FEST_META_CLEAN) | (lm->flags & ~FEST_META_CLEAN);
+	meta->srid = lm->srid;
+	memcpy(meta->structure_state, lm->structure_state, FEST_STRUCTURE_STATE_SIZE);
+}
+
+static void
+log_meta(BufferedStore *bs)
+{
+	LoggedMeta	lm;
+
+	meta_to_logged(bs->ns.meta, &lm);
+	buffered_log(bs, LOG_META, NULL, 0, &lm, sizeof(lm));
+}
+
+/* Every buffered page, oldest modification first. */
+int
+buffered_oldest_first(const void *a, const void *b)
+{
+	const BufPage *pa = *(const BufPage *const *) a;
+	const BufPage *pb = *(const BufPage *const *) b;
+
+	if (pa->last_mod != pb->last_mod)
+		return pa->last_mod < pb->last_mod ? -1 : 1;
+	return pa->page < pb->page ? -1 : (pa->page > pb->page ? 1 : 0);
+}
+
+/* All buffered pages as a List of BufPage pointers, in page order. */
+List *
+buffered_pages(BufferedStore *bs)
+{
+	HASH_SEQ_STATUS status;
+	BufPage    *bp;
+	int			n = hash_get_num_entries(bs->table);
+	BufPage   **all = palloc(Max(n, 1) * sizeof(BufPage *));
+	int			i = 0;
+	List	   *list = NIL;
+
+	hash_seq_init(&status, bs->table);
+	while ((bp = hash_seq_search(&status)) != NULL)
+		all[i++] = bp;
+	for (int j = 1; j < n; j++)
+	{
+		BufPage    *x = all[j];
+		int			k = j - 1;
+
+		while (k >= 0 && all[k]->page > x->page)
+		{
+			all[k + 1] = all[k];
+			k--;
+		}
+		all[k + 1] = x;
+	}
+	for (int j = 0; j < n; j++)
+		list = lappend(list, all[j]);
+	pfree(all);
+	return list;
+}
+
+static int
+page_cmp(const void *a, const void *b)
+{
+	PageId		x = *(const PageId *) a;
+	PageId		y = *(const PageId *) b;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/*
+ * Write a flushing unit: each page's latest version (or, for a page the
+ * buffer does not hold, its stored version again: FAST's unnecessary
+ * writes), in page order as one batch; sync the index file; then log the
+ * flush so that a replay drops the pages' older records.
+ */
+void
+buffered_write_unit(BufferedStore *bs, List *pages)
+{
+	NodeStore  *ns = &bs->ns;
+	int			n = list_length(pages);
+	PageId	   *ids;
+	PageIORequest *reqs;
+	TreeNode  **written;
+	int			i = 0;
+	ListCell   *lc;
+	int64		start = fest_now_ns();
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "festival flush", ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+
+	if (n == 0)
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		return;
+	}
+	ns_mark_unclean(ns);
+
+	ids = palloc(n * sizeof(PageId));
+	foreach(lc, pages)
+		ids[i++] = *(PageId *) lfirst(lc);
+	qsort(ids, n, sizeof(PageId), page_cmp);
+
+	reqs = palloc(n * sizeof(PageIORequest));
+	written = palloc0(n * sizeof(TreeNode *));
+	for (i = 0; i < n; i++)
+	{
+		PageId		page = ids[i];
+		BufPage    *bp = buffered_lookup(bs, page);
+		char	   *image = pageio_alloc_buffer(ns->page_size);
+		FestPageCheck check;
+
+		reqs[i].page = page;
+		reqs[i].buf = image;
+		if (bp == NULL)
+		{
+			/*
+			 * FAST writes whole static units: a page without buffered
+			 * changes is read and written back as it is (a node or a free
+			 * page), an unnecessary write.
+			 */
+			pageio_read_one(ns->io, page, image);
+			check = fest_page_verify(image, ns->page_size, page, 0);
+			if (check != FEST_PAGE_OK)
+				report_unreadable(ns, page, check);
+			ns->stats->unnecessary_flushed_pages++;
+			written[i] = NULL;
+			continue;
+		}
+		if (bp->status == BUF_DEL)
+		{
+			fest_page_init(image, ns->page_size, page, FEST_PAGE_FREE);
+			FestPageGetHeader(image)->link = bp->link;
+		}
+		else
+		{
+			TreeNode   *node = latest_version(bs, page, &check);
+
+			if (node == NULL)
+				report_unreadable(ns, page, check);
+			ns_serialize(ns, node, image);
+			ns->stats->writes_per_level[node->level]++;
+			written[i] = node;
+		}
+		fest_page_seal(image, ns->page_size);
+	}
+
+	pageio_write(ns->io, reqs, n);
+	pageio_sync(ns->io);
+	if (bs->log != NULL && !bs->replaying)
+	{
+		log_append(bs->log, LOG_FLUSH, InvalidPageId, 0, n, 0, ids, n * sizeof(PageId));
+		log_commit(bs->log, bs->cfg.sync_mode, bs->cfg.sync_interval_ms);
+	}
+
+	for (i = 0; i < n; i++)
+	{
+		BufPage    *bp = buffered_lookup(bs, ids[i]);
+
+		if (bp == NULL)
+			continue;			/* rewritten unchanged */
+		bs->ops->flushed(bs, ids[i], written[i]);
+		remove_page(bs, bp);
+	}
+	ns->stats->flushes++;
+	ns->stats->flushed_pages += n;
+	ns->stats->flush_ns += fest_now_ns() - start;
+
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+}
+
+static List *
+buffered_flush_some(NodeStore *ns)
+{
+	BufferedStore *bs = (BufferedStore *) ns;
+	List	   *unit;
+
+	if (hash_get_num_entries(bs->table) == 0)
+		return NIL;
+	unit = bs->ops->choose_unit(bs);
+	buffered_write_unit(bs, unit);
+	return unit;				/* PageId pointers, for the caller to report */
+}
+
+/*
+ * Flush units chosen by the policy until the buffer holds at most limit
+ * bytes.  A unit that frees nothing ends the loop (a policy that cannot
+ * help must not spin).
+ */
+static void
+flush_until(BufferedStore *bs, int64 limit)
+{
+	while (bs->used > limit && hash_get_num_entries(bs->table) > 0)
+	{
+		int64		before = bs->used;
+		List	   *unit = bs->ops->choose_unit(bs);
+
+		if (unit == NIL)
+			break;
+		buffered_write_unit(bs, unit);
+		list_free_deep(unit);
+		if (bs->used >= before)
+			break;
+	}
+}
+
+/*
+ * Rewrite the log with the records that rebuild the current buffer (eFIND
+ * algorithm 7).  If that alone would exceed half of log_size, flush units
+ * first: nothing else can be dropped.
+ */
+static void
+compact_log(BufferedStore *bs)
+{
+	List	   *pages;
+	ListCell   *lc;
+
+	flush_until(bs, bs->cfg.log_size / 2);
+
+	log_rewrite_begin(bs->log);
+	pages = buffered_pages(bs);
+	foreach(lc, pages)
+	{
+		BufPage    *bp = (BufPage *) lfirst(lc);
+
+		if (bp->status == BUF_DEL)
+			log_append(bs->log, LOG_DEL, bp->page, bp->level, 0, 0, &bp->link, sizeof(bp->link));
+		else
+			bs->ops->emit(bs, bp);
+	}
+	log_meta(bs);
+	log_rewrite_end(bs->log);
+	list_free(pages);
+}
+
+/*
+ * End of a modification: log its records with the meta data as one group,
+ * then restore the buffer's capacity by flushing units, then compact the
+ * log if it outgrew log_size.
+ */
+static void
+buffered_commit(NodeStore *ns)
+{
+	BufferedStore *bs = (BufferedStore *) ns;
+
+	if (ns->meta_dirty)
+	{
+		log_meta(bs);
+		ns->meta_dirty = false;
+	}
+	if (bs->op_logged)
+	{
+		/* before the first record counts, the meta page must say "replay" */
+		ns_mark_unclean(ns);
+		log_commit(bs->log, bs->cfg.sync_mode, bs->cfg.sync_interval_ms);
+		bs->op_logged = false;
+	}
+	else if (bs->log == NULL && hash_get_num_entries(bs->table) > 0)
+		ns_mark_unclean(ns);
+
+	flush_until(bs, bs->cfg.buffer_size);
+
+	if (bs->log != NULL && log_size(bs->log) > (uint64) bs->cfg.log_size)
+		compact_log(bs);
+
+	bs->returned = NULL;
+	MemoryContextReset(bs->op_cxt);
+	ns->op_touched = false;
+}
+
+static FestPageCheck
+buffered_read_free_link(NodeStore *ns, PageId page, PageId *link)
+{
+	BufPage    *bp = buffered_lookup((BufferedStore *) ns, page);
+	char	   *image;
+	FestPageCheck check;
+
+	if (bp != NULL)
+	{
+		if (bp->status != BUF_DEL)
+			return FEST_PAGE_WRONG_KIND;
+		*link = bp->link;
+		return FEST_PAGE_OK;
+	}
+	if (page >= ns->io->ops->npages(ns->io))
+		return FEST_PAGE_NEVER_WRITTEN;
+	image = pageio_alloc_buffer(ns->page_size);
+	pageio_read_one(ns->io, page, image);
+	check = fest_page_verify(image, ns->page_size, page, FEST_PAGE_FREE);
+	if (check == FEST_PAGE_OK)
+		*link = FestPageGetHeader(image)->link;
+	pageio_free_buffer(image);
+	return check;
+}
+
+static uint64
+buffered_pages_available(NodeStore *ns)
+{
+	BufferedStore *bs = (BufferedStore *) ns;
+	uint64		pages = ns->io->ops->npages(ns->io);
+	HASH_SEQ_STATUS status;
+	BufPage    *bp;
+
+	hash_seq_init(&status, bs->table);
+	while ((bp = hash_seq_search(&status)) != NULL)
+		pages = Max(pages, bp->page + 1);
+	return pages;
+}
+
+static void
+buffered_end_op(NodeStore *ns)
+{
+	BufferedStore *bs = (BufferedStore *) ns;
+
+	bs->returned = NULL;
+	MemoryContextReset(bs->op_cxt);
+}
+
+/*
+ * Write everything: every buffered page in page order, then a clean meta
+ * page; the log is then empty.
+ */
+static void
+buffered_flush(NodeStore *ns)
+{
+	BufferedStore *bs = (BufferedStore *) ns;
+	List	   *pages = buffered_pages(bs);
+	List	   *ids = NIL;
+	ListCell   *lc;
+
+	buffered_commit(ns);
+	foreach(lc, pages)
+	{
+		PageId	   *id = palloc(sizeof(PageId));
+
+		*id = ((BufPage *) lfirst(lc))->page;
+		ids = lappend(ids, id);
+	}
+	if (ids != NIL)
+		buffered_write_unit(bs, ids);
+	/* the meta page (stale while changes were logged) is written clean */
+	ns_mark_clean(ns);
+	if (bs->log != NULL && !ns->suspect)
+		log_truncate(bs->log);
+	list_free_deep(ids);
+	list_free(pages);
+}
+
+static void
+drop_all(BufferedStore *bs)
+{
+	List	   *pages = buffered_pages(bs);
+	ListCell   *lc;
+
+	foreach(lc, pages)
+		remove_page(bs, (BufPage *) lfirst(lc));
+	list_free(pages);
+	Assert(bs->used == 0);
+	bs->used = 0;
+}
+
+static void
+buffered_reset(NodeStore *ns)
+{
+	BufferedStore *bs = (BufferedStore *) ns;
+
+	drop_all(bs);
+	bs->returned = NULL;
+	MemoryContextReset(bs->op_cxt);
+	ns->io->ops->truncate(ns->io, FEST_FIRST_DATA_PAGE);
+	ns->meta->page_count = FEST_FIRST_DATA_PAGE;
+	ns->meta->free_head = InvalidPageId;
+	ns->meta->free_count = 0;
+	ns->meta->entry_count = 0;
+	ns->meta->root = InvalidPageId;
+	ns->meta->height = 0;
+	ns->meta->flags |= FEST_META_ENTRIES_VALID;
+	ns->suspect = false;
+	ns->meta_dirty = true;
+	if (bs->log != NULL)
+		log_truncate(bs->log);
+}
+
+static void
+buffered_close(NodeStore *ns)
+{
+	BufferedStore *bs = (BufferedStore *) ns;
+
+	if (bs->log != NULL)
+		log_close(bs->log);
+	ns->io->ops->close(ns->io);
+}
+
+void
+buffered_describe(BufferedStore *bs, JsonbParseState **state)
+{
+	jb_int(state, "write_buffer_bytes", bs->used);
+	jb_int(state, "write_buffer_capacity", bs->cfg.buffer_size);
+	jb_int(state, "write_buffer_pages", hash_get_num_entries(bs->table));
+	if (bs->log != NULL)
+		jb_int(state, "log_bytes", (int64) log_size(bs->log));
+	else
+		jb_null(state, "log_bytes");
+	bs->ops->describe(bs, state);
+}
+
+static void
+describe_store(NodeStore *ns, JsonbParseState **state)
+{
+	buffered_describe((BufferedStore *) ns, state);
+}
+
+const NodeStoreOps buffered_store_ops = {
+	.read = buffered_read,
+	.read_checked = buffered_read_checked,
+	.write = buffered_write,
+	.alloc = buffered_alloc,
+	.release = buffered_release,
+	.commit = buffered_commit,
+	.flush = buffered_flush,
+	.reset = buffered_reset,
+	.close = buffered_close,
+	.read_free_link = buffered_read_free_link,
+	.pages_available = buffered_pages_available,
+	.end_op = buffered_end_op,
+	.flush_some = buffered_flush_some,
+	.describe = describe_store
+};
+
+/* One replayed record; see buffered_recover. */
+static void
+apply_record(void *arg, const LogRecord *rec)
+{
+	BufferedStore *bs = (BufferedStore *) arg;
+	BufPage    *bp;
+
+	bs->ns.stats->recovery_records++;
+	switch ((LogRecordType) rec->hdr.type)
+	{
+		case LOG_META:
+			if (rec->payload_len == sizeof(LoggedMeta))
+				logged_to_meta((const LoggedMeta *) rec->payload, bs->ns.meta);
+			break;
+		case LOG_NEW:
+		case LOG_MOD:
+			bp = enter_page(bs, rec->hdr.page, rec->hdr.level);
+			if (rec->hdr.type == LOG_NEW || bp->status == BUF_DEL)
+			{
+				bs->ops->forget(bs, bp);
+				buffered_account(bs, bp, BUF_PAGE_OVERHEAD);
+				bp->status = BUF_NEW;
+			}
+			bp->level = rec->hdr.level;
+			bp->last_mod = ++bs->clock;
+			bs->ops->replay(bs, bp, rec);
+			break;
+		case LOG_DEL:
+			bp = enter_page(bs, rec->hdr.page, rec->hdr.level);
+			bs->ops->forget(bs, bp);
+			bp->status = BUF_DEL;
+			bp->mod_count++;
+			bp->last_mod = ++bs->clock;
+			memcpy(&bp->link, rec->payload, sizeof(bp->link));
+			buffered_account(bs, bp, BUF_PAGE_OVERHEAD);
+			bs->ops->deleted(bs, bp);
+			break;
+		case LOG_FLUSH:
+			for (uint32 i = 0; i < rec->hdr.count; i++)
+			{
+				PageId		page;
+
+				memcpy(&page, rec->payload + i * sizeof(PageId), sizeof(PageId));
+				bp = buffered_lookup(bs, page);
+				if (bp != NULL)
+					remove_page(bs, bp);
+			}
+			break;
+		case LOG_COMMIT:
+			break;
+	}
+}
+
+/*
+ * Restart: an index whose meta page is not clean has its buffer rebuilt
+ * from the log.  A clean index has nothing to replay; a leftover log is
+ * emptied.
+ */
+void
+buffered_recover(BufferedStore *bs)
+{
+	NodeStore  *ns = &bs->ns;
+	LogReplayResult result;
+	int64		start;
+
+	if (bs->log == NULL)
+		return;
+	if (ns->meta->flags & FEST_META_CLEAN)
+	{
+		if (!log_is_empty(bs->log))
+			log_truncate(bs->log);
+		return;
+	}
+
+	start = fest_now_ns();
+	bs->replaying = true;
+	log_replay(bs->log, apply_record, bs, &result);
+	bs->replaying = false;
+	ns->stats->recovery_ns += fest_now_ns() - start;
+	ns->stats->recoveries++;
+	ns->recovered = result.groups;
+	/* the replayed state is exact: nothing is suspect */
+	ns->suspect = false;
+	ns->meta->flags |= FEST_META_ENTRIES_VALID;
+}
+
+/*
+ * Set up the shared part of a buffering store.  The framework sets ops and
+ * its own state; buffered_recover is called last, once both are ready.
+ */
+void
+buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
+			  FestMeta *meta, const NodeOps *node_ops, const char *index_name,
+			  FestStats *stats, const BufferedConfig *cfg, const char *log_path,
+			  bool create)
+{
+	bs->ns.ops = &buffered_store_ops;
+	bs->ns.node_ops = node_ops;
+	bs->ns.io = io;
+	bs->ns.meta = meta;
+	bs->ns.index_name = index_name;
+	bs->ns.stats = stats;
+	bs->ns.page_size = io->page_size;
+	bs->ns.marked_unclean = (meta->flags & FEST_META_CLEAN) == 0;
+	bs->ns.suspect = bs->ns.marked_unclean;
+	bs->ns.has_log = cfg->log_size > 0;
+	bs->ops = ops;
+	bs->cfg = *cfg;
+	bs->cxt = CurrentMemoryContext;
+	bs->op_cxt = AllocSetContextCreate(bs->cxt, "festival buffered operation",
+									   ALLOCSET_DEFAULT_SIZES);
+	create_tables(bs);
+	if (cfg->log_size > 0)
+		bs->log = log_open(log_path, meta->index_uid, create, index_name, stats);
+}

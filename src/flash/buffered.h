@@ -1,0 +1,200 @@
+/*-------------------------------------------------------------------------
+ *
+ * buffered.h
+ *	  What FAST and eFIND share: a write buffer of node modifications in
+ *	  front of the index file, kept durable by a redo log.
+ *
+ * Both frameworks (Sarwat et al. 2013; Carniel et al. 2017, 2019) keep the
+ * modifications of nodes in memory, keyed by page, with a status:
+ *	NEW	a node created in the buffer (its whole content is buffered),
+ *	MOD	a node on disk whose entries were changed,
+ *	DEL	a node deleted (its page is on the free list).
+ * They differ in how a node's modifications are kept (FAST: a list of the
+ * results of changes by position; eFIND: a red-black tree with the latest
+ * version of each changed entry), in how the stored and buffered versions
+ * are combined on a read, and in how flushing units are chosen.  Those are
+ * the BufferedOps of each framework; everything else is here:
+ *
+ *	- learning what changed: a node written is compared with the version
+ *	  the store last returned for that page (structures never talk to the
+ *	  buffers, DESIGN.md section 1);
+ *	- byte accounting against the write buffer's capacity; the capacity is
+ *	  enforced when a modification commits, never in the middle of one, so
+ *	  a flush never writes half a split;
+ *	- the free list: a released page becomes DEL with a link to the next
+ *	  free page, and is written as a free page when flushed;
+ *	- the log: each modification's records form a group closed at commit,
+ *	  meta changes included (LOG_META), so the meta page is written only
+ *	  when the index is flushed or closed; a flush writes its pages, syncs
+ *	  the index file and then logs LOG_FLUSH;
+ *	- restart: opening an index whose meta page is not clean replays its
+ *	  log (LOG_FLUSH drops the pages written since their records);
+ *	- compaction (eFIND algorithm 7): when the log outgrows log_size it is
+ *	  rewritten with only the records that rebuild the current buffer, and
+ *	  if that is still too large, units are flushed first.
+ *
+ * Logical time: every modification taken into the buffer advances a
+ * counter; timestamps and ages are in these ticks, so flushing decisions
+ * are reproducible run after run.
+ *
+ * IDENTIFICATION
+ *	  src/flash/buffered.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_BUFFERED_H
+#define FEST_BUFFERED_H
+
+#include "flash/nodestore.h"
+#include "index/options.h"
+#include "log/log.h"
+#include "nodes/pg_list.h"
+#include "utils/hsearch.h"
+
+typedef enum BufStatus
+{
+	BUF_NEW = 1,
+	BUF_MOD = 2,
+	BUF_DEL = 3
+} BufStatus;
+
+/* Bytes a buffered page costs besides its modifications. */
+#define BUF_PAGE_OVERHEAD 48
+
+typedef struct BufPage
+{
+	PageId		page;			/* hash key */
+	BufStatus	status;
+	uint16		level;
+	uint32		mod_count;		/* modifications since it entered the buffer */
+	uint64		last_mod;		/* logical time of its last modification */
+	PageId		link;			/* DEL: the next page of the free list */
+	int64		bytes;			/* buffer bytes it occupies */
+	void	   *mods;			/* the framework's record of its changes */
+} BufPage;
+
+typedef struct BufferedStore BufferedStore;
+
+typedef struct BufferedOps
+{
+	const char *name;
+
+	/*
+	 * Take the new version of a node into bp.  old is the version the store
+	 * last returned for the page, or NULL when the node is new (kind NEW) or
+	 * rewritten wholesale (REPLACE).  Records the modifications, keeps
+	 * bp->bytes up to date and appends the log records.
+	 */
+	void		(*absorb) (BufferedStore *bs, BufPage *bp, const TreeNode *old,
+						   const TreeNode *node, NodeWriteKind kind);
+
+	/* The latest version of a NEW (stored NULL) or MOD page. */
+	TreeNode   *(*materialize) (BufferedStore *bs, BufPage *bp, const TreeNode *stored);
+
+	/*
+	 * The stored version of a page, verified; on failure NULL with *check
+	 * set.  eFIND goes through its read buffer.
+	 */
+	TreeNode   *(*read_stored) (BufferedStore *bs, PageId page, FestPageCheck *check);
+
+	/* Apply one replayed LOG_NEW or LOG_MOD record to bp. */
+	void		(*replay) (BufferedStore *bs, BufPage *bp, const LogRecord *rec);
+
+	/* Append the log records that rebuild bp (compaction). */
+	void		(*emit) (BufferedStore *bs, BufPage *bp);
+
+	/* The pages of the next flushing unit, chosen by the policy (PageIds). */
+	List	   *(*choose_unit) (BufferedStore *bs);
+
+	/* A page was written by a flush with this content (NULL: freed). */
+	void		(*flushed) (BufferedStore *bs, PageId page, const TreeNode *written);
+
+	/* bp leaves the buffer or changes status: release its modifications. */
+	void		(*forget) (BufferedStore *bs, BufPage *bp);
+
+	/* bp has just become DEL (its page was freed). */
+	void		(*deleted) (BufferedStore *bs, BufPage *bp);
+
+	/* Framework statistics for festival.stats() (gauges). */
+	void		(*describe) (BufferedStore *bs, JsonbParseState **state);
+} BufferedOps;
+
+/* Settings every buffering store takes from its options. */
+typedef struct BufferedConfig
+{
+	int64		buffer_size;	/* write buffer capacity, bytes */
+	int			flushing_unit;	/* pages per flushing unit */
+	int64		log_size;		/* compaction threshold; 0 disables the log */
+	LogSyncMode sync_mode;
+	int			sync_interval_ms;
+} BufferedConfig;
+
+struct BufferedStore
+{
+	NodeStore	ns;				/* must be first */
+	const BufferedOps *ops;
+	MemoryContext cxt;			/* the store's memory */
+	MemoryContext op_cxt;		/* versions returned during one modification */
+	HTAB	   *table;			/* PageId -> BufPage */
+	HTAB	   *returned;		/* PageId -> TreeNode * (in op_cxt) */
+	BufferedConfig cfg;
+	int64		used;			/* bytes in the write buffer */
+	uint64		clock;			/* logical time */
+	FestLog    *log;			/* NULL when log_size is 0 */
+	bool		op_logged;		/* records appended in this modification */
+	bool		replaying;		/* restart in progress: do not log */
+	uint64		recovered_groups;	/* modifications replayed at open */
+	void	   *fw;				/* the framework's own state */
+};
+
+/* Meta fields carried by LOG_META records. */
+typedef struct LoggedMeta
+{
+	uint64		root;
+	uint64		page_count;
+	uint64		free_head;
+	uint64		free_count;
+	uint64		entry_count;
+	uint32		height;
+	uint32		flags;
+	int32		srid;
+	uint32		reserved;
+	uint8		structure_state[FEST_STRUCTURE_STATE_SIZE];
+} LoggedMeta;
+
+/* buffered.c */
+extern void buffered_init(BufferedStore *bs, const BufferedOps *ops,
+						  PageIO *io, FestMeta *meta, const NodeOps *node_ops,
+						  const char *index_name, FestStats *stats,
+						  const BufferedConfig *cfg, const char *log_path,
+						  bool create);
+extern void buffered_recover(BufferedStore *bs);
+extern BufPage *buffered_lookup(BufferedStore *bs, PageId page);
+extern void buffered_account(BufferedStore *bs, BufPage *bp, int64 new_bytes);
+extern TreeNode *buffered_read_disk(BufferedStore *bs, PageId page,
+									FestPageCheck *check);
+extern void buffered_log(BufferedStore *bs, LogRecordType type, const BufPage *bp,
+						 uint32 count, const void *payload, uint32 len);
+extern int	buffered_oldest_first(const void *a, const void *b);
+extern List *buffered_pages(BufferedStore *bs);
+extern void buffered_write_unit(BufferedStore *bs, List *pages);
+extern void buffered_entry_mbr(const BufferedStore *bs, const void *entry,
+							   uint16 level, Mbr *box);
+extern void buffered_describe(BufferedStore *bs, JsonbParseState **state);
+
+extern const NodeStoreOps buffered_store_ops;
+
+/* framework.c */
+extern void buffered_config_from(const FestConfig *config, BufferedConfig *cfg);
+
+/* fast.c, efind.c */
+extern NodeStore *fast_store_create(PageIO *io, FestMeta *meta,
+									const NodeOps *node_ops, const char *index_name,
+									FestStats *stats, const FestConfig *config,
+									const char *log_path, bool create);
+extern NodeStore *efind_store_create(PageIO *io, FestMeta *meta,
+									 const NodeOps *node_ops, const char *index_name,
+									 FestStats *stats, const FestConfig *config,
+									 const char *log_path, bool create);
+
+#endif							/* FEST_BUFFERED_H */

@@ -1,0 +1,545 @@
+/*-------------------------------------------------------------------------
+ *
+ * log.c
+ *	  Appending, syncing, replaying and rewriting the redo log.
+ *
+ * Records of the modification in progress are collected in memory and
+ * written with one pwrite at commit, followed by a sync when the mode asks
+ * for one.  Replay reads the whole log (it is bounded by the log_size
+ * option), checks every record, hands complete groups to the store and
+ * cuts off a torn tail so that new records follow the last good one.
+ * Compaction writes the store's current state into a new file that then
+ * replaces the log atomically (rename, then a sync of the directory).
+ *
+ * IDENTIFICATION
+ *	  src/log/log.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "log/log.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "port/pg_crc32c.h"
+#include "storage/fd.h"
+#include "utils/memutils.h"
+
+struct FestLog
+{
+	char	   *path;
+	char	   *index_name;
+	int			fd;
+	uint64		index_uid;
+	uint64		next_lsn;
+	uint64		file_size;		/* bytes in the file */
+	StringInfoData pending;		/* records not yet written */
+	bool		unsynced;		/* written since the last sync */
+	int64		last_sync_ns;
+	FestStats  *stats;
+	/* compaction in progress */
+	char	   *tmp_path;
+	int			tmp_fd;
+};
+
+typedef struct LogFileHeader
+{
+	char		magic[8];
+	uint32		version;
+	uint32		header_size;
+	uint64		index_uid;
+	uint64		first_lsn;
+	uint32		crc;
+} LogFileHeader;
+
+static uint32
+crc_of(const void *data, size_t len)
+{
+	pg_crc32c	crc;
+
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, data, len);
+	FIN_CRC32C(crc);
+	return (uint32) crc;
+}
+
+char *
+log_path_for(const char *index_path)
+{
+	return psprintf("%s.log", index_path);
+}
+
+static void
+write_all(int fd, const char *data, size_t len, off_t offset, const char *path)
+{
+	size_t		done = 0;
+
+	while (done < len)
+	{
+		ssize_t		put = pwrite(fd, data + done, len - done, offset + done);
+
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put <= 0)
+		{
+			if (put == 0)
+				errno = ENOSPC;
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not write log file \"%s\": %m", path)));
+		}
+		done += put;
+	}
+}
+
+static void
+sync_fd(int fd, const char *path)
+{
+	if (fdatasync(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not sync log file \"%s\": %m", path)));
+}
+
+/* Write a fresh header at the start of fd. */
+static void
+write_header(int fd, const char *path, uint64 index_uid, uint64 first_lsn)
+{
+	char		block[FEST_LOG_HEADER_SIZE];
+	LogFileHeader *hdr = (LogFileHeader *) block;
+
+	memset(block, 0, sizeof(block));
+	memcpy(hdr->magic, FEST_LOG_MAGIC, sizeof(FEST_LOG_MAGIC));
+	hdr->version = FEST_LOG_VERSION;
+	hdr->header_size = FEST_LOG_HEADER_SIZE;
+	hdr->index_uid = index_uid;
+	hdr->first_lsn = first_lsn;
+	hdr->crc = crc_of(block, offsetof(LogFileHeader, crc));
+	write_all(fd, block, sizeof(block), 0, path);
+}
+
+static int
+open_fd(const char *path, int flags)
+{
+	int			fd;
+
+	if (!AcquireExternalFD())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("too many open index files"),
+				 errhint("Close indices with festival.close() or raise max_files_per_process.")));
+	fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW, S_IRUSR | S_IWUSR);
+	if (fd < 0)
+	{
+		int			save_errno = errno;
+
+		ReleaseExternalFD();
+		errno = save_errno;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open log file \"%s\": %m", path)));
+	}
+	return fd;
+}
+
+static void
+corrupt(FestLog *log, uint64 offset, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("log of index \"%s\" is corrupted at byte " UINT64_FORMAT,
+					log->index_name, offset),
+			 errdetail("%s", detail),
+			 errhint("The changes the log holds cannot be recovered; rebuild the index with festival.build('%s').",
+					 log->index_name)));
+}
+
+/*
+ * Open the log of an index (creating it, with create).  The header must
+ * name the same index; records are checked by log_replay.
+ */
+FestLog *
+log_open(const char *path, uint64 index_uid, bool create,
+		 const char *index_name, FestStats *stats)
+{
+	FestLog    *log = palloc0(sizeof(FestLog));
+	struct stat st;
+
+	log->path = pstrdup(path);
+	log->index_name = pstrdup(index_name);
+	log->index_uid = index_uid;
+	log->stats = stats;
+	log->tmp_fd = -1;
+	log->next_lsn = 1;
+	initStringInfo(&log->pending);
+
+	if (create)
+	{
+		/* a log left by an index of the same name that no longer exists */
+		if (unlink(path) != 0 && errno != ENOENT)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not remove old log file \"%s\": %m", path)));
+		log->fd = open_fd(path, O_RDWR | O_CREAT | O_EXCL);
+		write_header(log->fd, path, index_uid, log->next_lsn);
+		sync_fd(log->fd, path);
+		log->file_size = FEST_LOG_HEADER_SIZE;
+		return log;
+	}
+
+	log->fd = open_fd(path, O_RDWR);
+	if (fstat(log->fd, &st) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not stat log file \"%s\": %m", path)));
+	log->file_size = st.st_size;
+	if (log->file_size < FEST_LOG_HEADER_SIZE)
+		corrupt(log, 0, "The file is shorter than its header.");
+	{
+		char		block[FEST_LOG_HEADER_SIZE];
+		LogFileHeader *hdr = (LogFileHeader *) block;
+
+		if (pread(log->fd, block, sizeof(block), 0) != sizeof(block))
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read log file \"%s\": %m", path)));
+		if (memcmp(hdr->magic, FEST_LOG_MAGIC, sizeof(FEST_LOG_MAGIC)) != 0 ||
+			hdr->crc != crc_of(block, offsetof(LogFileHeader, crc)))
+			corrupt(log, 0, "The log header is damaged.");
+		if (hdr->version != FEST_LOG_VERSION)
+			corrupt(log, 0, "The log has an unknown format version.");
+		if (hdr->index_uid != index_uid)
+			corrupt(log, 0, "The log belongs to another index.");
+		log->next_lsn = hdr->first_lsn;
+	}
+	return log;
+}
+
+/* Add a record to the modification in progress. */
+void
+log_append(FestLog *log, LogRecordType type, PageId page, uint16 level,
+		   uint32 count, uint8 flags, const void *payload, uint32 len)
+{
+	LogRecordHeader hdr;
+	uint32		total = FEST_LOG_RECORD_HEADER_SIZE + len;
+	uint32		padded = TYPEALIGN(FEST_LOG_ALIGN, total);
+	pg_crc32c	crc;
+	static const char zeros[FEST_LOG_ALIGN] = {0};
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.magic = FEST_LOG_RECORD_MAGIC;
+	hdr.length = total;
+	hdr.lsn = log->next_lsn++;
+	hdr.type = (uint8) type;
+	hdr.flags = flags;
+	hdr.level = level;
+	hdr.page = page;
+	hdr.count = count;
+
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, &hdr, sizeof(hdr));
+	if (len > 0)
+		COMP_CRC32C(crc, payload, len);
+	FIN_CRC32C(crc);
+	hdr.crc = (uint32) crc;
+
+	appendBinaryStringInfo(&log->pending, (const char *) &hdr, sizeof(hdr));
+	if (len > 0)
+		appendBinaryStringInfo(&log->pending, payload, len);
+	if (padded > total)
+		appendBinaryStringInfo(&log->pending, zeros, padded - total);
+
+	log->stats->log_records++;
+	log->stats->log_bytes += padded;
+}
+
+/* Write the pending records to whichever file is current. */
+static void
+write_pending(FestLog *log)
+{
+	int			fd = log->tmp_fd >= 0 ? log->tmp_fd : log->fd;
+	const char *path = log->tmp_fd >= 0 ? log->tmp_path : log->path;
+	int64		start;
+
+	if (log->pending.len == 0)
+		return;
+	start = fest_now_ns();
+	write_all(fd, log->pending.data, log->pending.len, log->file_size, path);
+	log->stats->log_write_ns += fest_now_ns() - start;
+	log->file_size += log->pending.len;
+	resetStringInfo(&log->pending);
+	log->unsynced = true;
+}
+
+void
+log_sync(FestLog *log)
+{
+	int64		start;
+
+	write_pending(log);
+	if (!log->unsynced)
+		return;
+	start = fest_now_ns();
+	sync_fd(log->fd, log->path);
+	log->stats->log_write_ns += fest_now_ns() - start;
+	log->stats->log_syncs++;
+	log->unsynced = false;
+	log->last_sync_ns = fest_now_ns();
+}
+
+/*
+ * Close the group of the modification in progress, write it, and sync as
+ * the mode says.  Once this returns with LOG_SYNC_OPERATION, the
+ * modification survives any crash.
+ */
+void
+log_commit(FestLog *log, LogSyncMode mode, int sync_interval_ms)
+{
+	log_append(log, LOG_COMMIT, InvalidPageId, 0, 0, 0, NULL, 0);
+	write_pending(log);
+	if (mode == LOG_SYNC_OPERATION ||
+		(mode == LOG_SYNC_TIMER &&
+		 fest_now_ns() - log->last_sync_ns >= (int64) sync_interval_ms * 1000000))
+		log_sync(log);
+}
+
+uint64
+log_size(FestLog *log)
+{
+	return log->file_size + log->pending.len;
+}
+
+bool
+log_is_empty(FestLog *log)
+{
+	return log_size(log) <= FEST_LOG_HEADER_SIZE;
+}
+
+/* Drop every record (after everything they describe was written). */
+void
+log_truncate(FestLog *log)
+{
+	resetStringInfo(&log->pending);
+	if (ftruncate(log->fd, FEST_LOG_HEADER_SIZE) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not truncate log file \"%s\": %m", log->path)));
+	write_header(log->fd, log->path, log->index_uid, log->next_lsn);
+	log->file_size = FEST_LOG_HEADER_SIZE;
+	log->unsynced = true;
+	log_sync(log);
+}
+
+/*
+ * Check the record at offset; returns its padded length, or 0 if it is
+ * not a valid record.  expected_lsn 0 accepts any sequence number.
+ */
+static uint32
+valid_record(const char *data, uint64 size, uint64 offset, uint64 expected_lsn)
+{
+	LogRecordHeader hdr;
+	pg_crc32c	crc;
+	uint32		stored;
+
+	if (size - offset < FEST_LOG_RECORD_HEADER_SIZE)
+		return 0;
+	memcpy(&hdr, data + offset, sizeof(hdr));
+	if (hdr.magic != FEST_LOG_RECORD_MAGIC ||
+		hdr.length < FEST_LOG_RECORD_HEADER_SIZE ||
+		hdr.length > size - offset)
+		return 0;
+	if (expected_lsn != 0 && hdr.lsn != expected_lsn)
+		return 0;
+	stored = hdr.crc;
+	hdr.crc = 0;
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, &hdr, sizeof(hdr));
+	if (hdr.length > FEST_LOG_RECORD_HEADER_SIZE)
+		COMP_CRC32C(crc, data + offset + FEST_LOG_RECORD_HEADER_SIZE,
+					hdr.length - FEST_LOG_RECORD_HEADER_SIZE);
+	FIN_CRC32C(crc);
+	if ((uint32) crc != stored)
+		return 0;
+	return TYPEALIGN(FEST_LOG_ALIGN, hdr.length);
+}
+
+/*
+ * Replay the log: every complete group, in order, goes to apply.  A torn
+ * or uncommitted tail is cut off; damage followed by a valid record is an
+ * error.
+ */
+void
+log_replay(FestLog *log, LogApplyFn apply, void *arg, LogReplayResult *result)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "festival log replay",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	uint64		size = log->file_size;
+	char	   *data = palloc(size);
+	uint64		offset = FEST_LOG_HEADER_SIZE;
+	uint64		group_start = offset;
+	uint64		expected_lsn = log->next_lsn;
+	int			ngroup = 0;
+	int			maxgroup = 64;
+	LogRecord  *group = palloc(maxgroup * sizeof(LogRecord));
+
+	memset(result, 0, sizeof(*result));
+	if (size > FEST_LOG_HEADER_SIZE)
+	{
+		size_t		done = 0;
+
+		while (done < size)
+		{
+			ssize_t		got = pread(log->fd, data + done, size - done, done);
+
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0)
+				ereport(ERROR,
+						(errcode_for_file_access(),
+						 errmsg("could not read log file \"%s\": %m", log->path)));
+			done += got;
+		}
+	}
+
+	while (offset < size)
+	{
+		uint32		len = valid_record(data, size, offset, expected_lsn);
+		LogRecord  *rec;
+
+		if (len == 0)
+		{
+			/* a valid record further on means damage in the middle */
+			for (uint64 probe = offset + FEST_LOG_ALIGN; probe < size; probe += FEST_LOG_ALIGN)
+				if (valid_record(data, size, probe, 0) > 0)
+					corrupt(log, offset,
+							psprintf("A damaged record at byte " UINT64_FORMAT " is followed by valid records at byte " UINT64_FORMAT ".",
+									 offset, probe));
+			break;				/* a torn tail */
+		}
+
+		if (ngroup == maxgroup)
+		{
+			maxgroup *= 2;
+			group = repalloc(group, maxgroup * sizeof(LogRecord));
+		}
+		rec = &group[ngroup++];
+		memcpy(&rec->hdr, data + offset, sizeof(LogRecordHeader));
+		rec->payload = data + offset + FEST_LOG_RECORD_HEADER_SIZE;
+		rec->payload_len = rec->hdr.length - FEST_LOG_RECORD_HEADER_SIZE;
+		offset += len;
+		expected_lsn = rec->hdr.lsn + 1;
+
+		if (rec->hdr.type == LOG_COMMIT)
+		{
+			MemoryContextSwitchTo(old);
+			for (int i = 0; i < ngroup - 1; i++)
+				apply(arg, &group[i]);
+			MemoryContextSwitchTo(cxt);
+			result->records += ngroup - 1;
+			result->groups++;
+			ngroup = 0;
+			group_start = offset;
+			log->next_lsn = expected_lsn;
+		}
+	}
+
+	/* cut off what follows the last complete group */
+	if (group_start < size)
+	{
+		result->dropped_bytes = size - group_start;
+		if (ftruncate(log->fd, group_start) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not truncate log file \"%s\": %m", log->path)));
+		log->file_size = group_start;
+		log->unsynced = true;
+		log_sync(log);
+	}
+
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+}
+
+/*
+ * Start writing a new log (compaction): records appended until
+ * log_rewrite_end go to a new file, which then replaces the log.
+ */
+void
+log_rewrite_begin(FestLog *log)
+{
+	Assert(log->tmp_fd < 0);
+	write_pending(log);
+	log->tmp_path = psprintf("%s.tmp", log->path);
+	if (unlink(log->tmp_path) != 0 && errno != ENOENT)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not remove \"%s\": %m", log->tmp_path)));
+	log->tmp_fd = open_fd(log->tmp_path, O_RDWR | O_CREAT | O_EXCL);
+	write_header(log->tmp_fd, log->tmp_path, log->index_uid, log->next_lsn);
+	log->file_size = FEST_LOG_HEADER_SIZE;
+}
+
+static void
+sync_directory_of(const char *path)
+{
+	char	   *dir = pstrdup(path);
+	char	   *slash = strrchr(dir, '/');
+	int			fd;
+
+	if (slash == NULL)
+		return;
+	*slash = '\0';
+	fd = open(dir, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not sync directory \"%s\": %m", dir)));
+	close(fd);
+}
+
+void
+log_rewrite_end(FestLog *log)
+{
+	log_append(log, LOG_COMMIT, InvalidPageId, 0, 0, 0, NULL, 0);
+	write_pending(log);
+	sync_fd(log->tmp_fd, log->tmp_path);
+	if (rename(log->tmp_path, log->path) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not rename \"%s\" to \"%s\": %m", log->tmp_path, log->path)));
+	sync_directory_of(log->path);
+
+	close(log->fd);
+	ReleaseExternalFD();
+	log->fd = log->tmp_fd;
+	log->tmp_fd = -1;
+	pfree(log->tmp_path);
+	log->tmp_path = NULL;
+	log->unsynced = false;
+	log->last_sync_ns = fest_now_ns();
+	log->stats->log_compactions++;
+}
+
+/* Release descriptors; never raises an error. */
+void
+log_close(FestLog *log)
+{
+	if (log->tmp_fd >= 0)
+	{
+		close(log->tmp_fd);
+		ReleaseExternalFD();
+		unlink(log->tmp_path);
+		log->tmp_fd = -1;
+	}
+	if (log->fd >= 0)
+	{
+		close(log->fd);
+		ReleaseExternalFD();
+		log->fd = -1;
+	}
+}

@@ -1,0 +1,133 @@
+/*-------------------------------------------------------------------------
+ *
+ * log.h
+ *	  The redo log of buffering node stores (FAST, eFIND).
+ *
+ * Every change a buffering store keeps in memory is appended to the log
+ * of its index, so that opening the index after a crash rebuilds the
+ * buffer (restart, eFIND's algorithm 7).  The log is a file next to the
+ * index file (<index file>.log), written sequentially through the OS
+ * cache and synced as the setting festival.log_sync says.
+ *
+ * Layout:
+ *
+ *	header (512 bytes, offset 0)
+ *	     0    8 magic		"FESTLOG\0"
+ *	     8    4 version		FEST_LOG_VERSION
+ *	    12    4 header_size	512
+ *	    16    8 index_uid	the index's meta index_uid
+ *	    24    8 first_lsn	sequence number of the first record
+ *	    32    4 crc			CRC32C of bytes [0, 32)
+ *
+ *	records, from offset 512, each starting at a multiple of 8:
+ *	     0    4 magic		FEST_LOG_RECORD_MAGIC
+ *	     4    4 length		header + payload bytes (padding excluded)
+ *	     8    8 lsn			sequence number, +1 per record
+ *	    16    4 crc			CRC32C of the record with this field zero
+ *	    20    1 type		LogRecordType
+ *	    21    1 flags		owned by the store
+ *	    22    2 level		node level, when about a node
+ *	    24    8 page		page, when about a page
+ *	    32    4 count		items in the payload (store-defined)
+ *	    36    4 reserved
+ *	    40    n payload		store-defined
+ *
+ * The records of one modification form a group closed by a COMMIT record;
+ * replay applies complete groups only, so a modification is either wholly
+ * recovered or not at all.  A damaged or incomplete record at the end of
+ * the file (a torn write) ends the log: it and anything after it are
+ * dropped.  A damaged record followed by a valid one is corruption and an
+ * error.
+ *
+ * IDENTIFICATION
+ *	  src/log/log.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_LOG_H
+#define FEST_LOG_H
+
+#include "festival.h"
+#include "stats/stats.h"
+
+#define FEST_LOG_MAGIC			"FESTLOG"
+#define FEST_LOG_VERSION		1
+#define FEST_LOG_HEADER_SIZE	512
+#define FEST_LOG_RECORD_MAGIC	0x43455246	/* "FREC" */
+#define FEST_LOG_ALIGN			8
+
+typedef enum LogRecordType
+{
+	LOG_COMMIT = 1,				/* end of a modification's group */
+	LOG_META = 2,				/* the meta data after the modification */
+	LOG_NEW = 3,				/* a node created in the buffer */
+	LOG_MOD = 4,				/* buffered changes to a node's entries */
+	LOG_DEL = 5,				/* a node deleted (page -> free list) */
+	LOG_FLUSH = 6				/* pages written to the index file */
+} LogRecordType;
+
+typedef struct LogRecordHeader
+{
+	uint32		magic;
+	uint32		length;
+	uint64		lsn;
+	uint32		crc;
+	uint8		type;
+	uint8		flags;
+	uint16		level;
+	uint64		page;
+	uint32		count;
+	uint32		reserved;
+} LogRecordHeader;
+
+#define FEST_LOG_RECORD_HEADER_SIZE 40
+StaticAssertDecl(sizeof(LogRecordHeader) == FEST_LOG_RECORD_HEADER_SIZE,
+				 "LogRecordHeader must be 40 bytes");
+
+/* A record as replay hands it to the store. */
+typedef struct LogRecord
+{
+	LogRecordHeader hdr;
+	const char *payload;		/* hdr.length - header bytes */
+	uint32		payload_len;
+} LogRecord;
+
+/* When the log is synced (festival.log_sync). */
+typedef enum LogSyncMode
+{
+	LOG_SYNC_OPERATION,			/* at every commit: nothing acknowledged is lost */
+	LOG_SYNC_TIMER,				/* at a commit when the last sync is older than
+								 * festival.log_sync_interval */
+	LOG_SYNC_NEVER				/* only when the index is flushed or closed */
+} LogSyncMode;
+
+typedef struct FestLog FestLog;
+
+/* What a replay found. */
+typedef struct LogReplayResult
+{
+	uint64		records;		/* records applied */
+	uint64		groups;			/* complete modifications applied */
+	uint64		dropped_bytes;	/* torn or uncommitted tail removed */
+} LogReplayResult;
+
+typedef void (*LogApplyFn) (void *arg, const LogRecord *record);
+
+extern FestLog *log_open(const char *path, uint64 index_uid, bool create,
+						 const char *index_name, FestStats *stats);
+extern void log_append(FestLog *log, LogRecordType type, PageId page,
+					   uint16 level, uint32 count, uint8 flags,
+					   const void *payload, uint32 len);
+extern void log_commit(FestLog *log, LogSyncMode mode, int sync_interval_ms);
+extern void log_sync(FestLog *log);
+extern uint64 log_size(FestLog *log);
+extern bool log_is_empty(FestLog *log);
+extern void log_truncate(FestLog *log);
+extern void log_replay(FestLog *log, LogApplyFn apply, void *arg,
+					   LogReplayResult *result);
+extern void log_rewrite_begin(FestLog *log);
+extern void log_rewrite_end(FestLog *log);
+extern void log_close(FestLog *log);
+extern char *log_path_for(const char *index_path);
+
+#endif							/* FEST_LOG_H */
