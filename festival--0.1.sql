@@ -209,6 +209,38 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.stats(text) IS
 	'state and counters of an index in this session (since it was opened)';
 
+CREATE FUNCTION @extschema@.buffer(index text)
+RETURNS TABLE (page bigint, status text, level int, modifications bigint,
+			   last_modified bigint, bytes bigint)
+AS 'MODULE_PATHNAME', 'festival_buffer'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.buffer(text) IS
+	'the write buffer of a FAST or eFIND index: status, level, modifications, logical time of the last one, bytes';
+
+CREATE FUNCTION @extschema@.node(index text, page bigint)
+RETURNS TABLE (page bigint, level int, "position" int, ref bigint,
+			   xmin float8, ymin float8, xmax float8, ymax float8)
+AS 'MODULE_PATHNAME', 'festival_node'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.node(text, bigint) IS
+	'the entries of a node as its node store returns it (buffered changes merged in); ref is an object id in leaves, a child page above';
+
+CREATE FUNCTION @extschema@.flush_unit(index text)
+RETURNS TABLE (page bigint)
+AS 'MODULE_PATHNAME', 'festival_flush_unit'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.flush_unit(text) IS
+	'write the flushing unit the policy chooses next, as when the buffer is full; returns its pages';
+
+CREATE FUNCTION @extschema@.cache_simulate(policy text, capacity bigint, pages bigint[],
+										   levels int[] DEFAULT NULL, a1in_percent bigint DEFAULT 25,
+										   ghosts bigint DEFAULT NULL)
+RETURNS TABLE (step int, page bigint, hit boolean, admitted boolean, evicted bigint[])
+AS 'MODULE_PATHNAME', 'festival_cache_simulate'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.cache_simulate(text, bigint, bigint[], int[], bigint, bigint) IS
+	'replay a reference string of pages through a replacement policy (lru, hlru, s2q, 2q) with room for capacity pages';
+
 CREATE FUNCTION @extschema@.begin_run(label text)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'festival_begin_run'

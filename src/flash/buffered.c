@@ -371,13 +371,32 @@ logged_to_meta(const LoggedMeta *lm, FestMeta *meta)
 	memcpy(meta->structure_state, lm->structure_state, FEST_STRUCTURE_STATE_SIZE);
 }
 
+StaticAssertDecl(sizeof(LoggedMeta) <= 128, "LoggedMeta must fit logged_meta");
+
+/*
+ * Log the meta data if it differs from what was last logged: the entry
+ * count changes with every insert without marking the meta dirty.
+ */
 static void
-log_meta(BufferedStore *bs)
+log_meta(BufferedStore *bs, bool always)
 {
 	LoggedMeta	lm;
 
 	meta_to_logged(bs->ns.meta, &lm);
+	if (!always && memcmp(&lm, bs->logged_meta, sizeof(lm)) == 0)
+		return;
 	buffered_log(bs, LOG_META, NULL, 0, &lm, sizeof(lm));
+	memcpy(bs->logged_meta, &lm, sizeof(lm));
+}
+
+/* The meta data as it is now counts as logged (after open or replay). */
+static void
+meta_logged_now(BufferedStore *bs)
+{
+	LoggedMeta	lm;
+
+	meta_to_logged(bs->ns.meta, &lm);
+	memcpy(bs->logged_meta, &lm, sizeof(lm));
 }
 
 /* Every buffered page, oldest modification first. */
@@ -595,7 +614,7 @@ compact_log(BufferedStore *bs)
 		else
 			bs->ops->emit(bs, bp);
 	}
-	log_meta(bs);
+	log_meta(bs, true);
 	log_rewrite_end(bs->log);
 	list_free(pages);
 }
@@ -610,9 +629,9 @@ buffered_commit(NodeStore *ns)
 {
 	BufferedStore *bs = (BufferedStore *) ns;
 
-	if (ns->meta_dirty)
+	if (bs->log != NULL)
 	{
-		log_meta(bs);
+		log_meta(bs, false);
 		ns->meta_dirty = false;
 	}
 	if (bs->op_logged)
@@ -771,6 +790,31 @@ buffered_describe(BufferedStore *bs, JsonbParseState **state)
 	bs->ops->describe(bs, state);
 }
 
+static List *
+buffered_list(NodeStore *ns)
+{
+	List	   *pages = buffered_pages((BufferedStore *) ns);
+	List	   *out = NIL;
+	ListCell   *lc;
+	static const char *const names[] = {"", "new", "mod", "del"};
+
+	foreach(lc, pages)
+	{
+		BufPage    *bp = (BufPage *) lfirst(lc);
+		BufferedPageInfo *info = palloc(sizeof(BufferedPageInfo));
+
+		info->page = bp->page;
+		info->status = names[bp->status];
+		info->level = bp->level;
+		info->modifications = bp->mod_count;
+		info->last_modified = bp->last_mod;
+		info->bytes = bp->bytes;
+		out = lappend(out, info);
+	}
+	list_free(pages);
+	return out;
+}
+
 static void
 describe_store(NodeStore *ns, JsonbParseState **state)
 {
@@ -791,6 +835,7 @@ const NodeStoreOps buffered_store_ops = {
 	.pages_available = buffered_pages_available,
 	.end_op = buffered_end_op,
 	.flush_some = buffered_flush_some,
+	.buffered = buffered_list,
 	.describe = describe_store
 };
 
@@ -872,6 +917,7 @@ buffered_recover(BufferedStore *bs)
 	bs->replaying = true;
 	log_replay(bs->log, apply_record, bs, &result);
 	bs->replaying = false;
+	meta_logged_now(bs);
 	ns->stats->recovery_ns += fest_now_ns() - start;
 	ns->stats->recoveries++;
 	ns->recovered = result.groups;
@@ -908,4 +954,5 @@ buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
 	create_tables(bs);
 	if (cfg->log_size > 0)
 		bs->log = log_open(log_path, meta->index_uid, create, index_name, stats);
+	meta_logged_now(bs);
 }

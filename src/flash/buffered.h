@@ -142,6 +142,7 @@ struct BufferedStore
 	uint64		clock;			/* logical time */
 	FestLog    *log;			/* NULL when log_size is 0 */
 	bool		op_logged;		/* records appended in this modification */
+	char		logged_meta[128];	/* LoggedMeta as last logged (or read) */
 	bool		replaying;		/* restart in progress: do not log */
 	uint64		recovered_groups;	/* modifications replayed at open */
 	void	   *fw;				/* the framework's own state */

@@ -335,6 +335,12 @@ direct_describe(NodeStore *ns, JsonbParseState **state)
 {
 }
 
+static List *
+direct_buffered(NodeStore *ns)
+{
+	return NIL;
+}
+
 static const NodeStoreOps direct_store_ops = {
 	.read = direct_read,
 	.read_checked = direct_read_checked,
@@ -349,6 +355,7 @@ static const NodeStoreOps direct_store_ops = {
 	.pages_available = direct_pages_available,
 	.end_op = direct_end_op,
 	.flush_some = direct_flush_some,
+	.buffered = direct_buffered,
 	.describe = direct_describe
 };
 

@@ -59,6 +59,17 @@ typedef struct TreeNode
 
 #define NodeEntry(node, i)	((void *) ((node)->entries + (size_t) (i) * (node)->entry_size))
 
+/* One buffered page, as festival.buffer() shows it. */
+typedef struct BufferedPageInfo
+{
+	PageId		page;
+	const char *status;			/* "new", "mod", "del" */
+	uint16		level;
+	uint32		modifications;
+	uint64		last_modified;	/* logical time */
+	int64		bytes;
+} BufferedPageInfo;
+
 /* What a structure tells the node stores about its entries. */
 typedef struct NodeOps
 {
@@ -73,6 +84,8 @@ typedef struct NodeOps
 	int			(*compare_identity) (const void *a, const void *b, uint16 level);
 	/* The rectangle an entry covers (eFIND's area-based flushing policies). */
 	void		(*entry_mbr) (const void *entry, uint16 level, Mbr *box);
+	/* What an entry points to: an object id (leaf) or a child page. */
+	int64		(*entry_ref) (const void *entry, uint16 level);
 } NodeOps;
 
 typedef enum NodeWriteKind
@@ -106,6 +119,8 @@ typedef struct NodeStoreOps
 	void		(*end_op) (NodeStore *ns);
 	/* write one flushing unit as if the buffer were full; NIL if nothing */
 	List	   *(*flush_some) (NodeStore *ns);
+	/* the pages the store buffers (BufferedPageInfo), in page order */
+	List	   *(*buffered) (NodeStore *ns);
 	/* gauges (buffer sizes...) as key/value pairs of an open object */
 	void		(*describe) (NodeStore *ns, JsonbParseState **state);
 } NodeStoreOps;

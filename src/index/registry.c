@@ -13,6 +13,7 @@
  */
 #include "index/structure.h"
 
+#include "buffer/cache.h"
 #include "flash/framework.h"
 
 #include "lib/stringinfo.h"
@@ -75,6 +76,7 @@ index_options_parse(const StructureOps *ops, Jsonb *user, uint32 *page_size,
 	groups[n++] = ops->options;
 	if (fw->options != NULL)
 		groups[n++] = fw->options;
+	groups[n++] = cache_options;
 	groups[n] = NULL;
 
 	config = options_parse(user, groups, ops->name, fw->name);
@@ -82,5 +84,6 @@ index_options_parse(const StructureOps *ops, Jsonb *user, uint32 *page_size,
 	*state = ops->setup(config, *page_size);
 	if (fw->validate != NULL)
 		fw->validate(config);
+	cache_validate(config, *page_size);
 	return config;
 }

@@ -73,12 +73,19 @@ entry_mbr(const void *entry, uint16 level, Mbr *box)
 	*box = ((const RtreeEntry *) entry)->box;
 }
 
+static int64
+entry_ref(const void *entry, uint16 level)
+{
+	return ((const RtreeEntry *) entry)->ref;
+}
+
 static const NodeOps rtree_node_ops = {
 	.structure = "rtree",
 	.leaf_entry_size = sizeof(RtreeEntry),
 	.internal_entry_size = sizeof(RtreeEntry),
 	.compare_identity = compare_ref,
-	.entry_mbr = entry_mbr
+	.entry_mbr = entry_mbr,
+	.entry_ref = entry_ref
 };
 
 /* The union of a node's entry MBRs (empty for an empty node). */

@@ -87,6 +87,7 @@ festival_stats(PG_FUNCTION_ARGS)
 	jb_string(&state, "index", ix->name);
 	jb_string(&state, "opened_at", timestamptz_to_str(ix->opened_at));
 	jb_int(&state, "height", meta->height);
+	jb_int(&state, "root", (int64) meta->root);
 	if (meta->flags & FEST_META_ENTRIES_VALID)
 		jb_int(&state, "entries", (int64) meta->entry_count);
 	else

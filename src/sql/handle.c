@@ -15,6 +15,7 @@
  */
 #include "sql/handle.h"
 
+#include "buffer/cache.h"
 #include "flash/framework.h"
 #include "log/log.h"
 
@@ -283,8 +284,9 @@ index_open(const char *name, const ReloadInfo *reload)
 				 errmsg("file \"%s\" of index \"%s\" is missing", ix->path, name),
 				 errhint("Drop the index with festival.drop_index('%s') and create it again.",
 						 name)));
-	ix->io = device_file_open(&ix->cat.device, ix->path, page_size, false,
-							  &ix->op_stats);
+	ix->io = cache_wrap(device_file_open(&ix->cat.device, ix->path, page_size,
+										 false, &ix->op_stats),
+						ix->config);
 	fest_meta_read(ix->io, name, &ix->meta);
 	if (strcmp(ix->meta.structure, ix->cat.structure) != 0)
 		ereport(ERROR,
@@ -543,8 +545,23 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 				 errmsg("index \"%s\" was dropped in this transaction and its file is removed only at commit",
 						cat->name),
 				 errhint("Commit the drop before creating an index of the same name, or choose another name.")));
-	ix->io = device_file_open(&ix->cat.device, ix->path, page_size, true,
-							  &ix->op_stats);
+
+	/*
+	 * The file name carries this database's OID and the catalog row is
+	 * already in place (any concurrent creator of the name waits on its
+	 * unique key), so an existing file is a leftover of this database: an
+	 * index dropped with DROP EXTENSION or a crashed creation.
+	 */
+	if (device_file_exists(ix->path))
+	{
+		ereport(NOTICE,
+				(errmsg("removing leftover file \"%s\" of an earlier index \"%s\"",
+						ix->path, cat->name)));
+		device_file_unlink(ix->path);
+	}
+	ix->io = cache_wrap(device_file_open(&ix->cat.device, ix->path, page_size,
+										 true, &ix->op_stats),
+						ix->config);
 	pending_unlink_on_abort(ix->path);
 
 	config_text = JsonbToCString(NULL, &ix->cat.options->root,

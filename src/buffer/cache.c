@@ -1,0 +1,340 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache.c
+ *	  A general-purpose page cache below any node store (options.cache).
+ *
+ * The cache is a PageIO that wraps the device's PageIO.  It holds page
+ * images under LRU, HLRU, S2Q or 2Q (buffer/replacement.c) and is
+ * write-back: a write lands in the cache and reaches the device when the
+ * page is evicted or the store syncs (flush, close, a FAST/eFIND flush).
+ * A page the policy does not admit is written or read through.
+ *
+ * Frames are pinned only while a transfer copies them: the PageIO calls
+ * copy pages in and out, so no frame is in use between calls and any may
+ * be evicted.  pages_read and pages_written keep counting the device's
+ * I/O (the layer below); cache_hits, cache_misses, cache_evictions and
+ * cache_writebacks count the cache's work.
+ *
+ * Without a redo log, pages waiting in a write-back cache are lost in a
+ * crash like any unflushed change; the clean flag of the meta page says
+ * so on the next open.
+ *
+ * IDENTIFICATION
+ *	  src/buffer/cache.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "buffer/cache.h"
+
+#include "buffer/replacement.h"
+#include "format/page.h"
+#include "utils/memutils.h"
+
+typedef struct CacheFrame
+{
+	PageId		page;
+	bool		dirty;
+	char	   *image;			/* page_size bytes, aligned */
+} CacheFrame;
+
+typedef struct CachePageIO
+{
+	PageIO		io;				/* must be first */
+	PageIO	   *below;
+	Replacement *r;
+	MemoryContext cxt;			/* frames */
+} CachePageIO;
+
+static int64
+frame_bytes(CachePageIO *c)
+{
+	return c->io.page_size;
+}
+
+static void
+free_frame(CacheFrame *f)
+{
+	pageio_free_buffer(f->image);
+	pfree(f);
+}
+
+static int
+frame_cmp(const void *a, const void *b)
+{
+	PageId		x = (*(CacheFrame *const *) a)->page;
+	PageId		y = (*(CacheFrame *const *) b)->page;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* Write dirty frames (in page order, one batch), then free them. */
+static void
+write_back(CachePageIO *c, List *frames, bool free_them)
+{
+	int			n = 0;
+	CacheFrame **dirty = palloc(Max(list_length(frames), 1) * sizeof(CacheFrame *));
+	ListCell   *lc;
+
+	foreach(lc, frames)
+	{
+		CacheFrame *f = (CacheFrame *) lfirst(lc);
+
+		if (f->dirty)
+			dirty[n++] = f;
+	}
+	if (n > 0)
+	{
+		PageIORequest *reqs = palloc(n * sizeof(PageIORequest));
+
+		qsort(dirty, n, sizeof(CacheFrame *), frame_cmp);
+		for (int i = 0; i < n; i++)
+		{
+			reqs[i].page = dirty[i]->page;
+			reqs[i].buf = dirty[i]->image;
+			dirty[i]->dirty = false;
+		}
+		pageio_write(c->below, reqs, n);
+		c->io.stats->cache_writebacks += n;
+		pfree(reqs);
+	}
+	pfree(dirty);
+	if (free_them)
+		foreach(lc, frames)
+			free_frame((CacheFrame *) lfirst(lc));
+}
+
+/* Offer a frame to the policy; evicted frames are written back. */
+static bool
+admit(CachePageIO *c, CacheFrame *f, bool force)
+{
+	List	   *evicted = NIL;
+	uint16		level = FestPageGetHeader(f->image)->level;
+	bool		admitted = replacement_admit(c->r, f->page, frame_bytes(c), level,
+											 f, force, &evicted);
+
+	c->io.stats->cache_evictions += list_length(evicted);
+	write_back(c, evicted, true);
+	list_free(evicted);
+	return admitted;
+}
+
+static CacheFrame *
+new_frame(CachePageIO *c, PageId page, const char *image)
+{
+	CacheFrame *f = MemoryContextAlloc(c->cxt, sizeof(CacheFrame));
+	MemoryContext old = MemoryContextSwitchTo(c->cxt);
+
+	f->page = page;
+	f->dirty = false;
+	f->image = pageio_alloc_buffer(c->io.page_size);
+	memcpy(f->image, image, c->io.page_size);
+	MemoryContextSwitchTo(old);
+	return f;
+}
+
+static void
+cache_read(PageIO *io, PageIORequest *reqs, int n)
+{
+	CachePageIO *c = (CachePageIO *) io;
+	PageIORequest *misses = palloc(n * sizeof(PageIORequest));
+	int			nmiss = 0;
+
+	c->below->time_cpu = io->time_cpu;
+	for (int i = 0; i < n; i++)
+	{
+		CacheFrame *f = replacement_lookup(c->r, reqs[i].page);
+
+		if (f != NULL)
+		{
+			memcpy(reqs[i].buf, f->image, io->page_size);
+			io->stats->cache_hits++;
+		}
+		else
+		{
+			misses[nmiss++] = reqs[i];
+			io->stats->cache_misses++;
+		}
+	}
+	if (nmiss > 0)
+	{
+		/* the misses go to the device together */
+		pageio_read(c->below, misses, nmiss);
+		for (int i = 0; i < nmiss; i++)
+		{
+			CacheFrame *f = new_frame(c, misses[i].page, misses[i].buf);
+
+			if (!admit(c, f, false))
+				free_frame(f);
+		}
+	}
+	pfree(misses);
+}
+
+static void
+cache_write(PageIO *io, PageIORequest *reqs, int n)
+{
+	CachePageIO *c = (CachePageIO *) io;
+	PageIORequest *through = palloc(n * sizeof(PageIORequest));
+	int			nthrough = 0;
+
+	c->below->time_cpu = io->time_cpu;
+	for (int i = 0; i < n; i++)
+	{
+		CacheFrame *f = replacement_lookup(c->r, reqs[i].page);
+
+		if (f != NULL)
+		{
+			memcpy(f->image, reqs[i].buf, io->page_size);
+			f->dirty = true;
+			continue;
+		}
+		f = new_frame(c, reqs[i].page, reqs[i].buf);
+		f->dirty = true;
+		if (!admit(c, f, false))
+		{
+			free_frame(f);
+			through[nthrough++] = reqs[i];
+		}
+	}
+	if (nthrough > 0)
+		pageio_write(c->below, through, nthrough);
+	pfree(through);
+}
+
+/* Sync: every dirty frame reaches the device, then the device syncs. */
+static void
+cache_sync(PageIO *io)
+{
+	CachePageIO *c = (CachePageIO *) io;
+	List	   *all = replacement_all(c->r);
+
+	c->below->time_cpu = io->time_cpu;
+	write_back(c, all, false);
+	list_free(all);
+	pageio_sync(c->below);
+}
+
+static void
+cache_truncate(PageIO *io, uint64 npages)
+{
+	CachePageIO *c = (CachePageIO *) io;
+	List	   *all = replacement_all(c->r);
+	ListCell   *lc;
+
+	foreach(lc, all)
+	{
+		CacheFrame *f = (CacheFrame *) lfirst(lc);
+
+		if (f->page >= npages)
+		{
+			replacement_remove(c->r, f->page);
+			free_frame(f);
+		}
+	}
+	list_free(all);
+	c->below->ops->truncate(c->below, npages);
+}
+
+static uint64
+cache_npages(PageIO *io)
+{
+	CachePageIO *c = (CachePageIO *) io;
+	uint64		n = c->below->ops->npages(c->below);
+	List	   *all = replacement_all(c->r);
+	ListCell   *lc;
+
+	foreach(lc, all)
+	{
+		CacheFrame *f = (CacheFrame *) lfirst(lc);
+
+		if (f->dirty)
+			n = Max(n, f->page + 1);
+	}
+	list_free(all);
+	return n;
+}
+
+static void
+cache_close(PageIO *io)
+{
+	CachePageIO *c = (CachePageIO *) io;
+
+	c->below->ops->close(c->below);
+}
+
+static const PageIOOps cache_pageio_ops = {
+	.read = cache_read,
+	.write = cache_write,
+	.sync = cache_sync,
+	.truncate = cache_truncate,
+	.npages = cache_npages,
+	.close = cache_close
+};
+
+/*
+ * Wrap a PageIO with a cache of capacity bytes under the given policy.
+ * The cache lives in the current memory context.
+ */
+PageIO *
+cache_pageio_create(PageIO *below, int policy, int64 capacity, int a1in_percent)
+{
+	CachePageIO *c = palloc0(sizeof(CachePageIO));
+	int			frames = (int) Max(capacity / below->page_size, 1);
+
+	c->io.ops = &cache_pageio_ops;
+	c->io.page_size = below->page_size;
+	c->io.stats = below->stats;
+	c->io.label = below->label;
+	c->below = below;
+	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "festival page cache",
+								   ALLOCSET_DEFAULT_SIZES);
+	c->r = replacement_create((ReplacementPolicy) policy,
+							  (int64) frames * below->page_size, a1in_percent,
+							  Max(frames / 2, 1), c->cxt);
+	return &c->io;
+}
+
+static const char *const cache_policies[] = {"none", "lru", "hlru", "s2q", "2q", NULL};
+
+/* Options of the page cache; every framework takes them. */
+const OptionSpec cache_options[] = {
+	{
+		.name = "cache", .type = OPT_CHOICE, .default_choice = "none",
+		.choices = cache_policies,
+		.description = "General-purpose write-back page cache below the node store."
+	},
+	{
+		.name = "cache_size", .type = OPT_INT, .default_number = 4194304,
+		.min = 0, .max = 8589934592.0,
+		.description = "Bytes of the page cache (whole pages)."
+	},
+	{
+		.name = "cache_a1in_percent", .type = OPT_INT, .default_number = 25,
+		.min = 1, .max = 90,
+		.description = "Share of the cache for first-time pages under the 2q policy."
+	},
+	{0}
+};
+
+void
+cache_validate(const FestConfig *config, uint32 page_size)
+{
+	if (config_choice_index(config, "cache") != 0 &&
+		config_int(config, "cache_size") < page_size)
+		config_error(config,
+					 psprintf("A cache of %lld bytes cannot hold one %u-byte page.",
+							  (long long) config_int(config, "cache_size"), page_size),
+					 "Give cache_size at least one page, or set cache to 'none'.");
+}
+
+/* The cache the options ask for around below, or below itself. */
+PageIO *
+cache_wrap(PageIO *below, const FestConfig *config)
+{
+	int			policy = config_choice_index(config, "cache");
+
+	if (policy == 0)
+		return below;
+	return cache_pageio_create(below, policy - 1, config_int(config, "cache_size"),
+							   (int) config_int(config, "cache_a1in_percent"));
+}

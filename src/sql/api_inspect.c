@@ -1,0 +1,253 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_inspect.c
+ *	  Looking inside an index and its buffers.
+ *
+ *	festival.buffer(index)			the write buffer of FAST and eFIND
+ *	festival.node(index, page)		a node as its node store returns it
+ *									(buffered changes merged in)
+ *	festival.flush_unit(index)		write one flushing unit, as the policy
+ *									chooses it when the buffer is full
+ *	festival.cache_simulate(...)	run a replacement policy over a
+ *									reference string of pages
+ *
+ * They show the frameworks' decisions one step at a time, for people
+ * studying them and for the tests of those decisions.
+ *
+ * IDENTIFICATION
+ *	  src/sql/api_inspect.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "sql/handle.h"
+#include "sql/args.h"
+
+#include "buffer/replacement.h"
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+
+PG_FUNCTION_INFO_V1(festival_buffer);
+PG_FUNCTION_INFO_V1(festival_node);
+PG_FUNCTION_INFO_V1(festival_flush_unit);
+PG_FUNCTION_INFO_V1(festival_cache_simulate);
+
+Datum
+festival_buffer(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	OpenIndex  *ix;
+	List	   *pages;
+	ListCell   *lc;
+
+	InitMaterializedSRF(fcinfo, 0);
+	ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_READ);
+	pages = ix->ns->ops->buffered(ix->ns);
+	foreach(lc, pages)
+	{
+		BufferedPageInfo *info = (BufferedPageInfo *) lfirst(lc);
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
+
+		values[0] = Int64GetDatum((int64) info->page);
+		values[1] = CStringGetTextDatum(info->status);
+		values[2] = Int32GetDatum(info->level);
+		values[3] = Int64GetDatum(info->modifications);
+		values[4] = Int64GetDatum((int64) info->last_modified);
+		values[5] = Int64GetDatum(info->bytes);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	ix_end_op(ix);
+	return (Datum) 0;
+}
+
+Datum
+festival_node(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *name = fest_name_arg(fcinfo, 0, "index");
+	int64		page = fest_int64_arg(fcinfo, 1, "page");
+	OpenIndex  *ix;
+	TreeNode   *node;
+	MemoryContext old;
+
+	InitMaterializedSRF(fcinfo, 0);
+	ix = ix_begin_op(name, IX_READ);
+	if (page < FEST_FIRST_DATA_PAGE || (uint64) page >= ix->meta.page_count)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("index \"%s\" has no page " INT64_FORMAT, name, page),
+				 errhint("Node pages run from 2 to " UINT64_FORMAT "; festival.stats('%s')->>'root' is the root.",
+						 ix->meta.page_count - 1, name)));
+
+	old = MemoryContextSwitchTo(ix->op_cxt);
+	node = ns_read(ix->ns, (PageId) page);
+	MemoryContextSwitchTo(old);
+
+	for (uint32 i = 0; i < node->nentries; i++)
+	{
+		const void *entry = NodeEntry(node, i);
+		Mbr			box;
+		Datum		values[8];
+		bool		nulls[8] = {false, false, false, false, false, false, false, false};
+
+		ix->structure->node_ops->entry_mbr(entry, node->level, &box);
+		values[0] = Int64GetDatum(page);
+		values[1] = Int32GetDatum(node->level);
+		values[2] = Int32GetDatum((int32) i);
+		values[3] = Int64GetDatum(ix->structure->node_ops->entry_ref(entry, node->level));
+		values[4] = Float8GetDatum(box.xmin);
+		values[5] = Float8GetDatum(box.ymin);
+		values[6] = Float8GetDatum(box.xmax);
+		values[7] = Float8GetDatum(box.ymax);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	ix_end_op(ix);
+	return (Datum) 0;
+}
+
+Datum
+festival_flush_unit(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	OpenIndex  *ix;
+	List	   *pages;
+	ListCell   *lc;
+	MemoryContext old;
+
+	InitMaterializedSRF(fcinfo, 0);
+	ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_MODIFY);
+	old = MemoryContextSwitchTo(ix->op_cxt);
+	ix->committing = true;
+	pages = ix->ns->ops->flush_some(ix->ns);
+	ix->committing = false;
+	MemoryContextSwitchTo(old);
+	foreach(lc, pages)
+	{
+		Datum		values[1] = {Int64GetDatum((int64) *(PageId *) lfirst(lc))};
+		bool		nulls[1] = {false};
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	ix_end_op(ix);
+	return (Datum) 0;
+}
+
+static Datum
+int64_array(List *values)
+{
+	int			n = list_length(values);
+	Datum	   *elems = palloc(Max(n, 1) * sizeof(Datum));
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, values)
+		elems[i++] = Int64GetDatum(*(int64 *) lfirst(lc));
+	return PointerGetDatum(construct_array(elems, n, INT8OID, sizeof(int64),
+										   true, TYPALIGN_DOUBLE));
+}
+
+/*
+ * festival.cache_simulate(policy, capacity, pages, levels, a1in_percent,
+ * ghosts): every page costs one unit of capacity; a miss offers the page
+ * for admission.  One row per access: hit, admitted, evicted pages.
+ */
+Datum
+festival_cache_simulate(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *policy_name = fest_text_arg(fcinfo, 0, "policy");
+	int64		capacity = fest_int64_arg(fcinfo, 1, "capacity");
+	ArrayType  *pages_arr;
+	ArrayType  *levels_arr = PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P(3);
+	int64		a1in_percent = fest_int64_arg(fcinfo, 4, "a1in_percent");
+	int64		ghosts = PG_ARGISNULL(5) ? Max(capacity / 2, 1) : PG_GETARG_INT64(5);
+	Datum	   *pages;
+	bool	   *page_nulls;
+	int			npages;
+	Datum	   *levels = NULL;
+	bool	   *level_nulls = NULL;
+	int			nlevels = 0;
+	int			policy = -1;
+	MemoryContext cxt;
+	MemoryContext old;
+	Replacement *r;
+
+	for (int i = 0; replacement_policy_names[i] != NULL; i++)
+		if (strcmp(policy_name, replacement_policy_names[i]) == 0)
+			policy = i;
+	if (policy < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown replacement policy \"%s\"", policy_name),
+				 errhint("Accepted policies: 'lru', 'hlru', 's2q', '2q'.")));
+	if (capacity < 1 || capacity > 1000000 || a1in_percent < 1 || a1in_percent > 90 ||
+		ghosts < 1 || ghosts > 1000000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cache_simulate needs capacity and ghosts from 1 to 1000000 and a1in_percent from 1 to 90")));
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("pages must not be NULL")));
+	pages_arr = PG_GETARG_ARRAYTYPE_P(2);
+	deconstruct_array(pages_arr, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE,
+					  &pages, &page_nulls, &npages);
+	if (levels_arr != NULL)
+	{
+		deconstruct_array(levels_arr, INT4OID, sizeof(int32), true, TYPALIGN_INT,
+						  &levels, &level_nulls, &nlevels);
+		if (nlevels != npages)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("levels has %d elements but pages has %d", nlevels, npages)));
+	}
+
+	InitMaterializedSRF(fcinfo, 0);
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "festival cache simulation",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	r = replacement_create((ReplacementPolicy) policy, capacity, (int) a1in_percent,
+						   (int) ghosts, cxt);
+	for (int i = 0; i < npages; i++)
+	{
+		Datum		values[5];
+		bool		nulls[5] = {false, false, false, false, false};
+		int64		page;
+		int64	   *payload;
+		bool		hit;
+		bool		admitted = false;
+		List	   *evicted = NIL;
+
+		CHECK_FOR_INTERRUPTS();
+		if (page_nulls[i] || (levels != NULL && level_nulls[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("pages and levels must not contain NULL")));
+		page = DatumGetInt64(pages[i]);
+		hit = replacement_lookup(r, (PageId) page) != NULL;
+		if (!hit)
+		{
+			payload = palloc(sizeof(int64));
+			*payload = page;
+			admitted = replacement_admit(r, (PageId) page, 1,
+										 levels ? (uint16) DatumGetInt32(levels[i]) : 0,
+										 payload, false, &evicted);
+		}
+		values[0] = Int32GetDatum(i + 1);
+		values[1] = Int64GetDatum(page);
+		values[2] = BoolGetDatum(hit);
+		values[3] = BoolGetDatum(admitted);
+		values[4] = int64_array(evicted);
+		MemoryContextSwitchTo(old);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MemoryContextSwitchTo(cxt);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	return (Datum) 0;
+}
