@@ -7,9 +7,11 @@
 -- All indices share one source table, fw_src, and receive the same
 -- modifications in the same order: a build, inserts, deletes, updates, a
 -- festival.flush, a close and reopen in the same session and a new
--- session (\c).  After every phase the answers of festival.query for every
--- predicate and a selection of query geometries must equal PostGIS brute
--- force over fw_src, and festival.check() must return no rows.  Counters
+-- session (\c), and calls that are refused.  After every phase the
+-- answers of festival.query for every predicate and a selection of query
+-- geometries must equal PostGIS brute force over fw_src, festival.check()
+-- must return no rows, and every index must hold exactly the entries of
+-- the write-through index (read leaf by leaf with festival.node).  Counters
 -- show that the buffers really flushed, the logs were compacted, the
 -- buffered nodes were merged with their stored versions and the caches
 -- hit and evicted (as booleans: their values depend on the policies, and
@@ -23,16 +25,12 @@ SET festival.progress_interval = 0;
 
 SELECT festival.create_device('fw_dev', io => 'buffered');
 
--- the source: every other object of fx_src (all kinds of geometry, copies,
--- points on edges) and the odd ones (8001..8014)
+-- the source: every fourth object of fx_src (all kinds of geometry,
+-- copies, points on edges) and the odd ones (8001..8014); half of them are
+-- built, the other half inserted one at a time afterwards
 CREATE TABLE fw_src (id bigint PRIMARY KEY, geom geometry NOT NULL);
-INSERT INTO fw_src SELECT id, geom FROM fx_src WHERE id % 2 = 0 OR id > 8000;
--- what is inserted one at a time after the build
-CREATE TABLE fw_later AS
-	SELECT id, geom FROM fx_src WHERE id % 2 = 1 AND id < 8000;
--- the first half is built, the rest inserted
-DELETE FROM fw_src WHERE id % 4 = 2 AND id < 8000;
-INSERT INTO fw_later SELECT id, geom FROM fx_src WHERE id % 4 = 2 AND id < 8000;
+INSERT INTO fw_src SELECT id, geom FROM fx_src WHERE id % 8 = 0 OR id > 8000;
+CREATE TABLE fw_later AS SELECT id, geom FROM fx_src WHERE id % 8 = 4 AND id < 8000;
 SELECT (SELECT count(*) FROM fw_src) AS built_objects, (SELECT count(*) FROM fw_later) AS later_objects;
 
 -------------------------------------------------------------------------------
@@ -53,7 +51,7 @@ INSERT INTO fw_index VALUES
 	( 8, 'fw_fast_random', '{"framework": "fast", "split": "quadratic", "page_size": 1024,
 		"buffer_size": 16384, "flushing_unit": 3, "flushing_policy": "random", "random_seed": 7}'),
 	( 9, 'fw_fast_fast', '{"framework": "fast", "split": "linear", "page_size": 1024,
-		"buffer_size": 32768, "flushing_unit": 5, "flushing_policy": "fast"}'),
+		"buffer_size": 12288, "flushing_unit": 5, "flushing_policy": "fast"}'),
 	(10, 'fw_fast_star', '{"framework": "fast", "split": "quadratic", "page_size": 1024,
 		"buffer_size": 8192, "flushing_unit": 2, "flushing_policy": "fast_star"}'),
 	(11, 'fw_fast_default', '{"framework": "fast"}'),
@@ -115,47 +113,88 @@ SELECT count(*) AS indices,
 	   count(*) FILTER (WHERE i.options <@ c.options) AS options_kept
 FROM fw_index i JOIN festival.index c USING (name);
 
+-- the entries of an index: every leaf entry reachable from its root
+CREATE FUNCTION fw_entries(idx text)
+RETURNS TABLE (id bigint, x1 float8, y1 float8, x2 float8, y2 float8)
+LANGUAGE sql AS $$
+	WITH RECURSIVE t(page) AS (
+		SELECT (festival.stats(idx)->>'root')::bigint
+		UNION ALL
+		SELECT n.ref FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level > 0)
+	SELECT n.ref, n.xmin, n.ymin, n.xmax, n.ymax
+	FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level = 0
+$$;
+
 -- answers of every index against the brute force over fw_src, for every
--- predicate and the query geometries fw_qids: one row per index with the
--- answers missing and extra (0 and 0) and the rows of festival.check()
+-- predicate and the query geometries of qids: one row per index with its
+-- answers, those missing and extra (0 and 0), the rows of festival.check()
+-- and the entries that differ from those of the write-through index
+-- fw_none_lin (every index received the same modifications, so all hold
+-- the same entries, whatever the shape of their trees); an error (which no
+-- index should raise) is reported in its row instead of ending the
+-- comparison
 CREATE TABLE fw_brute (pred text, qid int, id bigint);
+CREATE TABLE fw_reference (id bigint, x1 float8, y1 float8, x2 float8, y2 float8);
 CREATE FUNCTION fw_compare_all()
-RETURNS TABLE (ord int, name text, answers numeric, missing numeric, extra numeric, check_rows bigint)
+RETURNS TABLE (ord int, name text, answers numeric, missing numeric, extra numeric, check_rows bigint,
+			   other_entries bigint, error text)
 LANGUAGE plpgsql AS $$
 DECLARE
-	qids int[] := ARRAY[1, 2, 4, 8, 12, 13, 16, 21, 29, 31, 36];
+	qids int[] := ARRAY[2, 8, 12, 21, 29, 36];
+	i record;
 BEGIN
-	TRUNCATE fw_brute;
+	TRUNCATE fw_brute, fw_reference;
 	INSERT INTO fw_brute SELECT * FROM fx_brute('fw_src', qids);
-	RETURN QUERY
-		SELECT i.ord, i.name, sum(c.festival), sum(c.missing), sum(c.extra),
-			   (SELECT count(*) FROM festival.check(i.name))
-		FROM fw_index i CROSS JOIN LATERAL fx_compare(i.name, 'fw_brute', qids) c
-		GROUP BY i.ord, i.name
-		ORDER BY i.ord;
+	INSERT INTO fw_reference SELECT * FROM fw_entries('fw_none_lin');
+	FOR i IN SELECT * FROM fw_index ORDER BY fw_index.ord LOOP
+		ord := i.ord;
+		name := i.name;
+		error := NULL;
+		BEGIN
+			SELECT sum(c.festival), sum(c.missing), sum(c.extra) INTO answers, missing, extra
+			FROM fx_compare(i.name, 'fw_brute', qids) c;
+			check_rows := (SELECT count(*) FROM festival.check(i.name));
+			WITH e AS MATERIALIZED (SELECT * FROM fw_entries(i.name))
+			SELECT (SELECT count(*) FROM (TABLE e EXCEPT ALL TABLE fw_reference) d)
+				   + (SELECT count(*) FROM (TABLE fw_reference EXCEPT ALL TABLE e) d)
+			INTO other_entries;
+		EXCEPTION WHEN OTHERS THEN
+			answers := NULL;
+			missing := NULL;
+			extra := NULL;
+			check_rows := NULL;
+			other_entries := NULL;
+			error := SQLERRM;
+		END;
+		RETURN NEXT;
+	END LOOP;
 END
 $$;
 
--- one line per phase: the brute force's answers, and the indices that
--- differ from it (none, so only the first line is printed)
+-- one line per phase: the brute force's answers and entries, the number
+-- of indices that agree with both, and a line for each index that does not
+-- (none)
 CREATE FUNCTION fw_verify(phase text)
-RETURNS TABLE (what text, name text, answers numeric, missing numeric, extra numeric, check_rows bigint)
+RETURNS TABLE (what text, name text, answers numeric, missing numeric, extra numeric, check_rows bigint,
+			   other_entries bigint, error text)
 LANGUAGE plpgsql AS $$
 BEGIN
 	CREATE TEMP TABLE fw_result AS SELECT * FROM fw_compare_all();
 	RETURN QUERY
 		SELECT phase || ': brute force', NULL::text, (SELECT count(*)::numeric FROM fw_brute),
-			   NULL::numeric, NULL::numeric, NULL::bigint
+			   NULL::numeric, NULL::numeric, NULL::bigint, (SELECT count(*) FROM fw_reference), NULL::text
 		UNION ALL
-		SELECT phase || ': indices agreeing', NULL, count(*)::numeric, NULL, NULL, NULL
+		SELECT phase || ': indices agreeing', NULL, count(*)::numeric, NULL, NULL, NULL, NULL, NULL
 		FROM fw_result r
 		WHERE r.answers = (SELECT count(*) FROM fw_brute) AND r.missing = 0 AND r.extra = 0
-			  AND r.check_rows = 0
+			  AND r.check_rows = 0 AND r.other_entries = 0
 		UNION ALL
-		SELECT phase || ': WRONG', r.name, r.answers, r.missing, r.extra, r.check_rows
+		SELECT phase || ': WRONG', r.name, r.answers, r.missing, r.extra, r.check_rows, r.other_entries,
+			   r.error
 		FROM fw_result r
-		WHERE NOT (r.answers = (SELECT count(*) FROM fw_brute) AND r.missing = 0 AND r.extra = 0
-				   AND r.check_rows = 0);
+		WHERE r.error IS NOT NULL
+			  OR NOT (r.answers = (SELECT count(*) FROM fw_brute) AND r.missing = 0 AND r.extra = 0
+					  AND r.check_rows = 0 AND r.other_entries = 0);
 	DROP TABLE fw_result;
 END
 $$;
@@ -189,13 +228,14 @@ FROM (SELECT festival.delete(i.name, g.id, g.geom) AS ok
 SELECT * FROM fw_verify('delete');
 
 -------------------------------------------------------------------------------
--- Phase 4: update one object in four: moved by (3, -2), some with a new id
+-- Phase 4: update one object in four (ids that are multiples of 16): moved
+-- by (3, -2), one in three of them under a new id
 -------------------------------------------------------------------------------
 CREATE TABLE fw_moved AS
 	SELECT id AS old_id, geom AS old_geom,
 		   CASE WHEN id % 3 = 0 THEN id + 100000 ELSE id END AS new_id,
 		   ST_Translate(geom, 3, -2) AS new_geom
-	FROM fw_src WHERE id % 4 = 0;
+	FROM fw_src WHERE id % 16 = 0;
 DELETE FROM fw_src WHERE id IN (SELECT old_id FROM fw_moved);
 INSERT INTO fw_src SELECT new_id, new_geom FROM fw_moved;
 SELECT count(*) AS calls, count(*) FILTER (WHERE ok) AS returned_true
@@ -205,10 +245,14 @@ FROM (SELECT festival.update(i.name, m.old_id, m.old_geom, m.new_id, m.new_geom)
 SELECT * FROM fw_verify('update');
 
 -- the work the frameworks did in this session (since the indices were
--- created): flushes, merges of buffered changes with stored nodes,
--- compactions of the log, read buffer and cache hits
+-- created): flushes of a full buffer (besides the two flushes of
+-- create_index and build), merges of buffered changes with stored nodes,
+-- compactions of the log, FAST's rewrites of unmodified pages, read buffer
+-- hits and pre-cached pages, decisions of the temporal control of writes,
+-- and the page cache's hits, evictions and write-backs.  The small buffers
+-- flush all the time; the default ones (512 kB) never fill up.
 SELECT i.ord, i.name,
-	   (t->>'flushes')::bigint > 0 AS flushed,
+	   (t->>'flushes')::bigint > 2 AS flushed_when_full,
 	   (t->>'flushed_pages')::bigint >= (t->>'flushes')::bigint AS pages_per_flush,
 	   (t->>'merges')::bigint > 0 AS merged,
 	   (t->>'log_compactions')::bigint > 0 AS compacted,
@@ -306,11 +350,43 @@ FROM fw_again a CROSS JOIN fw_index i;
 SELECT * FROM fw_verify('after the new session');
 
 -------------------------------------------------------------------------------
+-- Phase 8: refused calls change nothing.  A query and an insert with a
+-- geometry of another SRID are refused before they change anything; the
+-- indices hold buffered changes (the updates above), which must not be
+-- lost, with or without a log.
+-------------------------------------------------------------------------------
+CREATE FUNCTION pg_temp.fw_refuse(name text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	refused text := '';
+BEGIN
+	BEGIN
+		PERFORM count(*) FROM festival.query(name, 'SRID=4326;POINT(50 50)');
+	EXCEPTION WHEN invalid_parameter_value THEN
+		refused := 'query';
+	END;
+	BEGIN
+		PERFORM festival.insert(name, 999999, 'SRID=4326;POINT(50 50)');
+	EXCEPTION WHEN invalid_parameter_value THEN
+		refused := refused || ' and insert';
+	END;
+	RETURN refused;
+END
+$$;
+SELECT count(*) FILTER (WHERE EXISTS (SELECT FROM festival.buffer(name))) AS with_buffered_changes
+FROM fw_index WHERE options->>'framework' IS NOT NULL;
+SELECT pg_temp.fw_refuse(name) AS refused, count(*) AS indices FROM fw_index GROUP BY 1;
+SELECT * FROM fw_verify('refused calls');
+SELECT count(*) AS indices,
+	   count(*) FILTER (WHERE (festival.stats(name)->>'entries')::bigint = (SELECT count(*) FROM fw_src)) AS entries_exact
+FROM fw_index;
+
+-------------------------------------------------------------------------------
 -- Clean up
 -------------------------------------------------------------------------------
 SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM fw_index) s;
 SELECT festival.drop_device('fw_dev');
-DROP FUNCTION fw_verify(text), fw_compare_all();
-DROP TABLE fw_src, fw_later, fw_index, fw_brute, fw_gone, fw_moved, fw_last, fw_again;
+DROP FUNCTION fw_verify(text), fw_compare_all(), fw_entries(text);
+DROP TABLE fw_src, fw_later, fw_index, fw_brute, fw_reference, fw_gone, fw_moved, fw_last, fw_again;
 RESET festival.progress_interval;
 RESET client_min_messages;

@@ -946,6 +946,7 @@ buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
 	bs->ns.marked_unclean = (meta->flags & FEST_META_CLEAN) == 0;
 	bs->ns.suspect = bs->ns.marked_unclean;
 	bs->ns.has_log = cfg->log_size > 0;
+	bs->ns.buffers = true;
 	bs->ops = ops;
 	bs->cfg = *cfg;
 	bs->cxt = CurrentMemoryContext;

@@ -45,8 +45,11 @@
 #include "stats/jsonbuild.h"
 #include "utils/memutils.h"
 
-/* Bytes a modified entry costs in the write buffer besides the entry. */
-#define EFIND_MOD_OVERHEAD 24
+/*
+ * Bytes a modified entry costs in the write buffer besides the entry: its
+ * key (rank and removal flag), as FAST is charged for a position.
+ */
+#define EFIND_MOD_OVERHEAD 8
 /* Bytes a cached node costs in the read buffer besides its entries. */
 #define EFIND_CACHED_OVERHEAD 64
 

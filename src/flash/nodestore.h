@@ -140,6 +140,7 @@ struct NodeStore
 								 * rebuilt or verified since: never marked
 								 * clean again */
 	bool		has_log;		/* changes survive a crash through a redo log */
+	bool		buffers;		/* holds changes in memory between operations */
 	bool		modifying_op;	/* the operation may write (set by the caller) */
 	bool		op_touched;		/* this operation wrote, allocated or freed */
 	uint64		recovered;		/* modifications replayed from the log at open */

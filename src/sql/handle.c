@@ -452,7 +452,14 @@ ix_mark_failed(OpenIndex *ix)
 	}
 	ix->busy = false;
 	ix->needs_reload = true;
-	ix->reload_consistent = ix->ns != NULL && !ix->committing && !ix->ns->suspect;
+
+	/*
+	 * The file is consistent if nothing was being written and nothing lives
+	 * only in memory: a buffering store without a log loses its buffer on
+	 * the reload (with a log, the reload replays it).
+	 */
+	ix->reload_consistent = ix->ns != NULL && !ix->committing && !ix->ns->suspect &&
+		!(ix->ns->buffers && !ix->ns->has_log);
 	ix->committing = false;
 	MemoryContextReset(ix->op_cxt);
 }
@@ -467,7 +474,8 @@ ix_settle_failed(OpenIndex *ix)
 {
 	FestMeta	meta;
 
-	if (!ix->reload_consistent || ix->io == NULL)
+	/* a buffering store's file stays "not clean": its log must be replayed */
+	if (!ix->reload_consistent || ix->io == NULL || ix->ns == NULL || ix->ns->buffers)
 		return;
 	fest_meta_read(ix->io, ix->name, &meta);
 	if (meta.flags & FEST_META_CLEAN)

@@ -1,0 +1,186 @@
+# shellcheck shell=bash
+# test/shell/lib/crash.bash: helpers of the crash tests of FAST and eFIND
+# indices (sourced after tap.bash).
+#
+# A "victim" is a psql coprocess whose backend the test kills with SIGKILL.
+# Every statement sent to it is followed by an \echo marker, so that the
+# test reads exactly the answer of that statement (or nothing, after an
+# error) and never waits for a line that will not come.  Its messages
+# (NOTICE, ERROR) go to a file of their own.
+
+CRASH_MARK="-- end of statement --"
+
+# Objects of a crash test database: pt(i) is the geometry of object i (a
+# point, scattered over [0, 1000) x [0, 997)); brute_force_mismatches(index,
+# table) runs 16 window queries through the index and by brute force over
+# the table and counts the ids that differ.
+crash_schema() {
+    q <<'SQL' >/dev/null
+CREATE FUNCTION pt(i bigint) RETURNS geometry LANGUAGE sql IMMUTABLE
+    AS $$ SELECT ST_MakePoint((i * 7919) % 1000 + (i % 10) / 10.0, (i * 104729) % 997 + (i % 7) / 7.0) $$;
+CREATE FUNCTION brute_force_mismatches(ix text, tbl regclass) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    w geometry;
+    d bigint;
+    n bigint := 0;
+BEGIN
+    FOR k IN 0..15 LOOP
+        w := ST_MakeEnvelope((k * 61) % 880, (k * 37) % 850, (k * 61) % 880 + 120, (k * 37) % 850 + 150);
+        EXECUTE format('SELECT count(*) FROM ((SELECT id FROM festival.query(%L, $1) EXCEPT ALL '
+                       'SELECT id FROM %s WHERE ST_Intersects(geom, $1)) UNION ALL '
+                       '(SELECT id FROM %s WHERE ST_Intersects(geom, $1) EXCEPT ALL '
+                       'SELECT id FROM festival.query(%L, $1))) d', ix, tbl, tbl, ix)
+            INTO d USING w;
+        n := n + d;
+    END LOOP;
+    RETURN n;
+END
+$$;
+SQL
+}
+
+# crash_index <index> <options json> <initial rows>: a source table
+# <index>_src with rows 1..n and an index over it on the device "crash",
+# built and closed (clean, empty log).  The build does not sync its log
+# (festival.log_sync = never, set before the index is opened): only the
+# closed result matters here.
+crash_index() {
+    q <<SQL >/dev/null
+SET client_min_messages = warning;
+SET festival.log_sync = never;
+CREATE TABLE $1_src (id bigint PRIMARY KEY, geom geometry);
+INSERT INTO $1_src SELECT i, pt(i) FROM generate_series(1, $3) i;
+SELECT festival.create_index('$1', 'rtree', 'crash', '$2', '$1_src');
+SELECT festival.build('$1');
+SELECT festival.close('$1');
+SQL
+}
+
+# The file of an index of the current database, found through the catalog
+# (the index is not opened).
+index_file() {
+    qv -c "SELECT current_setting('data_directory') || '/festival/' || d.directory || '/' || i.file_name
+           FROM festival.index i JOIN festival.device d ON d.name = i.device
+           WHERE i.name = '$1'"
+}
+
+# victim_start <message file>: start the victim, set VICTIM_BACKEND.
+victim_start() {
+    VICTIM_ERR=$1
+    coproc VICTIM { psql -X -qAt 2>"$VICTIM_ERR"; }
+    # copies that outlive the coprocess (bash closes its descriptors when
+    # it ends), so that its last words can be read; only the copies stay
+    exec {victim_in}>&"${VICTIM[1]}" {victim_out}<&"${VICTIM[0]}"
+    exec {VICTIM[1]}>&- {VICTIM[0]}<&-
+    victim_psql=$VICTIM_PID
+    VICTIM_BACKEND=$(victim_ask "SELECT pg_backend_pid();")
+    echo "# victim backend: $VICTIM_BACKEND"
+}
+
+victim_send() {  # victim_send <sql>: send a statement, do not wait
+    printf '%s;\n\\echo %s\n' "${1%;}" "$CRASH_MARK" >&"$victim_in"
+}
+
+# victim_ask <sql>: send a statement and print its answer (the lines it
+# printed, empty after an error).
+victim_ask() {
+    local line answer=""
+    victim_send "$1"
+    while IFS= read -r -t 60 -u "$victim_out" line; do
+        [ "$line" = "$CRASH_MARK" ] && break
+        answer+="${answer:+ }$line"
+    done
+    printf '%s' "$answer"
+}
+
+# The statement the victims run: object i into the source table and the
+# index in one statement (one transaction).
+insert_sql() {  # insert_sql <index> <id>
+    echo "WITH s AS (INSERT INTO $1_src VALUES ($2, pt($2)) RETURNING id, geom) SELECT festival.insert('$1', id, geom) FROM s;"
+}
+
+# victim_insert <index> <first id> <last id>: insert one object per
+# statement, reading each acknowledgement.  Sets INSERT_ACKS to how many
+# were acknowledged and advances ACKED (the last id acknowledged, all
+# before it acknowledged too).
+victim_insert() {
+    local i ack
+    INSERT_ACKS=0
+    for i in $(seq "$2" "$3"); do
+        ack=$(victim_ask "$(insert_sql "$1" "$i")")
+        if [ "$ack" = "t" ]; then
+            INSERT_ACKS=$((INSERT_ACKS + 1))
+            [ "$ACKED" -eq $((i - 1)) ] && ACKED=$i
+        fi
+    done
+}
+
+# victim_kill_midstream <index> <first id> <count> <acknowledgements>:
+# stream count inserts to the victim (from a background writer, so that
+# the victim never waits for input), and once it has acknowledged the
+# given number of them, kill its backend with SIGKILL: the backend is then
+# working on the next one.  ACKED advances over the acknowledged inserts;
+# BURST_ACKED is how many of the stream were; the victim is gone
+# afterwards.
+victim_kill_midstream() {
+    local i line writer
+    (
+        for i in $(seq "$2" $(($2 + $3 - 1))); do
+            victim_send "$(insert_sql "$1" "$i")"
+        done
+    ) 2>/dev/null &
+    writer=$!
+    BURST_ACKED=0
+    while [ "$BURST_ACKED" -lt "$4" ] && IFS= read -r -t 60 -u "$victim_out" line; do
+        if [ "$line" = "t" ]; then
+            BURST_ACKED=$((BURST_ACKED + 1))
+            ACKED=$((ACKED + 1))
+        fi
+    done
+    kill -9 "$VICTIM_BACKEND"
+    victim_end
+    wait "$writer" 2>/dev/null
+    while IFS= read -r line; do
+        if [ "$line" = "t" ]; then
+            BURST_ACKED=$((BURST_ACKED + 1))
+            ACKED=$((ACKED + 1))
+        fi
+    done <<<"$VICTIM_TAIL"
+}
+
+# victim_kill: kill the victim's backend with SIGKILL between statements.
+victim_kill() {
+    kill -9 "$VICTIM_BACKEND"
+    victim_end
+}
+
+# psql notices its dead backend only when it next reads input: end its
+# input, collect what it printed last (VICTIM_TAIL), wait for it.
+victim_end() {
+    exec {victim_in}>&-
+    VICTIM_TAIL=$(timeout 60 cat <&"$victim_out")
+    exec {victim_out}<&-
+    wait "$victim_psql" 2>/dev/null
+}
+
+# flip_byte <file> <offset>: invert every bit of one byte, in place.
+flip_byte() {
+    local old
+    old=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+    printf "$(printf '\\%03o' $((old ^ 255)))" |
+        dd of="$1" bs=1 seek="$2" count=1 conv=notrunc status=none
+}
+
+# log_record_offsets <log file>: the offset of every record (walking the
+# length fields from the end of the 512-byte header; records are 8-aligned).
+log_record_offsets() {
+    local size off=512 len
+    size=$(stat -c %s "$1")
+    while [ $((off + 40)) -le "$size" ]; do
+        echo "$off"
+        len=$(od -An -tu4 -j $((off + 4)) -N4 "$1" | tr -d ' ')
+        [ -z "$len" ] || [ "$len" -lt 40 ] && break
+        off=$((off + (len + 7) / 8 * 8))
+    done
+}
