@@ -199,6 +199,13 @@ SELECT * FROM pg_temp.fu_buffer('fu_levels');
 SELECT page, status, level FROM festival.buffer('fu_levels') WHERE page IN (2, 4) ORDER BY page;
 SELECT * FROM festival.check('fu_levels');
 
+-- A write-through index (framework 'none') buffers nothing: festival.buffer
+-- and festival.flush_unit return no rows
+SELECT festival.create_index('fu_direct', 'rtree', 'fu_dev', '{"page_size": 1024, "max_fill": 17}') > 0 AS created;
+SELECT count(festival.insert('fu_direct', i, ST_MakePoint(i, i))) AS inserted FROM generate_series(1, 10) i;
+SELECT (SELECT count(*) FROM festival.buffer('fu_direct')) AS buffered,
+	   (SELECT count(*) FROM festival.flush_unit('fu_direct')) AS flushed;
+
 -------------------------------------------------------------------------------
 -- 2. eFIND: which flushing unit festival.flush_unit writes
 -------------------------------------------------------------------------------
@@ -538,9 +545,10 @@ SELECT * FROM pg_temp.fu_read('fu_rb_s2q');
 SELECT * FROM pg_temp.fu_read('fu_rb_s2q');
 
 -- A cached page that a flush writes gets the written version: 31 is added
--- to leaf 10 (inside its box; the three reads hit), the unit is written,
--- and leaf 10 is then read from the read buffer (a hit, no device read)
--- with 31 in it
+-- to leaf 10 (inside its box: 9, 12 and 10 hit), the unit is written (its
+-- stored version, merged with the change, hits too: 10 hits, nothing
+-- pre-cached, no device read), and leaf 10 is then read from the read
+-- buffer (a hit, no device read) with 31 in it
 SELECT festival.insert('fu_rb_lru', 31, 'POINT(17.5 17.2)') AS inserted;
 SELECT * FROM pg_temp.fu_flushes('fu_rb_lru', 1);
 SELECT pg_temp.fu_counter('fu_rb_lru', 'read_buffer_hits') AS hits,
@@ -553,22 +561,27 @@ SELECT pg_temp.fu_counter('fu_rb_lru', 'read_buffer_hits') AS hits,
 -- Pre-caching, with s2q and a read buffer of 409 bytes (10 % of 4096),
 -- room for two or three nodes (a node costs 64 bytes + 40 per entry: the
 -- root 9 224, nodes 12 and 4 144 each, leaves of 3 entries 184, of 4
--- entries 224), and 10 page ids in the read queue and in s2q's A1.
+-- entries 224).  s2q's A1 is the read queue (IS section 6.3), 10 page ids
+-- pushed at every read from the device: a page read while the queue holds
+-- it is admitted.  A flush's read of a stored version is no read request:
+-- it may hit, but a miss neither enters the queue nor admits the page.
 --   two queries for POINT(17 17): 9, 12 and 10 miss twice; the second
 --   time they are admitted, 10 evicting 9 (224 + 144 + 184 > 409): held
 --   12 and 10 (328 bytes); 6 misses
---   31 added to leaf 10 (inside its box): 9 misses (remembered), 12 and 10
---   hit; leaf 10 is buffered; 7 misses, 2 hits
---   two queries for POINT(2 2): 9 misses and is admitted (second miss),
---   evicting 12; 4 and 2 miss (remembered); then 9 hits, 4 and 2 miss
---   again and are admitted, evicting 10 and 9: held 4 and 2 (328 bytes);
---   12 misses, 3 hits
---   writing leaf 10 reads its stored version: a miss (10 is neither held
---   nor remembered any more, so it is only remembered); the written
---   version (4 entries, 224 bytes) is then cached because 10 is in the
---   read queue, evicting 4: held 2 and 10 (408 bytes), 1 page pre-cached;
---   13 misses
---   the query for POINT(17 17): 9 and 12 miss, 10 hits: 15 misses, 4 hits
+--   31 added to leaf 10 (inside its box): 9, 12 and 10 miss in turn, each
+--   admitted and evicting the least recently used: held 12 and 10 again;
+--   leaf 10 is buffered; 9 misses
+--   POINT(2 2): 9 is admitted, evicting 12 (held 10 and 9); 4 and 2 are
+--   first reads, only queued (pushing 9 and 12 out of the queue); then 9
+--   hits, 4 and 2 are admitted, evicting 10 and 9: held 4 and 2 (328
+--   bytes); 14 misses, 1 hit
+--   writing leaf 10 reads its stored version: a miss, not admitted; the
+--   written version (4 entries, 224 bytes) is then cached because 10 is
+--   in the read queue, evicting 4: held 2 and 10 (408 bytes), 1 page
+--   pre-cached; 15 misses
+--   the query for POINT(17 17): 9 misses and is admitted, evicting 2 and
+--   10 (224 + 224 + 224 > 409); 12 and 10 miss and are admitted, 10
+--   evicting 9: 18 misses, 1 hit
 SELECT pg_temp.fu_tree('fu_pre', '{"framework": "efind", "buffer_size": 4096,
 	"read_buffer_policy": "s2q", "read_buffer_percent": 10, "temporal_control": "read",
 	"flushing_unit": 1}', 30) AS closed;
@@ -587,8 +600,40 @@ SELECT pg_temp.fu_counter('fu_pre', 'read_buffer_hits') AS hits,
 	   festival.stats('fu_pre')->'buffers'->>'read_buffer_bytes' AS held_bytes,
 	   festival.stats('fu_pre')->'buffers'->>'read_queue_pages' AS read_queue;
 SELECT * FROM pg_temp.fu_read('fu_pre');
+-- hlru: a page may only evict pages at its level or below, and a page
+-- that cannot make room is not admitted (buffer/replacement.h), so it
+-- evicts nothing.  A read buffer of 700 bytes (10 % of 7000); leaf 10
+-- holds 4 entries (31 added), so it costs 224 bytes.
+--   POINT(14 14): the root 9 (level 2, 224), 12 (level 1, 144) and leaf 7
+--   (184) are admitted: 552 bytes
+--   POINT(2 2): 9 hits; 4 (level 1, 144) is admitted (696); leaf 2 evicts
+--   leaf 7, the only page at level 0: 696 bytes, 4 pages
+--   POINT(17 17): 9 and 12 hit; leaf 10 (224) would need 220 bytes more
+--   than the 4 bytes free, and only leaf 2 (184) is at its level: it
+--   cannot make room, so it is not admitted and leaf 2 stays
+--   POINT(2 2) again: 9, 4 and 2 hit
+SELECT pg_temp.fu_tree('fu_hlru', '{"framework": "efind", "buffer_size": 7000,
+	"read_buffer_policy": "hlru", "read_buffer_percent": 10, "temporal_control": "none"}', 30) AS closed;
+SELECT festival.insert('fu_hlru', 31, 'POINT(17.5 17.2)') AS inserted;
+SELECT festival.flush('fu_hlru'), festival.close('fu_hlru') AS closed;
+CREATE FUNCTION pg_temp.fu_hlru_read(g geometry)
+RETURNS TABLE (answers bigint, hits bigint, misses bigint, held text, held_bytes text)
+LANGUAGE plpgsql AS $$
+BEGIN
+	answers := (SELECT count(*) FROM festival.query('fu_hlru', g, 'intersects', false));
+	hits := pg_temp.fu_counter('fu_hlru', 'read_buffer_hits');
+	misses := pg_temp.fu_counter('fu_hlru', 'read_buffer_misses');
+	held := festival.stats('fu_hlru')->'buffers'->>'read_buffer_pages';
+	held_bytes := festival.stats('fu_hlru')->'buffers'->>'read_buffer_bytes';
+	RETURN NEXT;
+END
+$$;
+SELECT * FROM pg_temp.fu_hlru_read('POINT(14 14)');
+SELECT * FROM pg_temp.fu_hlru_read('POINT(2 2)');
+SELECT * FROM pg_temp.fu_hlru_read('POINT(17 17)');
+SELECT * FROM pg_temp.fu_hlru_read('POINT(2 2)');
 SELECT name, (SELECT count(*) FROM festival.check(name)) AS check_rows
-FROM unnest(ARRAY['fu_rb_lru', 'fu_rb_s2q', 'fu_pre']) name;
+FROM unnest(ARRAY['fu_rb_lru', 'fu_rb_s2q', 'fu_pre', 'fu_hlru']) name;
 
 -------------------------------------------------------------------------------
 -- 6. Replacement policies, on reference strings of pages (each page costs
@@ -639,21 +684,23 @@ JOIN festival.cache_simulate('lru', 3, ARRAY[1, 2, 3, 1, 4, 2, 5, 1, 2, 3]) l US
 --   4      a first miss again                     A1 [4 6]
 SELECT * FROM festival.cache_simulate('s2q', 2, ARRAY[1, 2, 1, 3, 1, 2, 4, 2, 3, 5, 6, 4], ghosts => 2);
 
--- 2q, room for 4 of which A1in has 50 % (2 pages), 2 page ids in A1out;
--- A1in is kept within its share (replacement.c): a first-time page that
--- would take it over its share pushes its oldest page out to A1out
---   1 2    admitted to A1in                       A1in [2 1]
---   3      admitted to A1in, 1 leaves for A1out   A1in [3 2], A1out [1]
---   1      in A1out: admitted to Am               Am [1]
---   4      A1in [4 3], 2 to A1out                 A1out [2 1]
---   5      A1in [5 4], 3 to A1out, 1 forgotten    A1out [3 2]
---   1      hit in Am
---   2      in A1out: admitted to Am               Am [2 1], A1in [5 4]: full
---   6      A1in [6 5], 4 to A1out (one page in, one out: Am keeps 2 and
---          1)                                     A1out [4 3]
+-- 2q, room for 4 of which A1in has 50 % (2 pages), 2 page ids in A1out.
+-- As in Johnson and Shasha's 2Q, a page is reclaimed only when the cache
+-- is full: from A1in while A1in, the newcomer counted, is over its share,
+-- from Am otherwise (replacement.c); one page in, at most one page out
+--   1 2 3  admitted to A1in (free room)            A1in [3 2 1]
+--   1      hit in A1in (its FIFO order unchanged)
+--   4      admitted to A1in; the cache is full     A1in [4 3 2 1]
+--   5      A1in over its share: 1 to A1out         A1in [5 4 3 2], A1out [1]
+--   1      in A1out: admitted to Am, A1in still    Am [1], A1in [5 4 3],
+--          over its share: 2 to A1out              A1out [2]
+--   2      in A1out: admitted to Am, 3 to A1out    Am [2 1], A1in [5 4],
+--                                                  A1out [3]
+--   6      A1in with 6 over its share: 4 to A1out  A1in [6 5], A1out [4 3]
+--          (Am keeps 2 and 1)
 --   2      hit
---   5      hit in A1in (its FIFO order unchanged)
---   7      A1in [7 6], 5 to A1out                 A1out [5 4]
+--   5      hit in A1in
+--   7      A1in [7 6], 5 to A1out                  A1out [5 4]
 SELECT * FROM festival.cache_simulate('2q', 4, ARRAY[1, 2, 3, 1, 4, 5, 1, 2, 6, 2, 5, 7],
 									  a1in_percent => 50, ghosts => 2);
 
@@ -664,16 +711,26 @@ SELECT * FROM festival.cache_simulate('2q', 4, ARRAY[1, 2, 3, 1, 4, 5, 1, 2, 6, 
 --   s2q (2 ids remembered): 1 and 2 are admitted at their second miss
 --   (steps 3, 4), hit at 5 and 6; 3, 4, 5 are first misses, only
 --   remembered; 1 and 2 hit at the end: 4 hits, 2 admissions, no eviction
---   2q (A1in 1 page, 2 ids in A1out): 1 enters A1in, 2 pushes it out to
---   A1out (step 2), 1 comes back to Am (step 3); 2 hits in A1in (4, 6), 1
---   in Am (5); 3, 4 and 5 each push A1in's page out (steps 7 to 9: 2, 3,
---   4), Am keeps 1: it hits at step 10; 2 was forgotten (A1out [4 3] at
---   step 9), so it is a first-time page again and pushes 5 out: 4 hits
+--   2q (A1in 1 page, 2 ids in A1out): 1 and 2 use the free room, both
+--   in A1in, where their hits (3 to 6) count as one correlated use and
+--   promote nothing; 3, 4, 5 and then the forgotten 1 and 2 are first-time
+--   pages that each push A1in's oldest page out: 2q does what lru does
 SELECT policy, array_agg(s.step ORDER BY s.step) FILTER (WHERE s.hit) AS hits,
 	   array_agg(s.step ORDER BY s.step) FILTER (WHERE s.admitted) AS admitted,
 	   array_agg(s.step::text || ':' || s.evicted::text ORDER BY s.step) FILTER (WHERE s.evicted <> '{}') AS evictions
 FROM unnest(ARRAY['lru', 's2q', '2q']) WITH ORDINALITY p(policy, n)
 CROSS JOIN LATERAL festival.cache_simulate(policy, 2, ARRAY[1, 2, 1, 2, 1, 2, 3, 4, 5, 1, 2],
+										   a1in_percent => 50, ghosts => 2) s
+GROUP BY p.n, policy ORDER BY p.n;
+
+-- Where 2q resists a scan: cache of 2 (A1in 1 page, 2 ids in A1out),
+-- 1 2 3 1 4 5 6 1
+--   lru: every access misses; 4, 5 and 6 push 1 out before it returns
+--   2q: 3 pushes 1 to A1out (A1in [3 2]); 1 comes back to Am (step 4),
+--   pushing 2 out; 4, 5 and 6 only cycle through A1in; 1 hits at step 8
+SELECT policy, array_agg(s.step ORDER BY s.step) FILTER (WHERE s.hit) AS hits
+FROM unnest(ARRAY['lru', '2q']) WITH ORDINALITY p(policy, n)
+CROSS JOIN LATERAL festival.cache_simulate(policy, 2, ARRAY[1, 2, 3, 1, 4, 5, 6, 1],
 										   a1in_percent => 50, ghosts => 2) s
 GROUP BY p.n, policy ORDER BY p.n;
 

@@ -79,17 +79,18 @@ add_ghost(Replacement *r, PageId page)
 
 /*
  * Evict one resident entry that a page of the given level may displace.
- * 2q demotes the oldest first-timer to a ghost when A1in is over its
- * share; hlru only takes pages at the same level or below.  Returns false
- * if nothing may be evicted.
+ * 2q takes the oldest first-timer (demoted to a ghost) while A1in, with
+ * the incoming page's a1in_bytes counted, is over its share, and Am's
+ * least recently used page otherwise; hlru only takes pages at the same
+ * level or below.  Returns false if nothing may be evicted.
  */
 static bool
-evict_one(Replacement *r, uint16 level, List **evicted)
+evict_one(Replacement *r, uint16 level, int64 a1in_bytes, List **evicted)
 {
 	CacheEntry *victim = NULL;
 
 	if (r->policy == REPL_2Q && !dlist_is_empty(&r->a1in) &&
-		(r->a1in_used > r->a1in_capacity || dlist_is_empty(&r->am)))
+		(r->a1in_used + a1in_bytes > r->a1in_capacity || dlist_is_empty(&r->am)))
 		victim = dlist_tail_element(CacheEntry, link, &r->a1in);
 	else if (r->policy == REPL_HLRU)
 	{
@@ -123,6 +124,29 @@ evict_one(Replacement *r, uint16 level, List **evicted)
 			add_ghost(r, page);
 	}
 	return true;
+}
+
+/*
+ * hlru: whether the pages a page of this level may displace, with the
+ * free bytes, make room for it.  Checked before evicting anything, so a
+ * page that cannot be admitted costs the cache nothing.
+ */
+static bool
+hlru_can_make_room(Replacement *r, int64 bytes, uint16 level)
+{
+	int64		room = r->capacity - r->used;
+	dlist_iter	it;
+
+	dlist_foreach(it, &r->am)
+	{
+		CacheEntry *e = dlist_container(CacheEntry, link, it.cur);
+
+		if (room >= bytes)
+			break;
+		if (e->level <= level)
+			room += e->bytes;
+	}
+	return room >= bytes;
 }
 
 /* A resident page's payload (a hit refreshes its recency), or NULL. */
@@ -171,12 +195,14 @@ replacement_admit(Replacement *r, PageId page, int64 bytes, uint16 level,
 		if (r->policy == REPL_2Q && e == NULL)
 			target = CACHE_A1IN;
 	}
+	if (r->policy == REPL_HLRU && !hlru_can_make_room(r, bytes, level))
+		return false;
 	if (e != NULL)
 		forget_entry(r, e);		/* a ghost comes back */
 
 	while (r->used + bytes > r->capacity)
-		if (!evict_one(r, level, evicted))
-			return false;		/* hlru: nothing below to displace */
+		if (!evict_one(r, level, target == CACHE_A1IN ? bytes : 0, evicted))
+			elog(ERROR, "cache could not make room for page " UINT64_FORMAT, page);
 
 	e = hash_search(r->map, &page, HASH_ENTER, &found);
 	e->list = target;
@@ -186,21 +212,12 @@ replacement_admit(Replacement *r, PageId page, int64 bytes, uint16 level,
 	r->used += bytes;
 	if (target == CACHE_A1IN)
 	{
+		/*
+		 * A1in may exceed its share while the cache has free room (2Q
+		 * reclaims from A1in only when a page must go).
+		 */
 		r->a1in_used += bytes;
 		dlist_push_head(&r->a1in, &e->link);
-		/* keep A1in within its share */
-		while (r->a1in_used > r->a1in_capacity && !dlist_is_empty(&r->a1in))
-		{
-			CacheEntry *old = dlist_tail_element(CacheEntry, link, &r->a1in);
-			PageId		old_page;
-
-			if (old == e)
-				break;
-			old_page = old->page;
-			*evicted = lappend(*evicted, old->data);
-			forget_entry(r, old);
-			add_ghost(r, old_page);
-		}
 	}
 	else
 		dlist_push_head(&r->am, &e->link);
@@ -269,4 +286,23 @@ replacement_all(Replacement *r)
 	dlist_reverse_foreach(it, &r->am)
 		all = lappend(all, dlist_container(CacheEntry, link, it.cur)->data);
 	return all;
+}
+
+/* Forget every page, resident or remembered; returns the payloads. */
+List *
+replacement_clear(Replacement *r)
+{
+	List	   *payloads = NIL;
+	HASH_SEQ_STATUS seq;
+	CacheEntry *e;
+
+	hash_seq_init(&seq, r->map);
+	while ((e = hash_seq_search(&seq)) != NULL)
+	{
+		if (e->list != CACHE_GHOST)
+			payloads = lappend(payloads, e->data);
+		forget_entry(r, e);
+	}
+	Assert(r->used == 0 && r->a1in_used == 0 && r->nghosts == 0);
+	return payloads;
 }

@@ -12,13 +12,17 @@
  *	lru		least recently used.
  *	hlru	height-aware LRU: a page may only evict pages at its own level or
  *			below (the least recently used of those); a page that cannot make
- *			room is not admitted, so upper levels stay.
+ *			room is not admitted and evicts nothing, so upper levels stay.
  *	s2q		simplified 2Q (Johnson and Shasha 1994): a page is admitted on
- *			its second miss; a FIFO of page ids ("A1", eFIND's read queue)
- *			remembers first misses; admitted pages form an LRU ("Am").
- *	2q		full 2Q: first-time pages enter a FIFO ("A1in", a share of the
- *			bytes); pages leaving it are remembered by id ("A1out"); a miss
- *			on a remembered page admits it to the LRU ("Am").
+ *			its second miss; a FIFO of page ids ("A1") remembers first
+ *			misses; admitted pages form an LRU ("Am").  eFIND's read buffer
+ *			uses its read queue as A1 and admits with force (flash/efind.c).
+ *	2q		full 2Q: first-time pages enter a FIFO ("A1in"); pages leaving
+ *			it are remembered by id ("A1out"); a miss on a remembered page
+ *			admits it to the LRU ("Am").  A page is reclaimed only when the
+ *			cache is full: from A1in while A1in, the newcomer counted, is
+ *			over its share of the bytes, from Am otherwise, so one page in
+ *			costs at most one page out.
  *
  * IDENTIFICATION
  *	  src/buffer/replacement.h
@@ -89,5 +93,6 @@ extern void *replacement_remove(Replacement *r, PageId page);
 extern bool replacement_is_ghost(Replacement *r, PageId page);
 extern int	replacement_resident(Replacement *r);
 extern List *replacement_all(Replacement *r);
+extern List *replacement_clear(Replacement *r);
 
 #endif							/* FEST_REPLACEMENT_H */

@@ -319,11 +319,36 @@ buffered_alloc(NodeStore *ns, uint16 level)
 	return page;
 }
 
+/*
+ * The level of a page being freed that may not be buffered yet.  The
+ * flushing policies weigh a deletion by its level (eFIND's mh, mha,
+ * mhao), so a freed internal node must not pass for a leaf.  Structures
+ * read a node before freeing it; a page freed unread is read here.
+ */
+static uint16
+level_of_released(BufferedStore *bs, PageId page)
+{
+	BufPage    *bp = buffered_lookup(bs, page);
+	ReturnedNode *r;
+	FestPageCheck check;
+	TreeNode   *node;
+
+	if (bp != NULL)
+		return bp->level;
+	r = bs->returned ? hash_search(bs->returned, &page, HASH_FIND, NULL) : NULL;
+	if (r != NULL)
+		return r->node->level;
+	node = latest_version(bs, page, &check);
+	if (node == NULL)
+		report_unreadable(&bs->ns, page, check);
+	return node->level;
+}
+
 static void
 buffered_release(NodeStore *ns, PageId page)
 {
 	BufferedStore *bs = (BufferedStore *) ns;
-	BufPage    *bp = enter_page(bs, page, 0);
+	BufPage    *bp = enter_page(bs, page, level_of_released(bs, page));
 
 	ns->op_touched = true;
 	ns->stats->nodes_freed++;
@@ -519,7 +544,11 @@ buffered_write_unit(BufferedStore *bs, List *pages)
 		}
 		else
 		{
-			TreeNode   *node = latest_version(bs, page, &check);
+			TreeNode   *node;
+
+			bs->flushing = true;
+			node = latest_version(bs, page, &check);
+			bs->flushing = false;
 
 			if (node == NULL)
 				report_unreadable(ns, page, check);
@@ -699,6 +728,7 @@ buffered_end_op(NodeStore *ns)
 	BufferedStore *bs = (BufferedStore *) ns;
 
 	bs->returned = NULL;
+	bs->flushing = false;		/* an ERROR may have left it set */
 	MemoryContextReset(bs->op_cxt);
 }
 
@@ -751,6 +781,8 @@ buffered_reset(NodeStore *ns)
 	BufferedStore *bs = (BufferedStore *) ns;
 
 	drop_all(bs);
+	/* page-keyed state of the framework (units, read buffer) is stale now */
+	bs->ops->reset(bs);
 	bs->returned = NULL;
 	MemoryContextReset(bs->op_cxt);
 	ns->io->ops->truncate(ns->io, FEST_FIRST_DATA_PAGE);
@@ -763,6 +795,7 @@ buffered_reset(NodeStore *ns)
 	ns->meta->flags |= FEST_META_ENTRIES_VALID;
 	ns->suspect = false;
 	ns->meta_dirty = true;
+	ns->op_touched = true;
 	if (bs->log != NULL)
 		log_truncate(bs->log);
 }

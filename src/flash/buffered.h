@@ -115,6 +115,13 @@ typedef struct BufferedOps
 	/* bp has just become DEL (its page was freed). */
 	void		(*deleted) (BufferedStore *bs, BufPage *bp);
 
+	/*
+	 * The file was emptied (a rebuild) and the buffer is empty: forget
+	 * everything kept by page id (FAST's units, eFIND's read buffer and
+	 * queues), which describes pages that no longer exist.
+	 */
+	void		(*reset) (BufferedStore *bs);
+
 	/* Framework statistics for festival.stats() (gauges). */
 	void		(*describe) (BufferedStore *bs, JsonbParseState **state);
 } BufferedOps;
@@ -144,6 +151,9 @@ struct BufferedStore
 	bool		op_logged;		/* records appended in this modification */
 	char		logged_meta[128];	/* LoggedMeta as last logged (or read) */
 	bool		replaying;		/* restart in progress: do not log */
+	bool		flushing;		/* a unit is being written: stored versions
+								 * are read to merge, not at a caller's
+								 * request (eFIND's read queue ignores them) */
 	uint64		recovered_groups;	/* modifications replayed at open */
 	void	   *fw;				/* the framework's own state */
 };

@@ -291,6 +291,7 @@ direct_reset(NodeStore *ns)
 	ns->meta->flags |= FEST_META_ENTRIES_VALID;
 	ns->suspect = false;
 	ns->meta_dirty = true;
+	ns->op_touched = true;
 }
 
 static void

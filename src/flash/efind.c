@@ -15,7 +15,9 @@
  * (REPLACE) discards the page's modifications and makes it NEW: DEL + NEW.
  *
  * Read buffer (IS §4.2): a share of the memory caches stored versions of
- * nodes under LRU, HLRU, S2Q or 2Q (buffer/replacement.c).
+ * nodes under LRU, HLRU, S2Q or 2Q (buffer/replacement.c).  S2Q's FIFO of
+ * first misses is the read queue (IS §6.3): a page read from the device
+ * while the queue remembers it is admitted.
  *
  * Flushing (IS algorithm 3): the oldest timestamp_percent of buffered
  * nodes are candidates; temporal control of writes (algorithm 4) keeps
@@ -173,6 +175,19 @@ queue_push(PageQueue *q, PageId page)
 	q->n++;
 	m = hash_search(q->members, &page, HASH_ENTER, &found);
 	m->count = found ? m->count + 1 : 1;
+}
+
+static void
+queue_clear(PageQueue *q)
+{
+	HASH_SEQ_STATUS seq;
+	QueueMember *m;
+
+	hash_seq_init(&seq, q->members);
+	while ((m = hash_seq_search(&seq)) != NULL)
+		hash_search(q->members, &m->page, HASH_REMOVE, NULL);
+	q->head = 0;
+	q->n = 0;
 }
 
 static bool
@@ -569,6 +584,7 @@ efind_read_stored(BufferedStore *bs, PageId page, FestPageCheck *check)
 {
 	EfindState *st = (EfindState *) bs->fw;
 	TreeNode   *node;
+	bool		seen_recently;
 
 	if (st->rb != NULL)
 	{
@@ -584,17 +600,20 @@ efind_read_stored(BufferedStore *bs, PageId page, FestPageCheck *check)
 	}
 
 	node = buffered_read_disk(bs, page, check);
-	if (node == NULL)
-		return NULL;
+	if (node == NULL || bs->flushing)
+		return node;			/* a flush's read is no read request (IS alg. 5) */
+	/* s2q's A1 is the read queue (IS section 6.3): a page read again while
+	 * the queue remembers it is admitted, a first read only remembered */
+	seen_recently = st->tc_read && queue_contains(&st->rq, page);
 	if (st->tc_read)
 		queue_push(&st->rq, page);
-	if (st->rb != NULL)
+	if (st->rb != NULL && (st->rb->policy != REPL_S2Q || seen_recently))
 	{
 		TreeNode   *copy = copy_into(node, st->rb_cxt);
 		List	   *evicted = NIL;
 
 		if (!replacement_admit(st->rb, page, cached_bytes(copy), copy->level,
-							   copy, false, &evicted))
+							   copy, st->rb->policy == REPL_S2Q, &evicted))
 			free_cached(copy);
 		free_all(evicted);
 	}
@@ -927,6 +946,18 @@ efind_deleted(BufferedStore *bs, BufPage *bp)
 {
 }
 
+/* A rebuild: cached versions and remembered ids describe pages now gone. */
+static void
+efind_reset(BufferedStore *bs)
+{
+	EfindState *st = (EfindState *) bs->fw;
+
+	if (st->rb != NULL)
+		free_all(replacement_clear(st->rb));
+	queue_clear(&st->rq);
+	queue_clear(&st->wq);
+}
+
 static void
 efind_describe(BufferedStore *bs, JsonbParseState **state)
 {
@@ -953,6 +984,7 @@ static const BufferedOps efind_ops = {
 	.flushed = efind_flushed,
 	.forget = efind_forget,
 	.deleted = efind_deleted,
+	.reset = efind_reset,
 	.describe = efind_describe
 };
 

@@ -468,6 +468,32 @@ fast_deleted(BufferedStore *bs, BufPage *bp)
 	assign_unit(bs, bp->page);
 }
 
+static HTAB *
+create_unit_map(BufferedStore *bs)
+{
+	HASHCTL		ctl;
+
+	ctl.keysize = sizeof(PageId);
+	ctl.entrysize = sizeof(UnitOf);
+	ctl.hcxt = bs->cxt;
+	return hash_create("fast flushing units", 256, &ctl,
+					   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+/* A rebuild starts the units afresh: the old ones name pages now gone. */
+static void
+fast_reset(BufferedStore *bs)
+{
+	FastState  *st = (FastState *) bs->fw;
+	int			i;
+
+	for (i = 0; i < st->nunits; i++)
+		pfree(st->units[i]);
+	st->nunits = 0;
+	hash_destroy(st->unit_of);
+	st->unit_of = create_unit_map(bs);
+}
+
 static void
 fast_describe(BufferedStore *bs, JsonbParseState **state)
 {
@@ -487,6 +513,7 @@ static const BufferedOps fast_ops = {
 	.flushed = fast_flushed,
 	.forget = fast_forget,
 	.deleted = fast_deleted,
+	.reset = fast_reset,
 	.describe = fast_describe
 };
 
@@ -498,7 +525,6 @@ fast_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	BufferedStore *bs = palloc0(sizeof(BufferedStore));
 	FastState  *st = palloc0(sizeof(FastState));
 	BufferedConfig cfg;
-	HASHCTL		ctl;
 
 	buffered_config_from(config, &cfg);
 	st->policy = (FastPolicy) config_choice_index(config, "flushing_policy");
@@ -507,11 +533,7 @@ fast_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	buffered_init(bs, &fast_ops, io, meta, node_ops, index_name, stats, &cfg,
 				  log_path, create);
 	bs->fw = st;
-	ctl.keysize = sizeof(PageId);
-	ctl.entrysize = sizeof(UnitOf);
-	ctl.hcxt = bs->cxt;
-	st->unit_of = hash_create("fast flushing units", 256, &ctl,
-							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	st->unit_of = create_unit_map(bs);
 
 	buffered_recover(bs);
 	return &bs->ns;

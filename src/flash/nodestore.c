@@ -52,12 +52,14 @@ ns_set_root(NodeStore *ns, PageId root, uint32 height)
 	ns->meta->root = root;
 	ns->meta->height = height;
 	ns->meta_dirty = true;
+	ns->op_touched = true;
 }
 
 void
 ns_meta_changed(NodeStore *ns)
 {
 	ns->meta_dirty = true;
+	ns->op_touched = true;
 }
 
 /* Write a node into a page buffer (not yet sealed). */

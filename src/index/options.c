@@ -218,8 +218,8 @@ options_parse(Jsonb *user, const OptionSpec *const *groups,
 				if (find_spec(groups, key) == NULL)
 					ereport(ERROR,
 							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							 errmsg("unknown option \"%s\" for structure \"%s\"",
-									key, structure),
+							 errmsg("unknown option \"%s\" for structure \"%s\" with framework \"%s\"",
+									key, structure, framework),
 							 errhint("Accepted options with framework \"%s\": %s.",
 									 framework, option_names(groups))));
 			}

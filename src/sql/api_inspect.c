@@ -85,7 +85,20 @@ festival_node(PG_FUNCTION_ARGS)
 						 ix->meta.page_count - 1, name)));
 
 	old = MemoryContextSwitchTo(ix->op_cxt);
-	node = ns_read(ix->ns, (PageId) page);
+	if (ix->ns->ops->read_checked(ix->ns, (PageId) page, &node) != FEST_PAGE_OK)
+	{
+		PageId		link;
+
+		/* a free page is not damage, but it holds no node */
+		if (ix->ns->ops->read_free_link(ix->ns, (PageId) page, &link) == FEST_PAGE_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("page " INT64_FORMAT " of index \"%s\" is free", page, name),
+					 errdetail("The page is on the free list and holds no node."),
+					 errhint("festival.buffer('%s') and festival.check('%s') show the pages in use.",
+							 name, name)));
+		node = ns_read(ix->ns, (PageId) page);	/* reports the damage */
+	}
 	MemoryContextSwitchTo(old);
 
 	for (uint32 i = 0; i < node->nentries; i++)
@@ -119,7 +132,7 @@ festival_flush_unit(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 	MemoryContext old;
 
-	InitMaterializedSRF(fcinfo, 0);
+	fest_init_int8_set(fcinfo, "page");
 	ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_MODIFY);
 	old = MemoryContextSwitchTo(ix->op_cxt);
 	ix->committing = true;

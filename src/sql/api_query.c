@@ -245,33 +245,6 @@ refine_candidates(OpenIndex *ix, QueryCollector *qc, const GeomArg *g,
 }
 
 /*
- * Materialize-mode set-up for a function returning a set of bigint (a
- * one-column TABLE is a scalar set, which InitMaterializedSRF does not
- * describe).
- */
-static void
-init_id_set(FunctionCallInfo fcinfo)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	MemoryContext old;
-	TupleDesc	desc;
-
-	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
-		!(rsinfo->allowedModes & SFRM_Materialize))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("set-valued function called in context that cannot accept a set")));
-
-	old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
-	desc = CreateTemplateTupleDesc(1);
-	TupleDescInitEntry(desc, (AttrNumber) 1, "id", INT8OID, -1, 0);
-	rsinfo->returnMode = SFRM_Materialize;
-	rsinfo->setDesc = desc;
-	rsinfo->setResult = tuplestore_begin_heap(false, false, work_mem);
-	MemoryContextSwitchTo(old);
-}
-
-/*
  * festival.query(index, g, predicate, refine) RETURNS TABLE (id bigint)
  */
 Datum
@@ -288,7 +261,7 @@ festival_query(PG_FUNCTION_ARGS)
 	MemoryContext old;
 
 	geomarg_get(fcinfo, 1, "query geometry", &g);
-	init_id_set(fcinfo);
+	fest_init_int8_set(fcinfo, "id");
 
 	ix = ix_begin_op(name, IX_READ);
 	geomarg_check_srid(ix, &g.info, "query geometry", false);

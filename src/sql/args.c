@@ -11,7 +11,12 @@
 #include "sql/args.h"
 
 #include "sql/handle.h"
+#include "access/tupdesc.h"
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/tuplestore.h"
 
 static void
 require_not_null(FunctionCallInfo fcinfo, int argno, const char *what)
@@ -59,4 +64,32 @@ fest_sqlname_arg(FunctionCallInfo fcinfo, int argno, const char *what)
 {
 	require_not_null(fcinfo, argno, what);
 	return pstrdup(NameStr(*PG_GETARG_NAME(argno)));
+}
+
+/*
+ * Materialize-mode set-up for a function returning a set of bigint.  A
+ * one-column RETURNS TABLE is a scalar set, which InitMaterializedSRF
+ * refuses to describe ("return type must be a row type"), so the
+ * descriptor is built here.
+ */
+void
+fest_init_int8_set(FunctionCallInfo fcinfo, const char *column)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext old;
+	TupleDesc	desc;
+
+	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
+		!(rsinfo->allowedModes & SFRM_Materialize))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("set-valued function called in context that cannot accept a set")));
+
+	old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+	desc = CreateTemplateTupleDesc(1);
+	TupleDescInitEntry(desc, (AttrNumber) 1, column, INT8OID, -1, 0);
+	rsinfo->returnMode = SFRM_Materialize;
+	rsinfo->setDesc = desc;
+	rsinfo->setResult = tuplestore_begin_heap(false, false, work_mem);
+	MemoryContextSwitchTo(old);
 }

@@ -24,4 +24,6 @@ extern char *fest_sqlname_arg(FunctionCallInfo fcinfo, int argno, const char *wh
 extern int64 fest_int64_arg(FunctionCallInfo fcinfo, int argno, const char *what);
 extern bool fest_bool_arg(FunctionCallInfo fcinfo, int argno, const char *what);
 
+extern void fest_init_int8_set(FunctionCallInfo fcinfo, const char *column);
+
 #endif							/* FEST_ARGS_H */

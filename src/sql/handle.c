@@ -441,8 +441,13 @@ ix_mark_failed(OpenIndex *ix)
 		ix_discard(ix);
 		return;
 	}
-	/* nothing changed yet (an argument refused, say): keep the handle */
-	if (ix->ns != NULL && !ix->ns->op_touched && !ix->ns->meta_dirty)
+	/*
+	 * Nothing changed yet (an argument refused, say): keep the handle.
+	 * Every change of a node or of the meta data sets op_touched; the
+	 * changes of earlier operations (a log-less buffer's, too) are intact.
+	 * A flush interrupted while writing (committing) changed the buffer.
+	 */
+	if (ix->ns != NULL && !ix->ns->op_touched && !ix->committing)
 	{
 		ix->busy = false;
 		ix->ns->ops->end_op(ix->ns);
