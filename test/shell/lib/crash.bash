@@ -57,6 +57,38 @@ SELECT festival.close('$1');
 SQL
 }
 
+# recovery_checks <index>: the first use of an index after a crash
+# restart (eight assertions).  It replays the log (a NOTICE counts the
+# modifications restored, RESTORED is set to that number) without a
+# warning; the source table holds every acknowledged object (ids up to
+# ACKED) and at most the one whose commit the kill did not interrupt
+# before the acknowledgement was read; the index holds each object of the
+# source table exactly once and nothing else but, possibly, the insert the
+# kill interrupted between the index and the commit (the index is outside
+# transactions); once that one is deleted, festival.check() finds nothing.
+recovery_checks() {
+    local ix=$1 out
+    out=$(q -c "CREATE TEMP TABLE got AS SELECT id FROM festival.query('$ix', ST_MakeEnvelope(-10, -10, 2000, 2000))" \
+            -c "SELECT 'acked_in_source=' || count(*) FROM ${ix}_src WHERE id <= $ACKED" \
+            -c "SELECT 'unacked_in_source=' || count(*) || ' ' || coalesce(string_agg(id::text, ','), '') FROM ${ix}_src WHERE id > $ACKED + 1" \
+            -c "SELECT 'missing=' || count(*) FROM ${ix}_src s WHERE NOT EXISTS (SELECT FROM got g WHERE g.id = s.id)" \
+            -c "SELECT 'extra=' || coalesce(string_agg(id::text, ','), '') FROM (SELECT id FROM got EXCEPT SELECT id FROM ${ix}_src) e" \
+            -c "SELECT 'duplicates=' || count(*) - count(DISTINCT id) FROM got" \
+            -c "SELECT 'reconciled=' || count(festival.delete('$ix', id, pt(id))) FROM (SELECT id FROM got EXCEPT SELECT id FROM ${ix}_src) e" \
+            -c "SELECT 'check=' || coalesce(string_agg(severity || ': ' || message, '; '), '') FROM festival.check('$ix')")
+    tap_like "$out" "^NOTICE:  index \"$ix\" was not closed cleanly; its log restored [1-9][0-9]* modifications$" \
+        "$ix: the first use says how many modifications the log restored"
+    tap_unlike "$out" 'WARNING|ERROR' "$ix: and neither warns nor fails"
+    RESTORED=$(printf '%s\n' "$out" | sed -n 's/.*its log restored \([0-9]*\) modifications$/\1/p')
+    tap_like "$out" "^acked_in_source=$ACKED$" "$ix: the source table holds all $ACKED acknowledged objects"
+    tap_like "$out" '^unacked_in_source=0 $' "$ix: and at most the one the kill interrupted besides"
+    tap_like "$out" '^missing=0$' "$ix: every object of the source table is in the index"
+    tap_like "$out" "^extra=($((ACKED + 1)))?$" \
+        "$ix: the index holds nothing else but the insert the kill interrupted"
+    tap_like "$out" '^duplicates=0$' "$ix: no object is in the index twice"
+    tap_like "$out" '^check=$' "$ix: festival.check() finds nothing"
+}
+
 # The file of an index of the current database, found through the catalog
 # (the index is not opened).
 index_file() {
@@ -124,7 +156,7 @@ victim_insert() {
 # BURST_ACKED is how many of the stream were; the victim is gone
 # afterwards.
 victim_kill_midstream() {
-    local i line writer
+    local i line writer answered
     (
         for i in $(seq "$2" $(($2 + $3 - 1))); do
             victim_send "$(insert_sql "$1" "$i")"
@@ -132,10 +164,14 @@ victim_kill_midstream() {
     ) 2>/dev/null &
     writer=$!
     BURST_ACKED=0
-    while [ "$BURST_ACKED" -lt "$4" ] && IFS= read -r -t 60 -u "$victim_out" line; do
+    answered=0
+    while [ "$BURST_ACKED" -lt "$4" ] && [ "$answered" -lt "$3" ] &&
+        IFS= read -r -t 60 -u "$victim_out" line; do
         if [ "$line" = "t" ]; then
             BURST_ACKED=$((BURST_ACKED + 1))
             ACKED=$((ACKED + 1))
+        elif [ "$line" = "$CRASH_MARK" ]; then
+            answered=$((answered + 1))
         fi
     done
     kill -9 "$VICTIM_BACKEND"
@@ -175,12 +211,15 @@ flip_byte() {
 # log_record_offsets <log file>: the offset of every record (walking the
 # length fields from the end of the 512-byte header; records are 8-aligned).
 log_record_offsets() {
-    local size off=512 len
-    size=$(stat -c %s "$1")
-    while [ $((off + 40)) -le "$size" ]; do
-        echo "$off"
-        len=$(od -An -tu4 -j $((off + 4)) -N4 "$1" | tr -d ' ')
-        [ -z "$len" ] || [ "$len" -lt 40 ] && break
-        off=$((off + (len + 7) / 8 * 8))
-    done
+    od -An -v -tu4 -w4 "$1" | awk '
+        { word[NR - 1] = $1 }
+        END {
+            off = 512
+            while (off + 40 <= 4 * NR) {
+                print off
+                len = word[(off + 4) / 4]
+                if (len < 40) break
+                off += int((len + 7) / 8) * 8
+            }
+        }'
 }
