@@ -20,18 +20,6 @@ typedef struct ReturnedNode
 	TreeNode   *node;
 } ReturnedNode;
 
-/* A private copy of a node in the given context. */
-static TreeNode *
-copy_node(const TreeNode *node, MemoryContext cxt)
-{
-	TreeNode   *copy = MemoryContextAlloc(cxt, sizeof(TreeNode));
-
-	*copy = *node;
-	copy->entries = MemoryContextAlloc(cxt, (size_t) node->capacity * node->entry_size);
-	memcpy(copy->entries, node->entries, (size_t) node->nentries * node->entry_size);
-	return copy;
-}
-
 static void
 create_tables(BufferedStore *bs)
 {
@@ -211,7 +199,7 @@ remember_returned(BufferedStore *bs, const TreeNode *node)
 								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
 	r = hash_search(bs->returned, &node->page, HASH_ENTER, &found);
-	r->node = copy_node(node, bs->op_cxt);
+	r->node = ns_copy_node(node, bs->op_cxt);
 }
 
 static TreeNode *
@@ -785,17 +773,7 @@ buffered_reset(NodeStore *ns)
 	bs->ops->reset(bs);
 	bs->returned = NULL;
 	MemoryContextReset(bs->op_cxt);
-	ns->io->ops->truncate(ns->io, FEST_FIRST_DATA_PAGE);
-	ns->meta->page_count = FEST_FIRST_DATA_PAGE;
-	ns->meta->free_head = InvalidPageId;
-	ns->meta->free_count = 0;
-	ns->meta->entry_count = 0;
-	ns->meta->root = InvalidPageId;
-	ns->meta->height = 0;
-	ns->meta->flags |= FEST_META_ENTRIES_VALID;
-	ns->suspect = false;
-	ns->meta_dirty = true;
-	ns->op_touched = true;
+	ns_truncate_to_empty(ns);
 	if (bs->log != NULL)
 		log_truncate(bs->log);
 }

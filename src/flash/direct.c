@@ -281,17 +281,7 @@ direct_reset(NodeStore *ns)
 
 	ds->npending = 0;
 	MemoryContextReset(ds->pending_cxt);
-	ns->io->ops->truncate(ns->io, FEST_FIRST_DATA_PAGE);
-	ns->meta->page_count = FEST_FIRST_DATA_PAGE;
-	ns->meta->free_head = InvalidPageId;
-	ns->meta->free_count = 0;
-	ns->meta->entry_count = 0;
-	ns->meta->root = InvalidPageId;
-	ns->meta->height = 0;
-	ns->meta->flags |= FEST_META_ENTRIES_VALID;
-	ns->suspect = false;
-	ns->meta_dirty = true;
-	ns->op_touched = true;
+	ns_truncate_to_empty(ns);
 }
 
 static void

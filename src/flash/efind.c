@@ -542,17 +542,6 @@ efind_materialize(BufferedStore *bs, BufPage *bp, const TreeNode *stored)
 	return out;
 }
 
-static TreeNode *
-copy_into(const TreeNode *node, MemoryContext cxt)
-{
-	TreeNode   *copy = MemoryContextAlloc(cxt, sizeof(TreeNode));
-
-	*copy = *node;
-	copy->entries = MemoryContextAlloc(cxt, (size_t) node->capacity * node->entry_size);
-	memcpy(copy->entries, node->entries, (size_t) node->nentries * node->entry_size);
-	return copy;
-}
-
 static void
 free_cached(void *data)
 {
@@ -594,7 +583,7 @@ efind_read_stored(BufferedStore *bs, PageId page, FestPageCheck *check)
 		{
 			bs->ns.stats->read_buffer_hits++;
 			*check = FEST_PAGE_OK;
-			return copy_into(cached, CurrentMemoryContext);
+			return ns_copy_node(cached, CurrentMemoryContext);
 		}
 		bs->ns.stats->read_buffer_misses++;
 	}
@@ -609,7 +598,7 @@ efind_read_stored(BufferedStore *bs, PageId page, FestPageCheck *check)
 		queue_push(&st->rq, page);
 	if (st->rb != NULL && (st->rb->policy != REPL_S2Q || seen_recently))
 	{
-		TreeNode   *copy = copy_into(node, st->rb_cxt);
+		TreeNode   *copy = ns_copy_node(node, st->rb_cxt);
 		List	   *evicted = NIL;
 
 		if (!replacement_admit(st->rb, page, cached_bytes(copy), copy->level,
@@ -643,7 +632,7 @@ efind_flushed(BufferedStore *bs, PageId page, const TreeNode *written)
 		return;
 	}
 	{
-		TreeNode   *copy = copy_into(written, st->rb_cxt);
+		TreeNode   *copy = ns_copy_node(written, st->rb_cxt);
 		void	   *old;
 
 		if (replacement_update(st->rb, page, cached_bytes(copy), copy, &old))

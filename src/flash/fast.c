@@ -168,17 +168,6 @@ account_page(BufferedStore *bs, BufPage *bp)
 	buffered_account(bs, bp, bytes);
 }
 
-static TreeNode *
-copy_node(const TreeNode *node, MemoryContext cxt)
-{
-	TreeNode   *copy = MemoryContextAlloc(cxt, sizeof(TreeNode));
-
-	*copy = *node;
-	copy->entries = MemoryContextAlloc(cxt, (size_t) node->capacity * node->entry_size);
-	memcpy(copy->entries, node->entries, (size_t) node->nentries * node->entry_size);
-	return copy;
-}
-
 /* Apply one change to a node (a NEW page's, or a stored version). */
 static void
 apply_item(BufferedStore *bs, TreeNode *node, const FastItemHeader *h,
@@ -254,7 +243,7 @@ fast_absorb(BufferedStore *bs, BufPage *bp, const TreeNode *old,
 		fast_forget(bs, bp);
 		bp->status = BUF_NEW;
 		fp = fast_page(bs, bp, node->level);
-		fp->node = copy_node(node, bs->cxt);
+		fp->node = ns_copy_node(node, bs->cxt);
 		bp->mod_count++;
 		buffered_log(bs, LOG_NEW, bp, node->nentries, node->entries,
 					 node->nentries * node->entry_size);
@@ -298,8 +287,8 @@ fast_materialize(BufferedStore *bs, BufPage *bp, const TreeNode *stored)
 	TreeNode   *node;
 
 	if (bp->status == BUF_NEW)
-		return copy_node(fp->node, CurrentMemoryContext);
-	node = copy_node(stored, CurrentMemoryContext);
+		return ns_copy_node(fp->node, CurrentMemoryContext);
+	node = ns_copy_node(stored, CurrentMemoryContext);
 	if (fp != NULL)
 		apply_items(bs, node, fp->items.data, fp->nitems, fp->entry_size);
 	return node;
@@ -330,7 +319,7 @@ fast_replay(BufferedStore *bs, BufPage *bp, const LogRecord *rec)
 			goto bad;
 		memcpy(node->entries, rec->payload, rec->payload_len);
 		node->nentries = rec->hdr.count;
-		fp->node = copy_node(node, bs->cxt);
+		fp->node = ns_copy_node(node, bs->cxt);
 		bp->mod_count++;
 	}
 	else

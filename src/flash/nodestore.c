@@ -164,3 +164,36 @@ ns_mark_clean(NodeStore *ns)
 	ns_write_meta(ns);
 	pageio_sync(ns->io);
 }
+
+/* A private copy of a node in the given context. */
+TreeNode *
+ns_copy_node(const TreeNode *node, MemoryContext cxt)
+{
+	TreeNode   *copy = MemoryContextAlloc(cxt, sizeof(TreeNode));
+
+	*copy = *node;
+	copy->entries = MemoryContextAlloc(cxt, (size_t) node->capacity * node->entry_size);
+	memcpy(copy->entries, node->entries, (size_t) node->nentries * node->entry_size);
+	return copy;
+}
+
+/*
+ * Start an empty file for a rebuild: no node pages, no free list, no
+ * entries.  The structure then writes its new tree; the meta is written at
+ * the next commit or flush.  A rebuilt index is trusted again.
+ */
+void
+ns_truncate_to_empty(NodeStore *ns)
+{
+	ns->io->ops->truncate(ns->io, FEST_FIRST_DATA_PAGE);
+	ns->meta->page_count = FEST_FIRST_DATA_PAGE;
+	ns->meta->free_head = InvalidPageId;
+	ns->meta->free_count = 0;
+	ns->meta->entry_count = 0;
+	ns->meta->root = InvalidPageId;
+	ns->meta->height = 0;
+	ns->meta->flags |= FEST_META_ENTRIES_VALID;
+	ns->suspect = false;
+	ns->meta_dirty = true;
+	ns->op_touched = true;
+}

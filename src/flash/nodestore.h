@@ -186,6 +186,8 @@ ns_flush(NodeStore *ns)
 extern uint32 ns_entry_size(const NodeStore *ns, uint16 level);
 extern uint32 ns_page_capacity(const NodeStore *ns, uint16 level);
 extern TreeNode *ns_new_node(const NodeStore *ns, PageId page, uint16 level);
+extern TreeNode *ns_copy_node(const TreeNode *node, MemoryContext cxt);
+extern void ns_truncate_to_empty(NodeStore *ns);
 extern void ns_set_root(NodeStore *ns, PageId root, uint32 height);
 extern void ns_meta_changed(NodeStore *ns);
 extern void ns_serialize(const NodeStore *ns, const TreeNode *node, char *page);
