@@ -10,6 +10,8 @@
  */
 #include "flash/buffered.h"
 
+#include "flash/framework.h"
+
 #include "format/page.h"
 #include "stats/jsonbuild.h"
 #include "utils/memutils.h"
@@ -77,6 +79,24 @@ remove_page(BufferedStore *bs, BufPage *bp)
 	bs->used -= bp->bytes;
 	hash_search(bs->table, &page, HASH_REMOVE, NULL);
 }
+
+/*
+ * Close the current log group.  festival.log_sync is read at every commit,
+ * so a SET takes effect on the next modification of an open index.
+ */
+static void
+commit_log_group(BufferedStore *bs)
+{
+	log_commit(bs->log, (LogSyncMode) fest_log_sync_mode, fest_log_sync_interval);
+}
+
+/* One page of a LOG_FLUSH_BEGIN record. */
+typedef struct FlushIntentItem
+{
+	PageId		page;
+	uint32		checksum;		/* the page header's checksum field */
+	uint32		pad;
+} FlushIntentItem;
 
 /* Append a record about bp, unless replaying or the log is off. */
 void
@@ -466,6 +486,74 @@ page_cmp(const void *a, const void *b)
 }
 
 /*
+ * Before a unit is written, log which buffered pages it writes and the
+ * checksums of their new images (LOG_FLUSH_BEGIN, its own group, synced
+ * as the log_sync mode says).  A crash after some of the writes but before
+ * LOG_FLUSH leaves pages on disk that already hold records the log still
+ * has; replay recognizes them by checksum and drops those records, since
+ * FAST's position changes cannot be applied twice.
+ */
+static void
+log_flush_intent(BufferedStore *bs, const PageIORequest *reqs, int n)
+{
+	StringInfoData payload;
+	uint32		count = 0;
+
+	if (bs->log == NULL || bs->replaying)
+		return;
+	initStringInfo(&payload);
+	for (int i = 0; i < n; i++)
+	{
+		FlushIntentItem item;
+
+		if (buffered_lookup(bs, reqs[i].page) == NULL)
+			continue;			/* rewritten unchanged: no records */
+		memset(&item, 0, sizeof(item));
+		item.page = reqs[i].page;
+		item.checksum = FestPageGetHeader(reqs[i].buf)->checksum;
+		appendBinaryStringInfo(&payload, (const char *) &item, sizeof(item));
+		count++;
+	}
+	if (count > 0)
+	{
+		log_append(bs->log, LOG_FLUSH_BEGIN, InvalidPageId, 0, count, 0,
+				   payload.data, payload.len);
+		commit_log_group(bs);
+	}
+	pfree(payload.data);
+}
+
+/*
+ * Replay of LOG_FLUSH_BEGIN: a page whose stored image carries the
+ * checksum logged for it was written by that flush, so the records before
+ * it are in the page; drop them as LOG_FLUSH would.  A page not written
+ * (crash before its write) keeps its records.
+ */
+static void
+replay_flush_intent(BufferedStore *bs, const LogRecord *rec)
+{
+	NodeStore  *ns = &bs->ns;
+	char	   *image = pageio_alloc_buffer(ns->page_size);
+	uint64		npages = ns->io->ops->npages(ns->io);
+
+	for (uint32 i = 0; i < rec->hdr.count; i++)
+	{
+		FlushIntentItem item;
+		BufPage    *bp;
+
+		memcpy(&item, rec->payload + i * sizeof(item), sizeof(item));
+		bp = buffered_lookup(bs, item.page);
+		if (bp == NULL || item.page >= npages)
+			continue;
+		pageio_read_one(ns->io, item.page, image);
+		if (FestPageGetHeader(image)->checksum == item.checksum &&
+			fest_page_verify(image, ns->page_size, item.page, 0) == FEST_PAGE_OK)
+			remove_page(bs, bp);
+	}
+	pageio_free_buffer(image);
+}
+
+/*
  * Write a flushing unit: each page's latest version (or, for a page the
  * buffer does not hold, its stored version again: FAST's unnecessary
  * writes), in page order as one batch; sync the index file; then log the
@@ -547,12 +635,13 @@ buffered_write_unit(BufferedStore *bs, List *pages)
 		fest_page_seal(image, ns->page_size);
 	}
 
+	log_flush_intent(bs, reqs, n);
 	pageio_write(ns->io, reqs, n);
 	pageio_sync(ns->io);
 	if (bs->log != NULL && !bs->replaying)
 	{
 		log_append(bs->log, LOG_FLUSH, InvalidPageId, 0, n, 0, ids, n * sizeof(PageId));
-		log_commit(bs->log, bs->cfg.sync_mode, bs->cfg.sync_interval_ms);
+		commit_log_group(bs);
 	}
 
 	for (i = 0; i < n; i++)
@@ -655,7 +744,7 @@ buffered_commit(NodeStore *ns)
 	{
 		/* before the first record counts, the meta page must say "replay" */
 		ns_mark_unclean(ns);
-		log_commit(bs->log, bs->cfg.sync_mode, bs->cfg.sync_interval_ms);
+		commit_log_group(bs);
 		bs->op_logged = false;
 	}
 	else if (bs->log == NULL && hash_get_num_entries(bs->table) > 0)
@@ -897,6 +986,14 @@ apply_record(void *arg, const LogRecord *rec)
 				if (bp != NULL)
 					remove_page(bs, bp);
 			}
+			break;
+		case LOG_FLUSH_BEGIN:
+			if (rec->payload_len != rec->hdr.count * sizeof(FlushIntentItem))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("log of index \"%s\" holds a malformed flush record",
+								bs->ns.index_name)));
+			replay_flush_intent(bs, rec);
 			break;
 		case LOG_COMMIT:
 			break;

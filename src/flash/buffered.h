@@ -25,10 +25,12 @@
  *	  free page, and is written as a free page when flushed;
  *	- the log: each modification's records form a group closed at commit,
  *	  meta changes included (LOG_META), so the meta page is written only
- *	  when the index is flushed or closed; a flush writes its pages, syncs
- *	  the index file and then logs LOG_FLUSH;
+ *	  when the index is flushed or closed; a flush logs LOG_FLUSH_BEGIN
+ *	  with the checksums of the images it is about to write, writes them,
+ *	  syncs the index file and then logs LOG_FLUSH;
  *	- restart: opening an index whose meta page is not clean replays its
- *	  log (LOG_FLUSH drops the pages written since their records);
+ *	  log (LOG_FLUSH drops the pages written since their records, and so
+ *	  does LOG_FLUSH_BEGIN for each page whose stored checksum matches);
  *	- compaction (eFIND algorithm 7): when the log outgrows log_size it is
  *	  rewritten with only the records that rebuild the current buffer, and
  *	  if that is still too large, units are flushed first.
@@ -132,8 +134,6 @@ typedef struct BufferedConfig
 	int64		buffer_size;	/* write buffer capacity, bytes */
 	int			flushing_unit;	/* pages per flushing unit */
 	int64		log_size;		/* compaction threshold; 0 disables the log */
-	LogSyncMode sync_mode;
-	int			sync_interval_ms;
 } BufferedConfig;
 
 struct BufferedStore

@@ -190,6 +190,4 @@ buffered_config_from(const FestConfig *config, BufferedConfig *cfg)
 	cfg->buffer_size = config_int(config, "buffer_size");
 	cfg->flushing_unit = (int) config_int(config, "flushing_unit");
 	cfg->log_size = config_int(config, "log_size");
-	cfg->sync_mode = (LogSyncMode) fest_log_sync_mode;
-	cfg->sync_interval_ms = fest_log_sync_interval;
 }

@@ -51,7 +51,7 @@
 #include "stats/stats.h"
 
 #define FEST_LOG_MAGIC			"FESTLOG"
-#define FEST_LOG_VERSION		1
+#define FEST_LOG_VERSION		2
 #define FEST_LOG_HEADER_SIZE	512
 #define FEST_LOG_RECORD_MAGIC	0x43455246	/* "FREC" */
 #define FEST_LOG_ALIGN			8
@@ -63,7 +63,9 @@ typedef enum LogRecordType
 	LOG_NEW = 3,				/* a node created in the buffer */
 	LOG_MOD = 4,				/* buffered changes to a node's entries */
 	LOG_DEL = 5,				/* a node deleted (page -> free list) */
-	LOG_FLUSH = 6				/* pages written to the index file */
+	LOG_FLUSH = 6,				/* pages written to the index file */
+	LOG_FLUSH_BEGIN = 7			/* pages about to be written, with the
+								 * checksums of their new images */
 } LogRecordType;
 
 typedef struct LogRecordHeader
