@@ -17,13 +17,7 @@
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 
-fresh_database festival_crash_build
-if [ "$(q -c "SELECT inet_server_addr() IS NULL")" != "t" ]; then
-    tap_skip_all "needs a server on a local Unix socket (the test kills a backend)"
-fi
-tap_plan 24
-
-tmp=$(mktemp -d)
+crash_begin festival_crash_build 24
 q <<'SQL' >/dev/null
 SET client_min_messages = warning;
 SELECT festival.create_device('crash_build', io => 'buffered');
@@ -86,10 +80,4 @@ for fw in fast efind; do
     tap_like "$out" '^query=100000$' "$ix: queries see every row"
 done
 
-rm -rf "$tmp"
-# the files of the indices go with them (a dropped database would leave them)
-for ix in $(qv -c "SELECT name FROM festival.index"); do
-    qv -c "SELECT festival.drop_index('$ix')" >/dev/null
-done
-psql -X -q -d postgres -c "DROP DATABASE festival_crash_build" >/dev/null 2>&1
-tap_done
+crash_end festival_crash_build

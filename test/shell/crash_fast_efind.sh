@@ -25,16 +25,7 @@
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 
-fresh_database festival_crash_buffered
-if [ "$(q -c "SELECT inet_server_addr() IS NULL")" != "t" ]; then
-    tap_skip_all "needs a server on a local Unix socket (the test kills a backend)"
-fi
-tap_plan 96
-
-tmp=$(mktemp -d)
-q -c "SET client_min_messages = warning" \
-  -c "SELECT festival.create_device('crash', io => 'buffered')" >/dev/null
-crash_schema
+crash_begin festival_crash_buffered 96 with_device
 
 # scenario <index> <options> <totals counter the inserts must have moved, or "">
 scenario() {
@@ -82,10 +73,4 @@ for fw in fast efind; do
     scenario "${fw}_flush" "{\"framework\": \"$fw\", \"page_size\": 1024, \"buffer_size\": 16384}" flushes
 done
 
-rm -rf "$tmp"
-# the files of the indices go with them (a dropped database would leave them)
-for ix in $(qv -c "SELECT name FROM festival.index"); do
-    qv -c "SELECT festival.drop_index('$ix')" >/dev/null
-done
-psql -X -q -d postgres -c "DROP DATABASE festival_crash_buffered" >/dev/null 2>&1
-tap_done
+crash_end festival_crash_buffered

@@ -20,16 +20,7 @@
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 
-fresh_database festival_crash_modes
-if [ "$(q -c "SELECT inet_server_addr() IS NULL")" != "t" ]; then
-    tap_skip_all "needs a server on a local Unix socket (the test kills a backend)"
-fi
-tap_plan 58
-
-tmp=$(mktemp -d)
-q -c "SET client_min_messages = warning" \
-  -c "SELECT festival.create_device('crash', io => 'buffered')" >/dev/null
-crash_schema
+crash_begin festival_crash_modes 58 with_device
 
 # without_log <index> <framework>
 without_log() {
@@ -99,10 +90,4 @@ for fw in fast efind; do
     set_while_open "${fw}_set" "$fw"
 done
 
-rm -rf "$tmp"
-# the files of the indices go with them (a dropped database would leave them)
-for ix in $(qv -c "SELECT name FROM festival.index"); do
-    qv -c "SELECT festival.drop_index('$ix')" >/dev/null
-done
-psql -X -q -d postgres -c "DROP DATABASE festival_crash_modes" >/dev/null 2>&1
-tap_done
+crash_end festival_crash_modes

@@ -29,16 +29,7 @@
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 
-fresh_database festival_log_damage
-if [ "$(q -c "SELECT inet_server_addr() IS NULL")" != "t" ]; then
-    tap_skip_all "needs a server on a local Unix socket (the test kills a backend)"
-fi
-tap_plan 106
-
-tmp=$(mktemp -d)
-q -c "SET client_min_messages = warning" \
-  -c "SELECT festival.create_device('crash', io => 'buffered')" >/dev/null
-crash_schema
+crash_begin festival_log_damage 106 with_device
 whole="ST_MakeEnvelope(-10, -10, 2000, 2000)"
 
 # torn_tail <index> <options>
@@ -197,10 +188,4 @@ for fw in fast efind; do
     flipped_byte "${fw}_flip" "{\"framework\": \"$fw\", \"page_size\": 1024}"
 done
 
-rm -rf "$tmp"
-# the files of the indices go with them (a dropped database would leave them)
-for ix in $(qv -c "SELECT name FROM festival.index"); do
-    qv -c "SELECT festival.drop_index('$ix')" >/dev/null
-done
-psql -X -q -d postgres -c "DROP DATABASE festival_log_damage" >/dev/null 2>&1
-tap_done
+crash_end festival_log_damage

@@ -10,6 +10,35 @@
 
 CRASH_MARK="-- end of statement --"
 
+# crash_begin <database> <planned tests> [with_device]: a fresh database,
+# the plan (or a skip when the server is not on a local Unix socket: the
+# backend must be killable), a scratch directory in $tmp; with_device also
+# creates the buffered device "crash" and the crash_schema functions.
+crash_begin() {
+    fresh_database "$1"
+    if [ "$(q -c "SELECT inet_server_addr() IS NULL")" != "t" ]; then
+        tap_skip_all "needs a server on a local Unix socket (the test kills a backend)"
+    fi
+    tap_plan "$2"
+    tmp=$(mktemp -d)
+    if [ "${3:-}" = with_device ]; then
+        q -c "SET client_min_messages = warning" \
+          -c "SELECT festival.create_device('crash', io => 'buffered')" >/dev/null
+        crash_schema
+    fi
+}
+
+# crash_end <database>: drop every index (a dropped database would leave
+# their files behind), the database and the scratch directory; end the plan.
+crash_end() {
+    rm -rf "$tmp"
+    for ix in $(qv -c "SELECT name FROM festival.index"); do
+        qv -c "SELECT festival.drop_index('$ix')" >/dev/null
+    done
+    psql -X -q -d postgres -c "DROP DATABASE $1" >/dev/null 2>&1
+    tap_done
+}
+
 # Objects of a crash test database: pt(i) is the geometry of object i (a
 # point, scattered over [0, 1000) x [0, 997)); brute_force_mismatches(index,
 # table) runs 16 window queries through the index and by brute force over
