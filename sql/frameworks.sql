@@ -314,23 +314,7 @@ FROM fw_index WHERE options->>'framework' IS NOT NULL;
 \c
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
-CREATE FUNCTION pg_temp.fw_wait_alone() RETURNS boolean
-LANGUAGE plpgsql AS $$
-BEGIN
-	FOR i IN 1 .. 3000 LOOP
-		IF NOT EXISTS (SELECT FROM pg_stat_activity
-					   WHERE datname = current_database()
-						 AND backend_type = 'client backend'
-						 AND pid <> pg_backend_pid()) THEN
-			RETURN true;
-		END IF;
-		PERFORM pg_sleep(0.01);
-		PERFORM pg_stat_clear_snapshot();
-	END LOOP;
-	RETURN false;
-END
-$$;
-SELECT pg_temp.fw_wait_alone() AS alone;
+SELECT fx_wait_alone() AS alone;
 
 -- every index opens clean, with nothing to replay and nothing buffered
 SELECT count(*) AS indices,

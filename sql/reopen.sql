@@ -3,29 +3,12 @@
 -- that end without closing them.
 --
 -- Answers are kept in the regular table ro_answer, since temporary tables
--- end with the session.  After each \c, ro_wait_alone() waits until the
+-- end with the session.  After each \c, fx_wait_alone() waits until the
 -- previous backend has exited: its exit hook flushes the indices it left
 -- open and releases their locks.
 --
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
-
-CREATE FUNCTION ro_wait_alone() RETURNS boolean
-LANGUAGE plpgsql AS $$
-BEGIN
-	FOR i IN 1 .. 3000 LOOP
-		IF NOT EXISTS (SELECT FROM pg_stat_activity
-					   WHERE datname = current_database()
-						 AND backend_type = 'client backend'
-						 AND pid <> pg_backend_pid()) THEN
-			RETURN true;
-		END IF;
-		PERFORM pg_sleep(0.01);
-		PERFORM pg_stat_clear_snapshot();
-	END LOOP;
-	RETURN false;
-END
-$$;
 
 -- ro_answer(idx, tag): every answer of festival.query(idx) for every
 -- predicate and query geometry of the table, saved under tag
@@ -102,7 +85,7 @@ SELECT festival.close('ro_mixed') AS closed;
 -------------------------------------------------------------------------------
 \c
 SET client_min_messages = warning;
-SELECT ro_wait_alone() AS alone;
+SELECT fx_wait_alone() AS alone;
 
 -- the indices open as they were: same entries, height, configuration
 SELECT festival.stats('ro_mixed')->>'entries' = :'ro_mixed_entries' AS same_entries,
@@ -200,7 +183,7 @@ SELECT count(*) AS answers FROM festival.query('ro_mixed', 'POINT(50 50)');
 
 \c
 SET client_min_messages = warning;
-SELECT ro_wait_alone() AS alone;
+SELECT fx_wait_alone() AS alone;
 
 -- no "not closed cleanly" warning: the file was flushed and marked clean,
 -- its entry count is exact, and the update is there
@@ -222,7 +205,7 @@ SELECT 'ro_points' AS idx, * FROM ro_diff('ro_points', 'session 3', 'brute');
 
 \c
 SET client_min_messages = warning;
-SELECT ro_wait_alone() AS alone;
+SELECT fx_wait_alone() AS alone;
 SELECT festival.stats('ro_points')->>'entries' = :'ro_points_entries' AS same_entries,
 	   festival.stats('ro_points')->>'clean_on_disk' AS clean;
 SELECT count(*) AS answers FROM festival.query('ro_points', 'POINT(0 0)');
@@ -234,4 +217,4 @@ SELECT * FROM festival.check('ro_points');
 SELECT festival.drop_index('ro_mixed'), festival.drop_index('ro_points');
 SELECT festival.drop_device('ro_dev'), festival.drop_device('ro_dev_buffered');
 DROP TABLE ro_answer, ro_cycle;
-DROP FUNCTION ro_wait_alone(), ro_save(text, text, int, int), ro_diff(text, text, text);
+DROP FUNCTION ro_save(text, text, int, int), ro_diff(text, text, text);

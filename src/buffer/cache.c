@@ -276,7 +276,8 @@ static const PageIOOps cache_pageio_ops = {
  * The cache lives in the current memory context.
  */
 PageIO *
-cache_pageio_create(PageIO *below, int policy, int64 capacity, int a1in_percent)
+cache_pageio_create(PageIO *below, ReplacementPolicy policy, int64 capacity,
+					int a1in_percent)
 {
 	CachePageIO *c = palloc0(sizeof(CachePageIO));
 	int			frames = (int) Max(capacity / below->page_size, 1);
@@ -288,19 +289,17 @@ cache_pageio_create(PageIO *below, int policy, int64 capacity, int a1in_percent)
 	c->below = below;
 	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "festival page cache",
 								   ALLOCSET_DEFAULT_SIZES);
-	c->r = replacement_create((ReplacementPolicy) policy,
+	c->r = replacement_create(policy,
 							  (int64) frames * below->page_size, a1in_percent,
 							  Max(frames / 2, 1), c->cxt);
 	return &c->io;
 }
 
-static const char *const cache_policies[] = {"none", "lru", "hlru", "s2q", "2q", NULL};
-
 /* Options of the page cache; every framework takes them. */
 const OptionSpec cache_options[] = {
 	{
 		.name = "cache", .type = OPT_CHOICE, .default_choice = "none",
-		.choices = cache_policies,
+		.choices = replacement_option_choices,
 		.description = "General-purpose write-back page cache below the node store."
 	},
 	{
@@ -335,6 +334,7 @@ cache_wrap(PageIO *below, const FestConfig *config)
 
 	if (policy == 0)
 		return below;
-	return cache_pageio_create(below, policy - 1, config_int(config, "cache_size"),
+	return cache_pageio_create(below, replacement_policy_of_choice(policy),
+							   config_int(config, "cache_size"),
 							   (int) config_int(config, "cache_a1in_percent"));
 }

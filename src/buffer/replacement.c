@@ -12,7 +12,8 @@
 
 #include "utils/memutils.h"
 
-const char *const replacement_policy_names[] = {"lru", "hlru", "s2q", "2q", NULL};
+const char *const replacement_option_choices[] = {"none", "lru", "hlru", "s2q", "2q", NULL};
+const char *const *const replacement_policy_names = replacement_option_choices + 1;
 
 Replacement *
 replacement_create(ReplacementPolicy policy, int64 capacity, int a1in_percent,

@@ -46,7 +46,21 @@ typedef enum ReplacementPolicy
 	REPL_2Q
 } ReplacementPolicy;
 
-extern const char *const replacement_policy_names[];	/* in enum order */
+/*
+ * The choices of an option naming a replacement policy (options cache and
+ * read_buffer_policy): "none", then the policies in enum order, so that
+ * choice i > 0 is policy i - 1.  replacement_policy_names is the same list
+ * without "none".
+ */
+extern const char *const replacement_option_choices[];
+extern const char *const *const replacement_policy_names;
+
+static inline ReplacementPolicy
+replacement_policy_of_choice(int choice)
+{
+	Assert(choice > 0);
+	return (ReplacementPolicy) (choice - 1);
+}
 
 typedef enum CacheList
 {

@@ -1044,15 +1044,7 @@ buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
 			  FestStats *stats, const BufferedConfig *cfg, const char *log_path,
 			  bool create)
 {
-	bs->ns.ops = &buffered_store_ops;
-	bs->ns.node_ops = node_ops;
-	bs->ns.io = io;
-	bs->ns.meta = meta;
-	bs->ns.index_name = index_name;
-	bs->ns.stats = stats;
-	bs->ns.page_size = io->page_size;
-	bs->ns.marked_unclean = (meta->flags & FEST_META_CLEAN) == 0;
-	bs->ns.suspect = bs->ns.marked_unclean;
+	ns_init(&bs->ns, &buffered_store_ops, io, meta, node_ops, index_name, stats);
 	bs->ns.has_log = cfg->log_size > 0;
 	bs->ns.buffers = true;
 	bs->ops = ops;

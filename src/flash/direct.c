@@ -360,15 +360,7 @@ direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 {
 	DirectStore *ds = palloc0(sizeof(DirectStore));
 
-	ds->ns.ops = &direct_store_ops;
-	ds->ns.node_ops = node_ops;
-	ds->ns.io = io;
-	ds->ns.meta = meta;
-	ds->ns.index_name = index_name;
-	ds->ns.stats = stats;
-	ds->ns.page_size = io->page_size;
-	ds->ns.marked_unclean = (meta->flags & FEST_META_CLEAN) == 0;
-	ds->ns.suspect = ds->ns.marked_unclean;
+	ns_init(&ds->ns, &direct_store_ops, io, meta, node_ops, index_name, stats);
 	ds->pending_cxt = AllocSetContextCreate(CurrentMemoryContext,
 											"festival direct store pages",
 											ALLOCSET_DEFAULT_SIZES);

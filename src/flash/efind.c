@@ -1015,7 +1015,7 @@ efind_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	{
 		st->rb_cxt = AllocSetContextCreate(bs->cxt, "efind read buffer",
 										   ALLOCSET_DEFAULT_SIZES);
-		st->rb = replacement_create((ReplacementPolicy) (rb_policy - 1), rb_bytes,
+		st->rb = replacement_create(replacement_policy_of_choice(rb_policy), rb_bytes,
 									(int) config_int(config, "twoq_a1in_percent"),
 									st->rq.capacity, bs->cxt);
 	}

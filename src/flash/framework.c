@@ -18,6 +18,7 @@
  */
 #include "flash/framework.h"
 
+#include "buffer/replacement.h"
 #include "flash/buffered.h"
 
 int			fest_log_sync_mode = LOG_SYNC_OPERATION;
@@ -36,7 +37,6 @@ const OptionSpec framework_option[] = {
 
 static const char *const fast_policies[] = {"flush_all", "random", "fast", "fast_star", NULL};
 static const char *const efind_policies[] = {"m", "mh", "mha", "mhao", NULL};
-static const char *const read_policies[] = {"none", "lru", "hlru", "s2q", "2q", NULL};
 static const char *const tc_modes[] = {"none", "read", "write", "both", NULL};
 
 #define BUFFER_SIZE_OPTION(default_bytes) \
@@ -84,7 +84,7 @@ const OptionSpec efind_options[] = {
 	},
 	{
 		.name = "read_buffer_policy", .type = OPT_CHOICE, .default_choice = "s2q",
-		.choices = read_policies,
+		.choices = replacement_option_choices,
 		.description = "Replacement policy of the read buffer."
 	},
 	{

@@ -45,6 +45,26 @@ ns_new_node(const NodeStore *ns, PageId page, uint16 level)
 	return node;
 }
 
+/*
+ * The common part of a store's set-up (ns zeroed by the caller).  A file
+ * whose meta page is not clean was not closed cleanly: it stays suspect
+ * until a replay, a rebuild or check() vouches for it.
+ */
+void
+ns_init(NodeStore *ns, const NodeStoreOps *ops, PageIO *io, FestMeta *meta,
+		const NodeOps *node_ops, const char *index_name, FestStats *stats)
+{
+	ns->ops = ops;
+	ns->node_ops = node_ops;
+	ns->io = io;
+	ns->meta = meta;
+	ns->index_name = index_name;
+	ns->stats = stats;
+	ns->page_size = io->page_size;
+	ns->marked_unclean = (meta->flags & FEST_META_CLEAN) == 0;
+	ns->suspect = ns->marked_unclean;
+}
+
 /* Record a new root and height; the meta is written at the next commit. */
 void
 ns_set_root(NodeStore *ns, PageId root, uint32 height)

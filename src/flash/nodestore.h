@@ -183,6 +183,8 @@ ns_flush(NodeStore *ns)
 }
 
 /* nodestore.c: helpers shared by every NodeStore */
+extern void ns_init(NodeStore *ns, const NodeStoreOps *ops, PageIO *io, FestMeta *meta,
+					const NodeOps *node_ops, const char *index_name, FestStats *stats);
 extern uint32 ns_entry_size(const NodeStore *ns, uint16 level);
 extern uint32 ns_page_capacity(const NodeStore *ns, uint16 level);
 extern TreeNode *ns_new_node(const NodeStore *ns, PageId page, uint16 level);
