@@ -55,6 +55,9 @@ option_accepts(const OptionSpec *spec)
 		case OPT_BOOL:
 			appendStringInfoString(&buf, "true or false");
 			break;
+		case OPT_BOX:
+			appendStringInfoString(&buf, "null or an array of four numbers [xmin, ymin, xmax, ymax] with xmin < xmax and ymin < ymax");
+			break;
 		case OPT_CHOICE:
 			appendStringInfoString(&buf, "one of ");
 			for (int i = 0; spec->choices[i] != NULL; i++)
@@ -101,6 +104,35 @@ numeric_is_whole(Numeric value)
 	Datum		truncated = DirectFunctionCall2(numeric_trunc, num, Int32GetDatum(0));
 
 	return DatumGetBool(DirectFunctionCall2(numeric_eq, num, truncated));
+}
+
+/*
+ * An OPT_BOX value: a JSON array of four finite numbers, a proper
+ * rectangle.  v is a container value (the iterator runs with skipNested).
+ */
+static bool
+box_from_jsonb(const JsonbValue *v, double *box)
+{
+	JsonbIterator *it;
+	JsonbValue	elem;
+	JsonbIteratorToken tok;
+	int			n = 0;
+
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		return false;
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &elem, true)) != WJB_DONE)
+	{
+		if (tok != WJB_ELEM)
+			continue;
+		if (elem.type != jbvNumeric || n >= 4)
+			return false;
+		box[n++] = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
+													  NumericGetDatum(elem.val.numeric)));
+		if (isnan(box[n - 1]) || isinf(box[n - 1]))
+			return false;
+	}
+	return n == 4 && box[0] < box[2] && box[1] < box[3];
 }
 
 /* Check and store one user-supplied value. */
@@ -155,6 +187,16 @@ set_value(OptionValue *value, const JsonbValue *v)
 			if (v->type != jbvBool)
 				bad_value(spec, shown);
 			value->number = v->val.boolean ? 1 : 0;
+			break;
+		case OPT_BOX:
+			if (v->type == jbvNull)
+			{
+				value->box_set = false;
+				break;
+			}
+			if (!box_from_jsonb(v, value->box))
+				bad_value(spec, shown);
+			value->box_set = true;
 			break;
 		case OPT_CHOICE:
 			if (v->type != jbvString)
@@ -296,6 +338,22 @@ options_to_jsonb(const FestConfig *config)
 				v.val.string.val = (char *) value->choice;
 				v.val.string.len = strlen(value->choice);
 				break;
+			case OPT_BOX:
+				if (!value->box_set)
+				{
+					v.type = jbvNull;
+					break;
+				}
+				pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+				for (int c = 0; c < 4; c++)
+				{
+					v.type = jbvNumeric;
+					v.val.numeric = DatumGetNumeric(DirectFunctionCall1(float8_numeric,
+																		Float8GetDatum(value->box[c])));
+					pushJsonbValue(&state, WJB_ELEM, &v);
+				}
+				pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+				continue;
 		}
 		pushJsonbValue(&state, WJB_VALUE, &v);
 	}
@@ -329,6 +387,22 @@ bool
 config_bool(const FestConfig *config, const char *name)
 {
 	return require_value(config, name, OPT_BOOL)->number != 0;
+}
+
+/* An OPT_BOX option: false (outputs untouched) while it is null. */
+bool
+config_box(const FestConfig *config, const char *name,
+		   double *xmin, double *ymin, double *xmax, double *ymax)
+{
+	const OptionValue *value = require_value(config, name, OPT_BOX);
+
+	if (!value->box_set)
+		return false;
+	*xmin = value->box[0];
+	*ymin = value->box[1];
+	*xmax = value->box[2];
+	*ymax = value->box[3];
+	return true;
 }
 
 const char *

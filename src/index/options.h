@@ -28,7 +28,8 @@ typedef enum OptionType
 	OPT_INT,
 	OPT_REAL,
 	OPT_CHOICE,
-	OPT_BOOL
+	OPT_BOOL,
+	OPT_BOX						/* [xmin, ymin, xmax, ymax], or null (unset) */
 } OptionType;
 
 typedef struct OptionSpec
@@ -51,6 +52,8 @@ typedef struct OptionValue
 	const OptionSpec *spec;
 	double		number;
 	const char *choice;			/* points into spec->choices */
+	bool		box_set;		/* OPT_BOX: false while null */
+	double		box[4];			/* OPT_BOX: xmin, ymin, xmax, ymax */
 } OptionValue;
 
 typedef struct FestConfig
@@ -65,6 +68,8 @@ extern Jsonb *options_to_jsonb(const FestConfig *config);
 extern int64 config_int(const FestConfig *config, const char *name);
 extern double config_real(const FestConfig *config, const char *name);
 extern bool config_bool(const FestConfig *config, const char *name);
+extern bool config_box(const FestConfig *config, const char *name,
+					   double *xmin, double *ymin, double *xmax, double *ymax);
 extern const char *config_choice_name(const FestConfig *config, const char *name);
 extern int	config_choice_index(const FestConfig *config, const char *name);
 extern const char *options_peek_choice(Jsonb *user, const OptionSpec *spec);

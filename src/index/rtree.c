@@ -121,38 +121,10 @@ remove_entry(TreeNode *node, int slot)
 		e[slot] = e[node->nentries];
 }
 
-static void
-report_bad_level(StructIndex *idx, const TreeNode *node, int expected)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
-					idx->name, node->page),
-			 errdetail("The node is at level %u where level %d was expected.",
-					   node->level, expected),
-			 errhint("Run festival.check('%s'), then rebuild the index with festival.build('%s').",
-					 idx->name, idx->name)));
-}
-
-static TreeNode *
-read_root(StructIndex *idx)
-{
-	FestMeta   *meta = idx->ns->meta;
-	TreeNode	   *root = ns_read(idx->ns, meta->root);
-
-	if (meta->height == 0 || root->level != meta->height - 1)
-		report_bad_level(idx, root, (int) meta->height - 1);
-	return root;
-}
-
 static TreeNode *
 read_child(StructIndex *idx, const TreeNode *parent, int slot)
 {
-	TreeNode	   *child = ns_read(idx->ns, (PageId) RtreeNodeEntries(parent)[slot].ref);
-
-	if (child->level != parent->level - 1)
-		report_bad_level(idx, child, parent->level - 1);
-	return child;
+	return tree_read_child(idx, parent, RtreeNodeEntries(parent)[slot].ref);
 }
 
 /* ChooseLeaf step CL3: least enlargement, ties by smaller area. */
@@ -189,7 +161,7 @@ choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
 static int
 descend(StructIndex *idx, const Mbr *box, uint16 level, PathStep *path)
 {
-	TreeNode	   *node = read_root(idx);
+	TreeNode	   *node = tree_read_root(idx);
 	int			depth = 0;
 
 	if (node->level < level)
@@ -384,7 +356,7 @@ rtree_contains(StructIndex *idx, int64 id, const Mbr *box)
 	PathStep	path[FEST_MAX_LEVELS];
 	int			depth;
 
-	return find_leaf(idx, read_root(idx), 0, id, box, path, &depth);
+	return find_leaf(idx, tree_read_root(idx), 0, id, box, path, &depth);
 }
 
 typedef struct Orphan
@@ -462,7 +434,7 @@ condense(StructIndex *idx, PathStep *path, int depth)
 	/* D4: a root with a single child is replaced by the child */
 	for (;;)
 	{
-		TreeNode	   *root = read_root(idx);
+		TreeNode	   *root = tree_read_root(idx);
 
 		if (root->level == 0 || root->nentries != 1)
 			break;
@@ -478,78 +450,11 @@ rtree_remove(StructIndex *idx, int64 id, const Mbr *box)
 	PathStep	path[FEST_MAX_LEVELS];
 	int			depth;
 
-	if (!find_leaf(idx, read_root(idx), 0, id, box, path, &depth))
+	if (!find_leaf(idx, tree_read_root(idx), 0, id, box, path, &depth))
 		return false;
 	remove_entry(path[depth].node, path[depth].slot);
 	condense(idx, path, depth);
 	return true;
-}
-
-/* Depth-first search with an explicit stack of pages. */
-static void
-rtree_search(StructIndex *idx, const SearchSpec *spec)
-{
-	int			maxstack = 64;
-	int			nstack = 0;
-	PageId	   *stack = palloc(maxstack * sizeof(PageId));
-	uint16	   *levels = palloc(maxstack * sizeof(uint16));
-	FestStats  *stats = idx->stats;
-
-	stack[nstack] = idx->ns->meta->root;
-	levels[nstack] = idx->ns->meta->height - 1;
-	nstack++;
-
-	while (nstack > 0)
-	{
-		TreeNode	   *node;
-		RtreeEntry *e;
-
-		nstack--;
-		node = ns_read(idx->ns, stack[nstack]);
-		if (node->level != levels[nstack])
-			report_bad_level(idx, node, levels[nstack]);
-		e = RtreeNodeEntries(node);
-		stats->entries_examined += node->nentries;
-
-		if (node->level == 0)
-		{
-			for (uint32 i = 0; i < node->nentries; i++)
-			{
-				FilterVerdict verdict;
-
-				if (spec->exact_points)
-					verdict = predicate_eval_point(spec->predicate, spec->shape,
-												   &spec->query,
-												   e[i].box.xmin, e[i].box.ymin)
-						? FILTER_ACCEPT : FILTER_REJECT;
-				else
-					verdict = predicate_filter(spec, &e[i].box);
-				if (verdict != FILTER_REJECT)
-					spec->emit(spec->arg, e[i].ref, &e[i].box, verdict);
-			}
-		}
-		else
-		{
-			for (uint32 i = 0; i < node->nentries; i++)
-			{
-				if (!predicate_descend(spec, &e[i].box))
-					continue;
-				if (nstack == maxstack)
-				{
-					maxstack *= 2;
-					stack = repalloc(stack, maxstack * sizeof(PageId));
-					levels = repalloc(levels, maxstack * sizeof(uint16));
-				}
-				stack[nstack] = (PageId) e[i].ref;
-				levels[nstack] = node->level - 1;
-				nstack++;
-			}
-		}
-		pfree(node->entries);
-		pfree(node);
-	}
-	pfree(stack);
-	pfree(levels);
 }
 
 static void
@@ -612,7 +517,7 @@ const StructureOps rtree_structure = {
 	.insert = rtree_insert,
 	.remove = rtree_remove,
 	.contains = rtree_contains,
-	.search = rtree_search,
+	.search = tree_search,
 	.check = rtree_check,
 	.describe = rtree_describe
 };

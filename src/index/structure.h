@@ -37,6 +37,29 @@ typedef struct StructIndex
 	const char *name;			/* index name, for messages */
 } StructIndex;
 
+/*
+ * Traversal contract shared by the generic algorithms (traverse.c: window
+ * search, kNN, batch queries, snapshots, dumps): through the structure's
+ * NodeOps, a leaf entry's entry_mbr is its object's MBR and entry_ref the
+ * object id; an internal entry's entry_mbr covers every object of its
+ * subtree (an MBR, or xBR+'s DBR) and entry_ref is the child's page.  A
+ * child is one level below its parent; leaves are level 0.
+ */
+
+/* One object handed to a bulk loader (40 bytes, like an R-tree entry). */
+typedef struct BulkItem
+{
+	Mbr			box;
+	int64		id;
+} BulkItem;
+
+/* A build method besides 'insert'. */
+typedef struct BuildMethod
+{
+	const char *name;
+	const char *description;
+} BuildMethod;
+
 typedef struct StructureOps
 {
 	const char *name;
@@ -64,6 +87,30 @@ typedef struct StructureOps
 	void		(*check) (StructIndex *idx, CheckReport *report);
 	/* Derived parameters worth reporting (capacities...), as JSON pairs. */
 	void		(*describe) (StructIndex *idx, JsonbParseState **state);
+
+	/* Only POINT geometries may be indexed (xBR+-tree). */
+	bool		points_only;
+	/*
+	 * The structure has an OPT_BOX option "extent" (the space its grid or
+	 * curve covers); create_index fills it from the source's extent when
+	 * the user gives none.
+	 */
+	bool		needs_extent;
+	/* Build methods besides 'insert'; NULL-terminated by name, or NULL. */
+	const BuildMethod *build_methods;
+	/*
+	 * Load n objects into the index, which has just been emptied and holds
+	 * the empty tree of init_empty; the loader may reorder items.  Called
+	 * with one of build_methods.  The caller commits and flushes.
+	 */
+	void		(*bulk_load) (StructIndex *idx, BulkItem *items, int64 n,
+							  const char *method);
+	/*
+	 * Optional, for dumps: the region a child entry stands for when it is
+	 * not just its entry_mbr (xBR+'s quadrant).  False when there is none.
+	 */
+	bool		(*entry_region) (StructIndex *idx, const void *entry,
+								 uint16 level, Mbr *region);
 } StructureOps;
 
 /* registry.c */
@@ -71,6 +118,15 @@ extern const OptionSpec common_options[];
 extern const StructureOps *structure_lookup(const char *name);
 extern FestConfig *index_options_parse(const StructureOps *ops, Jsonb *user,
 									   uint32 *page_size, void **state);
+
+/* traverse.c: generic algorithms over the traversal contract */
+extern void tree_search(StructIndex *idx, const SearchSpec *spec);
+extern TreeNode *tree_read_root(StructIndex *idx);
+extern TreeNode *tree_read_child(StructIndex *idx, const TreeNode *parent,
+								 int64 child_page);
+extern void tree_report_bad_level(StructIndex *idx, const TreeNode *node,
+								  int expected) pg_attribute_noreturn();
+extern void tree_free_node(TreeNode *node);
 
 /* rtree.c */
 extern const StructureOps rtree_structure;

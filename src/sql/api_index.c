@@ -39,6 +39,54 @@ PG_FUNCTION_INFO_V1(festival_close);
 /* Rows fetched from the source per cursor fetch during a build. */
 #define BUILD_FETCH_ROWS 10000
 
+/* Does the user's options object give a non-null value for key? */
+static bool
+user_gives(Jsonb *user, const char *key)
+{
+	JsonbValue	k;
+	JsonbValue *found;
+
+	if (user == NULL || !JB_ROOT_IS_OBJECT(user) || JB_ROOT_IS_SCALAR(user))
+		return false;
+	k.type = jbvString;
+	k.val.string.val = (char *) key;
+	k.val.string.len = strlen(key);
+	found = findJsonbValueFromContainer(&user->root, JB_FOBJECT, &k);
+	return found != NULL && found->type != jbvNull;
+}
+
+/*
+ * A structure that covers a fixed space (Hilbert curve, quadtree) takes
+ * the source's extent unless the user gives one: the options are
+ * completed with it, so the stored configuration says what was used.
+ */
+static Jsonb *
+options_with_source_extent(const StructureOps *structure, Jsonb *user,
+						   Oid source, const char *geom_column)
+{
+	double		box[4];
+	Jsonb	   *extent;
+
+	if (!OidIsValid(source))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("structure \"%s\" needs the extent of the space it indexes", structure->name),
+				 errdetail("Without a source table there is no data to take it from."),
+				 errhint("Give options => '{\"extent\": [xmin, ymin, xmax, ymax]}', or a source table.")));
+	if (!source_extent(source, geom_column, box))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("structure \"%s\" needs the extent of the space it indexes", structure->name),
+				 errdetail("The source table has no geometry to take it from."),
+				 errhint("Give options => '{\"extent\": [xmin, ymin, xmax, ymax]}', or fill the source first.")));
+	extent = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(
+		psprintf("{\"extent\": [%.17g, %.17g, %.17g, %.17g]}", box[0], box[1], box[2], box[3]))));
+	if (user == NULL)
+		return extent;
+	return DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(user),
+											  JsonbPGetDatum(extent)));
+}
+
 /*
  * festival.create_index(name, structure, device, options, source,
  *						 id_column, geom_column) RETURNS bigint
@@ -58,6 +106,17 @@ festival_create_index(PG_FUNCTION_ARGS)
 	cat.name = fest_name_arg(fcinfo, 0, "index");
 	structure = structure_lookup(fest_text_arg(fcinfo, 1, "structure"));
 	device = catalog_load_device(fest_text_arg(fcinfo, 2, "device name"));
+
+	if (structure->needs_extent && !user_gives(user_options, "extent"))
+	{
+		Oid			source = PG_ARGISNULL(4) ? InvalidOid : PG_GETARG_OID(4);
+		char	   *geom_column = fest_sqlname_arg(fcinfo, 6, "geom_column");
+
+		if (OidIsValid(source))
+			source_validate(source, fest_sqlname_arg(fcinfo, 5, "id_column"), geom_column);
+		user_options = options_with_source_extent(structure, user_options, source,
+												  geom_column);
+	}
 
 	config = index_options_parse(structure, user_options, &page_size, &state);
 
@@ -179,12 +238,7 @@ build_one(OpenIndex *ix, int64 id, bytea *ewkb)
 
 	geomarg_check_wkb((const uint8 *) VARDATA_ANY(ewkb), VARSIZE_ANY_EXHDR(ewkb),
 					  what, &info);
-	geomarg_check_srid(ix, &info, what, true);
-	if (!info.is_point && (ix->meta.flags & FEST_META_ALL_POINTS))
-	{
-		ix->meta.flags &= ~FEST_META_ALL_POINTS;
-		ns_meta_changed(ix->ns);
-	}
+	geomarg_admit(ix, &info, what);
 
 	old = MemoryContextSwitchTo(ix->op_cxt);
 	ix->structure->insert(&ix->sidx, id, &info.box);
@@ -214,30 +268,91 @@ build_progress(OpenIndex *ix, int64 rows, int64 start_ns, int64 *last_ns)
 }
 
 /*
- * festival.build(index, method): empty the index, then insert every row of
- * its source one at a time with the structure's own insertion algorithm
- * (how the seeds build their indices).  Rows whose geometry is NULL are
- * skipped, as no predicate holds for them.  Returns the rows inserted.
+ * The build method a user asked for: 'insert' or one of the structure's
+ * bulk loaders.  NULL for 'insert'.
+ */
+static const BuildMethod *
+build_method_lookup(const StructureOps *structure, const char *method)
+{
+	StringInfoData accepted;
+
+	if (strcmp(method, "insert") == 0)
+		return NULL;
+	if (structure->build_methods != NULL)
+		for (const BuildMethod *m = structure->build_methods; m->name != NULL; m++)
+			if (strcmp(m->name, method) == 0)
+				return m;
+
+	initStringInfo(&accepted);
+	appendStringInfoString(&accepted, "'insert' (one object at a time with the structure's insertion algorithm)");
+	if (structure->build_methods != NULL)
+		for (const BuildMethod *m = structure->build_methods; m->name != NULL; m++)
+			appendStringInfo(&accepted, ", '%s' (%s)", m->name, m->description);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown build method \"%s\" for structure \"%s\"", method, structure->name),
+			 errhint("Accepted methods: %s.", accepted.data)));
+	pg_unreachable();
+}
+
+/* Objects gathered for a bulk load. */
+typedef struct BulkItems
+{
+	BulkItem   *items;
+	int64		n;
+	int64		max;
+} BulkItems;
+
+/* Check one source row and keep it for the bulk loader. */
+static void
+bulk_collect(OpenIndex *ix, BulkItems *bulk, int64 id, bytea *ewkb)
+{
+	WkbInfo		info;
+	char	   *what = psprintf("geometry of source row with id " INT64_FORMAT, id);
+
+	geomarg_check_wkb((const uint8 *) VARDATA_ANY(ewkb), VARSIZE_ANY_EXHDR(ewkb),
+					  what, &info);
+	geomarg_admit(ix, &info, what);
+	pfree(what);
+	if (bulk->n == bulk->max)
+	{
+		MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
+
+		bulk->max = Max(1024, bulk->max * 2);
+		bulk->items = bulk->items
+			? repalloc_huge(bulk->items, bulk->max * sizeof(BulkItem))
+			: MemoryContextAllocHuge(ix->op_cxt, bulk->max * sizeof(BulkItem));
+		MemoryContextSwitchTo(old);
+	}
+	bulk->items[bulk->n].box = info.box;
+	bulk->items[bulk->n].id = id;
+	bulk->n++;
+}
+
+/*
+ * festival.build(index, method): empty the index, then fill it from its
+ * source.  'insert' adds every row one at a time with the structure's own
+ * insertion algorithm (how the seeds build their indices); the other
+ * methods gather every row first and hand them to the structure's bulk
+ * loader.  Rows whose geometry is NULL are skipped, as no predicate holds
+ * for them.  Returns the rows indexed.
  */
 Datum
 festival_build(PG_FUNCTION_ARGS)
 {
 	char	   *name = fest_name_arg(fcinfo, 0, "index");
-	char	   *method = fest_text_arg(fcinfo, 1, "build method");
+	char	   *method_name = fest_text_arg(fcinfo, 1, "build method");
+	const BuildMethod *method;
 	OpenIndex  *ix;
 	Portal		portal;
 	char	   *sql;
 	int64		rows = 0;
 	int64		start_ns;
 	int64		last_notice_ns;
-
-	if (strcmp(method, "insert") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown build method \"%s\"", method),
-				 errhint("Accepted methods: 'insert' (one object at a time with the structure's insertion algorithm).")));
+	BulkItems	bulk = {0};
 
 	ix = ix_begin_op(name, IX_MODIFY);
+	method = build_method_lookup(ix->structure, method_name);
 	source_require(ix, "build from");
 	sql = source_select_sql(ix, psprintf("%s IS NOT NULL",
 										 quote_identifier(ix->cat.geom_column)));
@@ -269,14 +384,30 @@ festival_build(PG_FUNCTION_ARGS)
 								source_relation(ix)),
 						 errhint("Every indexed row needs an id.")));
 			geom = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull);
-			build_one(ix, DatumGetInt64(id), DatumGetByteaPP(geom));
+			if (method == NULL)
+				build_one(ix, DatumGetInt64(id), DatumGetByteaPP(geom));
+			else
+				bulk_collect(ix, &bulk, DatumGetInt64(id), DatumGetByteaPP(geom));
 			rows++;
 		}
 		SPI_freetuptable(SPI_tuptable);
-		build_progress(ix, rows, start_ns, &last_notice_ns);
+		if (method == NULL)
+			build_progress(ix, rows, start_ns, &last_notice_ns);
 	}
 	SPI_cursor_close(portal);
 	SPI_finish();
+
+	if (method != NULL && bulk.n > 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
+
+		ix->committing = true;
+		ix->structure->bulk_load(&ix->sidx, bulk.items, bulk.n, method->name);
+		ix->meta.entry_count = bulk.n;
+		ix->op_stats.inserts += bulk.n;
+		ix_commit(ix);
+		MemoryContextSwitchTo(old);
+	}
 
 	ix_flush(ix);
 	ix->op_stats.builds++;

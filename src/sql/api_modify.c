@@ -26,12 +26,7 @@ PG_FUNCTION_INFO_V1(festival_update);
 static void
 add_entry(OpenIndex *ix, int64 id, const GeomArg *g, const char *what)
 {
-	geomarg_check_srid(ix, &g->info, what, true);
-	if (!g->info.is_point && (ix->meta.flags & FEST_META_ALL_POINTS))
-	{
-		ix->meta.flags &= ~FEST_META_ALL_POINTS;
-		ns_meta_changed(ix->ns);
-	}
+	geomarg_admit(ix, &g->info, what);
 	ix->structure->insert(&ix->sidx, id, &g->info.box);
 	ix->meta.entry_count++;
 }

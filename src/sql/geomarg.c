@@ -157,3 +157,26 @@ geomarg_check_srid(OpenIndex *ix, const WkbInfo *info, const char *what,
 		ns_meta_changed(ix->ns);
 	}
 }
+
+/*
+ * A geometry about to be indexed: its SRID must match (or is adopted),
+ * a points-only structure takes only POINTs, and the first non-point
+ * clears the index's all-points flag (which enables exact filtering).
+ */
+void
+geomarg_admit(OpenIndex *ix, const WkbInfo *info, const char *what)
+{
+	geomarg_check_srid(ix, info, what, true);
+	if (ix->structure->points_only && !info->is_point)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("structure \"%s\" of index \"%s\" indexes only points", ix->structure->name,
+						ix->name),
+				 errdetail("The %s is not a non-empty POINT.", what),
+				 errhint("Index other geometries with structure 'rtree', 'rstartree' or 'hilbert', or index their centroids (ST_Centroid) in a points-only index.")));
+	if (!info->is_point && (ix->meta.flags & FEST_META_ALL_POINTS))
+	{
+		ix->meta.flags &= ~FEST_META_ALL_POINTS;
+		ns_meta_changed(ix->ns);
+	}
+}

@@ -35,5 +35,6 @@ extern void geomarg_check_wkb(const uint8 *data, size_t len, const char *what,
 							  WkbInfo *info);
 extern void geomarg_check_srid(OpenIndex *ix, const WkbInfo *info,
 							   const char *what, bool adopt);
+extern void geomarg_admit(OpenIndex *ix, const WkbInfo *info, const char *what);
 
 #endif							/* FEST_GEOMARG_H */

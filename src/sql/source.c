@@ -175,3 +175,47 @@ source_select_sql(OpenIndex *ix, const char *where)
 					source_id_expr(ix), source_geom_expr(ix), source_relation(ix),
 					where);
 }
+
+/*
+ * The extent of a source's geometries, for structures whose grid or curve
+ * covers a fixed space (structure.h, needs_extent).  A degenerate axis
+ * (one point, a vertical line...) is widened to one unit so that the
+ * extent is a proper rectangle.  False when the source has no geometry.
+ */
+bool
+source_extent(Oid relid, const char *geom_column, double *box)
+{
+	char	   *p = catalog_postgis_schema();
+	char	   *sql;
+	bool		found = false;
+
+	sql = psprintf("SELECT %s.st_xmin(e), %s.st_ymin(e), %s.st_xmax(e), %s.st_ymax(e) "
+				   "FROM (SELECT %s.st_extent(%s) AS e FROM %s) AS x WHERE e IS NOT NULL",
+				   p, p, p, p, p, quote_identifier(geom_column),
+				   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+											  get_rel_name(relid)));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(sql, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not compute the extent of the source table");
+	if (SPI_processed == 1)
+	{
+		for (int c = 0; c < 4; c++)
+		{
+			bool		isnull;
+
+			box[c] = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0],
+												  SPI_tuptable->tupdesc, c + 1, &isnull));
+		}
+		found = true;
+	}
+	SPI_finish();
+	if (found)
+		for (int axis = 0; axis < 2; axis++)
+			if (!(box[axis] < box[axis + 2]))
+			{
+				box[axis] -= 0.5;
+				box[axis + 2] += 0.5;
+			}
+	return found;
+}

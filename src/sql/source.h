@@ -23,6 +23,7 @@ extern void source_validate(Oid relid, const char *id_column,
 extern void source_require(OpenIndex *ix, const char *purpose);
 extern char *source_select_sql(OpenIndex *ix, const char *where);
 extern char *source_relation(OpenIndex *ix);
+extern bool source_extent(Oid relid, const char *geom_column, double *box);
 extern char *source_id_expr(OpenIndex *ix);
 extern char *source_geom_expr(OpenIndex *ix);
 

@@ -1,0 +1,121 @@
+/*-------------------------------------------------------------------------
+ *
+ * traverse.c
+ *	  Algorithms every structure shares through the traversal contract
+ *	  (structure.h): reading nodes with level checks, and the window search.
+ *
+ * A structure whose internal entries bound their subtrees needs no search
+ * of its own: the depth-first search below asks the structure's NodeOps
+ * for each entry's rectangle and reference, so the R-tree family and the
+ * xBR+-tree (whose entries carry DBRs) answer through the same code.
+ *
+ * IDENTIFICATION
+ *	  src/index/traverse.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "index/structure.h"
+
+void
+tree_report_bad_level(StructIndex *idx, const TreeNode *node, int expected)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
+					idx->name, node->page),
+			 errdetail("The node is at level %u where level %d was expected.",
+					   node->level, expected),
+			 errhint("Run festival.check('%s'), then rebuild the index with festival.build('%s').",
+					 idx->name, idx->name)));
+}
+
+TreeNode *
+tree_read_root(StructIndex *idx)
+{
+	FestMeta   *meta = idx->ns->meta;
+	TreeNode   *root = ns_read(idx->ns, meta->root);
+
+	if (meta->height == 0 || root->level != meta->height - 1)
+		tree_report_bad_level(idx, root, (int) meta->height - 1);
+	return root;
+}
+
+TreeNode *
+tree_read_child(StructIndex *idx, const TreeNode *parent, int64 child_page)
+{
+	TreeNode   *child = ns_read(idx->ns, (PageId) child_page);
+
+	if (child->level != parent->level - 1)
+		tree_report_bad_level(idx, child, parent->level - 1);
+	return child;
+}
+
+void
+tree_free_node(TreeNode *node)
+{
+	pfree(node->entries);
+	pfree(node);
+}
+
+/* Depth-first window search with an explicit stack of pages. */
+void
+tree_search(StructIndex *idx, const SearchSpec *spec)
+{
+	const NodeOps *nops = idx->ns->node_ops;
+	int			maxstack = 64;
+	int			nstack = 0;
+	PageId	   *stack = palloc(maxstack * sizeof(PageId));
+	uint16	   *levels = palloc(maxstack * sizeof(uint16));
+	FestStats  *stats = idx->stats;
+
+	stack[nstack] = idx->ns->meta->root;
+	levels[nstack] = idx->ns->meta->height - 1;
+	nstack++;
+
+	while (nstack > 0)
+	{
+		TreeNode   *node;
+
+		nstack--;
+		node = ns_read(idx->ns, stack[nstack]);
+		if (node->level != levels[nstack])
+			tree_report_bad_level(idx, node, levels[nstack]);
+		stats->entries_examined += node->nentries;
+
+		for (uint32 i = 0; i < node->nentries; i++)
+		{
+			const void *entry = NodeEntry(node, i);
+			Mbr			box;
+
+			nops->entry_mbr(entry, node->level, &box);
+			if (node->level == 0)
+			{
+				FilterVerdict verdict;
+
+				if (spec->exact_points)
+					verdict = predicate_eval_point(spec->predicate, spec->shape,
+												   &spec->query, box.xmin, box.ymin)
+						? FILTER_ACCEPT : FILTER_REJECT;
+				else
+					verdict = predicate_filter(spec, &box);
+				if (verdict != FILTER_REJECT)
+					spec->emit(spec->arg, nops->entry_ref(entry, 0), &box, verdict);
+			}
+			else if (predicate_descend(spec, &box))
+			{
+				if (nstack == maxstack)
+				{
+					maxstack *= 2;
+					stack = repalloc(stack, maxstack * sizeof(PageId));
+					levels = repalloc(levels, maxstack * sizeof(uint16));
+				}
+				stack[nstack] = (PageId) nops->entry_ref(entry, node->level);
+				levels[nstack] = node->level - 1;
+				nstack++;
+			}
+		}
+		tree_free_node(node);
+	}
+	pfree(stack);
+	pfree(levels);
+}
