@@ -519,5 +519,7 @@ const StructureOps rtree_structure = {
 	.contains = rtree_contains,
 	.search = tree_search,
 	.check = rtree_check,
-	.describe = rtree_describe
+	.describe = rtree_describe,
+	.build_methods = rtree_build_methods,
+	.bulk_load = rtree_bulk_load
 };

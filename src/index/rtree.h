@@ -65,6 +65,11 @@ typedef struct RtreeState
 extern const RtreeSplitPolicy rtree_split_policies[];
 extern const char *const rtree_split_names[];
 
+/* rtree_pack.c */
+extern const BuildMethod rtree_build_methods[];
+extern void rtree_bulk_load(StructIndex *idx, BulkItem *objects, int64 n,
+							const char *method);
+
 /* rtree_check.c */
 extern void rtree_check(StructIndex *idx, CheckReport *report);
 
