@@ -255,3 +255,103 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.end_run() IS
 	'stop the run and store its row in festival.run; returns its run_id';
 
+
+-------------------------------------------------------------------------------
+-- Structure statistics and node dumps
+-------------------------------------------------------------------------------
+
+CREATE TABLE @extschema@.index_snapshot (
+	snapshot_id		bigserial PRIMARY KEY,
+	index_id		bigint NOT NULL,
+	index_name		text NOT NULL,
+	structure		text NOT NULL,
+	taken_at		timestamptz NOT NULL DEFAULT clock_timestamp(),
+	config			jsonb NOT NULL,
+	srid			int,
+	height			int NOT NULL,
+	nodes			bigint NOT NULL,
+	entries			bigint NOT NULL,
+	objects			bigint NOT NULL,
+	fill			float8 NOT NULL,
+	coverage		float8 NOT NULL,
+	overlap			float8 NOT NULL,
+	dead_space		float8 NOT NULL,
+	dead_space_ratio float8 GENERATED ALWAYS AS (dead_space / NULLIF(coverage, 0)) STORED,
+	fingerprint		bigint NOT NULL,
+	nodes_per_level		bigint[] NOT NULL,
+	entries_per_level	bigint[] NOT NULL,
+	capacity_per_level	int[] NOT NULL,
+	fill_per_level		float8[] NOT NULL,
+	coverage_per_level	float8[] NOT NULL,
+	overlap_per_level	float8[] NOT NULL,
+	dead_space_per_level float8[] NOT NULL,
+	CONSTRAINT index_snapshot_levels CHECK (
+		cardinality(nodes_per_level) = height AND cardinality(entries_per_level) = height AND
+		cardinality(capacity_per_level) = height AND cardinality(fill_per_level) = height AND
+		cardinality(coverage_per_level) = height AND cardinality(overlap_per_level) = height AND
+		cardinality(dead_space_per_level) = height)
+);
+COMMENT ON TABLE @extschema@.index_snapshot IS
+	'Structure statistics of an index at one moment (festival.snapshot): per-level arrays hold level 0 (the leaves) at position 1; festival.index_snapshot_level shows them as rows';
+COMMENT ON COLUMN @extschema@.index_snapshot.fill IS
+	'entries / (nodes x capacity), capacity = entries a page physically holds (page size minus header, over the entry size)';
+COMMENT ON COLUMN @extschema@.index_snapshot.coverage IS 'sum of the areas of the node MBRs (all levels)';
+COMMENT ON COLUMN @extschema@.index_snapshot.overlap IS
+	'sum over unordered pairs of nodes of the same level of the area their MBRs share (all levels)';
+COMMENT ON COLUMN @extschema@.index_snapshot.dead_space IS
+	'sum over nodes of the node MBR area not covered by any entry MBR (all levels)';
+COMMENT ON COLUMN @extschema@.index_snapshot.fingerprint IS
+	'hash of every node (page, level, parent, entries): equal fingerprints, same tree';
+
+CREATE TABLE @extschema@.index_node (
+	snapshot_id		bigint NOT NULL REFERENCES @extschema@.index_snapshot ON DELETE CASCADE,
+	page			bigint NOT NULL,
+	level			int NOT NULL,
+	parent			bigint,
+	entries			int NOT NULL,
+	mbr				geometry,
+	region			geometry,
+	PRIMARY KEY (snapshot_id, page)
+);
+COMMENT ON TABLE @extschema@.index_node IS
+	'Every node of a dumped snapshot (festival.dump), ready for QGIS and scripts/render-dump';
+COMMENT ON COLUMN @extschema@.index_node.parent IS 'page of the parent node; NULL for the root';
+COMMENT ON COLUMN @extschema@.index_node.mbr IS
+	'union of the node''s entry rectangles in the index''s SRID: a POLYGON, or a POINT or LINESTRING when it has no area; NULL for an empty root';
+COMMENT ON COLUMN @extschema@.index_node.region IS
+	'the region the parent''s entry assigns to the node (xBR+-tree quadrants); NULL for structures without regions and for the root';
+
+CREATE VIEW @extschema@.index_snapshot_level AS
+SELECT s.snapshot_id, s.index_name, (l.ord - 1)::int AS level, l.nodes, l.entries, l.capacity,
+	   l.fill, l.coverage, l.overlap, l.dead_space,
+	   l.dead_space / NULLIF(l.coverage, 0) AS dead_space_ratio
+FROM @extschema@.index_snapshot s
+CROSS JOIN LATERAL unnest(s.nodes_per_level, s.entries_per_level, s.capacity_per_level,
+						  s.fill_per_level, s.coverage_per_level, s.overlap_per_level,
+						  s.dead_space_per_level)
+	WITH ORDINALITY AS l(nodes, entries, capacity, fill, coverage, overlap, dead_space, ord);
+COMMENT ON VIEW @extschema@.index_snapshot_level IS
+	'festival.index_snapshot one row per snapshot and level (0 = leaves)';
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.index_snapshot', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.index_snapshot_snapshot_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.index_node', '');
+
+REVOKE ALL ON @extschema@.index_snapshot, @extschema@.index_node,
+	@extschema@.index_snapshot_level FROM PUBLIC;
+GRANT SELECT ON @extschema@.index_snapshot, @extschema@.index_node,
+	@extschema@.index_snapshot_level TO PUBLIC;
+
+CREATE FUNCTION @extschema@.snapshot(index text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'festival_snapshot'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.snapshot(text) IS
+	'measure the tree (height, nodes, entries, fill, coverage, overlap, dead space per level) into festival.index_snapshot; returns the snapshot_id';
+
+CREATE FUNCTION @extschema@.dump(index text, snapshot bigint DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'festival_dump'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.dump(text, bigint) IS
+	'store every node of the tree in festival.index_node under the snapshot (NULL: take a new one), replacing an earlier dump of it; returns the snapshot_id';

@@ -1,0 +1,391 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_snapshot.c
+ *	  Structure statistics and node dumps.
+ *
+ *	festival.snapshot(index)			one row of festival.index_snapshot:
+ *										height, nodes, entries, fill,
+ *										coverage, overlap and dead space,
+ *										per level and in total
+ *	festival.dump(index, snapshot)		every node of the tree as a row of
+ *										festival.index_node (PostGIS
+ *										geometries), for QGIS and
+ *										scripts/render-dump
+ *
+ * Both walk the tree with tree_measure() (index/measure.c), which works for
+ * every structure through the traversal contract.  A dump belongs to a
+ * snapshot and must show the tree the snapshot measured: the tree's
+ * fingerprint is compared with the snapshot's, so a dump of a snapshot
+ * taken before the index changed is refused instead of mixing two trees.
+ * Dumping a snapshot again replaces its rows (they are the same rows).
+ *
+ * IDENTIFICATION
+ *	  src/sql/api_snapshot.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "sql/handle.h"
+#include "sql/args.h"
+#include "sql/describe.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "index/measure.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(festival_snapshot);
+PG_FUNCTION_INFO_V1(festival_dump);
+
+/* Nodes written by one INSERT of a dump. */
+#define DUMP_BATCH_NODES 10000
+
+static Datum
+int8_array(const int64 *v, int n)
+{
+	Datum	   *d = palloc(Max(n, 1) * sizeof(Datum));
+
+	for (int i = 0; i < n; i++)
+		d[i] = Int64GetDatum(v[i]);
+	return PointerGetDatum(construct_array(d, n, INT8OID, sizeof(int64),
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+static Datum
+int4_array(const int32 *v, int n)
+{
+	Datum	   *d = palloc(Max(n, 1) * sizeof(Datum));
+
+	for (int i = 0; i < n; i++)
+		d[i] = Int32GetDatum(v[i]);
+	return PointerGetDatum(construct_array(d, n, INT4OID, sizeof(int32),
+										   true, TYPALIGN_INT));
+}
+
+/* A float8[] whose elements may be NULL (nulls may be NULL: none). */
+static Datum
+float8_array(const double *v, bool *nulls, int n)
+{
+	Datum	   *d = palloc(Max(n, 1) * sizeof(Datum));
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	for (int i = 0; i < n; i++)
+		d[i] = Float8GetDatum(v[i]);
+	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, FLOAT8OID,
+											  sizeof(float8), FLOAT8PASSBYVAL,
+											  TYPALIGN_DOUBLE));
+}
+
+static void
+spi_begin(void)
+{
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+}
+
+/* Store tm as a new row of festival.index_snapshot; returns its id. */
+static int64
+snapshot_store(OpenIndex *ix, const TreeMeasure *tm)
+{
+	int			h = (int) tm->height;
+	int64	   *nodes = palloc(h * sizeof(int64));
+	int64	   *entries = palloc(h * sizeof(int64));
+	int32	   *capacity = palloc(h * sizeof(int32));
+	double	   *fill = palloc(h * sizeof(double));
+	double	   *coverage = palloc(h * sizeof(double));
+	double	   *overlap = palloc(h * sizeof(double));
+	double	   *dead = palloc(h * sizeof(double));
+	Oid			types[21] = {INT8OID, TEXTOID, TEXTOID, JSONBOID, INT4OID, INT4OID,
+		INT8OID, INT8OID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT8OID,
+		INT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
+	FLOAT8ARRAYOID, FLOAT8ARRAYOID};
+	Datum		values[21];
+	char		nulls[21];
+	Oid			saved_user;
+	int			saved_context;
+	bool		isnull;
+	int64		snapshot_id;
+
+	for (int l = 0; l < h; l++)
+	{
+		nodes[l] = tm->levels[l].nodes;
+		entries[l] = tm->levels[l].entries;
+		capacity[l] = (int32) tm->levels[l].capacity;
+		fill[l] = tm->levels[l].fill;
+		coverage[l] = tm->levels[l].coverage;
+		overlap[l] = tm->levels[l].overlap;
+		dead[l] = tm->levels[l].dead_space;
+	}
+	memset(nulls, ' ', sizeof(nulls));
+	values[0] = Int64GetDatum(ix->cat.index_id);
+	values[1] = CStringGetTextDatum(ix->name);
+	values[2] = CStringGetTextDatum(ix->cat.structure);
+	values[3] = JsonbPGetDatum(ix_config_jsonb(ix));
+	values[4] = Int32GetDatum(ix->meta.srid);
+	if (!(ix->meta.flags & FEST_META_HAS_SRID))
+		nulls[4] = 'n';
+	values[5] = Int32GetDatum(h);
+	values[6] = Int64GetDatum(tm->nodes);
+	values[7] = Int64GetDatum(tm->entries);
+	values[8] = Int64GetDatum(tm->objects);
+	values[9] = Float8GetDatum(tm->fill);
+	values[10] = Float8GetDatum(tm->coverage);
+	values[11] = Float8GetDatum(tm->overlap);
+	values[12] = Float8GetDatum(tm->dead_space);
+	values[13] = Int64GetDatum((int64) tm->fingerprint);
+	values[14] = int8_array(nodes, h);
+	values[15] = int8_array(entries, h);
+	values[16] = int4_array(capacity, h);
+	values[17] = float8_array(fill, NULL, h);
+	values[18] = float8_array(coverage, NULL, h);
+	values[19] = float8_array(overlap, NULL, h);
+	values[20] = float8_array(dead, NULL, h);
+
+	spi_begin();
+	catalog_begin_privileged(&saved_user, &saved_context);
+	if (SPI_execute_with_args("INSERT INTO festival.index_snapshot (index_id, index_name, "
+							  "structure, config, srid, height, nodes, entries, objects, fill, "
+							  "coverage, overlap, dead_space, fingerprint, nodes_per_level, "
+							  "entries_per_level, capacity_per_level, fill_per_level, "
+							  "coverage_per_level, overlap_per_level, dead_space_per_level) "
+							  "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+							  "$14, $15, $16, $17, $18, $19, $20, $21) RETURNING snapshot_id",
+							  21, types, values, nulls, false, 1) != SPI_OK_INSERT_RETURNING)
+		elog(ERROR, "could not store the snapshot of index \"%s\"", ix->name);
+	catalog_end_privileged(saved_user, saved_context);
+	snapshot_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+											  SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return snapshot_id;
+}
+
+/*
+ * festival.snapshot(index): measure the tree and store one row of
+ * festival.index_snapshot; returns its snapshot_id.
+ */
+Datum
+festival_snapshot(PG_FUNCTION_ARGS)
+{
+	OpenIndex  *ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_READ);
+	MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
+	TreeMeasure *tm = tree_measure(&ix->sidx, ix->structure);
+	int64		snapshot_id = snapshot_store(ix, tm);
+
+	MemoryContextSwitchTo(old);
+	ix_end_op(ix);
+	PG_RETURN_INT64(snapshot_id);
+}
+
+/*
+ * The snapshot a dump is asked for must exist, be of this index (the same
+ * index_id: a dropped and recreated index of the same name is another
+ * index) and still describe its tree.
+ */
+static void
+dump_check_snapshot(OpenIndex *ix, int64 snapshot_id, const TreeMeasure *tm)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(snapshot_id)};
+	bool		isnull;
+	int64		index_id;
+	char	   *index_name;
+	int64		fingerprint;
+
+	spi_begin();
+	if (SPI_execute_with_args("SELECT index_id, index_name, fingerprint "
+							  "FROM festival.index_snapshot WHERE snapshot_id = $1",
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read snapshot " INT64_FORMAT, snapshot_id);
+	if (SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("snapshot " INT64_FORMAT " does not exist", snapshot_id),
+				 errhint("festival.index_snapshot lists the snapshots; festival.dump('%s') takes a new one and dumps it.",
+						 ix->name)));
+	index_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	index_name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+	fingerprint = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
+
+	if (index_id != ix->cat.index_id)
+	{
+		if (strcmp(index_name, ix->name) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("snapshot " INT64_FORMAT " was taken of an earlier index named \"%s\"",
+							snapshot_id, index_name),
+					 errdetail("That index was dropped; index \"%s\" is another one.", ix->name),
+					 errhint("festival.dump('%s') takes a new snapshot and dumps it.", ix->name)));
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("snapshot " INT64_FORMAT " belongs to index \"%s\", not to \"%s\"",
+						snapshot_id, index_name, ix->name),
+				 errhint("festival.dump('%s') takes a new snapshot and dumps it.", ix->name)));
+	}
+	if ((uint64) fingerprint != tm->fingerprint)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("index \"%s\" changed since snapshot " INT64_FORMAT " was taken",
+						ix->name, snapshot_id),
+				 errdetail("A dump shows the tree its snapshot measured."),
+				 errhint("festival.dump('%s') takes a new snapshot and dumps it.", ix->name)));
+	SPI_finish();
+}
+
+/*
+ * PostGIS expression for the rectangle in columns x0, y0, x1, y1 of u:
+ * NULL when absent, a POINT or a LINESTRING when it is degenerate (an
+ * envelope polygon with no area would be invalid), else a POLYGON as
+ * ST_MakeEnvelope builds it.
+ */
+static char *
+box_geometry_sql(const char *postgis, const char *x0, const char *y0,
+				 const char *x1, const char *y1)
+{
+	const char *p = postgis;
+
+	return psprintf("CASE WHEN u.%1$s IS NULL THEN NULL "
+					"WHEN u.%1$s = u.%3$s AND u.%2$s = u.%4$s "
+					"THEN %5$s.st_setsrid(%5$s.st_makepoint(u.%1$s, u.%2$s), $14) "
+					"WHEN u.%1$s = u.%3$s OR u.%2$s = u.%4$s "
+					"THEN %5$s.st_setsrid(%5$s.st_makeline(%5$s.st_makepoint(u.%1$s, u.%2$s), "
+					"%5$s.st_makepoint(u.%3$s, u.%4$s)), $14) "
+					"ELSE %5$s.st_makeenvelope(u.%1$s, u.%2$s, u.%3$s, u.%4$s, $14) END",
+					x0, y0, x1, y1, p);
+}
+
+/* The columns of one batch of nodes. */
+typedef struct DumpBatch
+{
+	int64	   *page;
+	int32	   *level;
+	int64	   *parent;
+	int32	   *entries;
+	double	   *box[4];
+	bool	   *box_null;
+	double	   *region[4];
+	bool	   *region_null;
+} DumpBatch;
+
+static void
+batch_set(DumpBatch *b, int i, const MeasuredNode *m)
+{
+	bool		has_box = !mbr_is_empty(&m->mbr);
+	bool		has_region = m->has_region && !mbr_is_empty(&m->region);
+
+	b->page[i] = (int64) m->page;
+	b->level[i] = m->level;
+	b->parent[i] = (int64) m->parent;
+	b->entries[i] = (int32) m->nentries;
+	b->box[0][i] = has_box ? m->mbr.xmin : 0;
+	b->box[1][i] = has_box ? m->mbr.ymin : 0;
+	b->box[2][i] = has_box ? m->mbr.xmax : 0;
+	b->box[3][i] = has_box ? m->mbr.ymax : 0;
+	b->box_null[i] = !has_box;
+	b->region[0][i] = has_region ? m->region.xmin : 0;
+	b->region[1][i] = has_region ? m->region.ymin : 0;
+	b->region[2][i] = has_region ? m->region.xmax : 0;
+	b->region[3][i] = has_region ? m->region.ymax : 0;
+	b->region_null[i] = !has_region;
+}
+
+/* Write every node of tm as rows of festival.index_node (replacing any). */
+static void
+dump_store(OpenIndex *ix, int64 snapshot_id, const TreeMeasure *tm)
+{
+	char	   *postgis = catalog_postgis_schema();
+	Oid			types[14] = {INT8OID, INT8ARRAYOID, INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID,
+		FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
+		FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT4OID};
+	Datum		values[14];
+	char	   *sql;
+	SPIPlanPtr	plan;
+	DumpBatch	b;
+	int			batch = (int) Min(tm->nnodes, DUMP_BATCH_NODES);
+	int32		srid = (ix->meta.flags & FEST_META_HAS_SRID) ? ix->meta.srid : 0;
+	Oid			saved_user;
+	int			saved_context;
+	Oid			del_types[1] = {INT8OID};
+	Datum		del_values[1] = {Int64GetDatum(snapshot_id)};
+
+	sql = psprintf("INSERT INTO festival.index_node "
+				   "(snapshot_id, page, level, parent, entries, mbr, region) "
+				   "SELECT $1, u.page, u.level, NULLIF(u.parent, 0), u.entries, %s, %s "
+				   "FROM unnest($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) "
+				   "AS u(page, level, parent, entries, x0, y0, x1, y1, rx0, ry0, rx1, ry1)",
+				   box_geometry_sql(postgis, "x0", "y0", "x1", "y1"),
+				   box_geometry_sql(postgis, "rx0", "ry0", "rx1", "ry1"));
+
+	b.page = palloc(batch * sizeof(int64));
+	b.level = palloc(batch * sizeof(int32));
+	b.parent = palloc(batch * sizeof(int64));
+	b.entries = palloc(batch * sizeof(int32));
+	b.box_null = palloc(batch * sizeof(bool));
+	b.region_null = palloc(batch * sizeof(bool));
+	for (int k = 0; k < 4; k++)
+	{
+		b.box[k] = palloc(batch * sizeof(double));
+		b.region[k] = palloc(batch * sizeof(double));
+	}
+
+	spi_begin();
+	catalog_begin_privileged(&saved_user, &saved_context);
+	if (SPI_execute_with_args("DELETE FROM festival.index_node WHERE snapshot_id = $1",
+							  1, del_types, del_values, NULL, false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not remove the earlier dump of snapshot " INT64_FORMAT, snapshot_id);
+	plan = SPI_prepare(sql, 14, types);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare the dump statement: %s", SPI_result_code_string(SPI_result));
+
+	for (int64 start = 0; start < tm->nnodes; start += batch)
+	{
+		int			n = (int) Min(batch, tm->nnodes - start);
+
+		for (int i = 0; i < n; i++)
+			batch_set(&b, i, &tm->node_list[start + i]);
+		values[0] = Int64GetDatum(snapshot_id);
+		values[1] = int8_array(b.page, n);
+		values[2] = int4_array(b.level, n);
+		values[3] = int8_array(b.parent, n);
+		values[4] = int4_array(b.entries, n);
+		for (int k = 0; k < 4; k++)
+		{
+			values[5 + k] = float8_array(b.box[k], b.box_null, n);
+			values[9 + k] = float8_array(b.region[k], b.region_null, n);
+		}
+		values[13] = Int32GetDatum(srid);
+		if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
+			elog(ERROR, "could not store the nodes of snapshot " INT64_FORMAT, snapshot_id);
+		for (int i = 0; i < 14; i++)
+			if (i != 0 && i != 13)
+				pfree(DatumGetPointer(values[i]));
+	}
+	catalog_end_privileged(saved_user, saved_context);
+	SPI_finish();
+}
+
+/*
+ * festival.dump(index, snapshot DEFAULT NULL): store every node of the
+ * tree in festival.index_node under the snapshot (a new one when NULL);
+ * returns the snapshot_id.
+ */
+Datum
+festival_dump(PG_FUNCTION_ARGS)
+{
+	char	   *name = fest_name_arg(fcinfo, 0, "index");
+	bool		take_new = PG_ARGISNULL(1);
+	int64		snapshot_id = take_new ? 0 : PG_GETARG_INT64(1);
+	OpenIndex  *ix = ix_begin_op(name, IX_READ);
+	MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
+	TreeMeasure *tm = tree_measure(&ix->sidx, ix->structure);
+
+	if (take_new)
+		snapshot_id = snapshot_store(ix, tm);
+	else
+		dump_check_snapshot(ix, snapshot_id, tm);
+	dump_store(ix, snapshot_id, tm);
+
+	MemoryContextSwitchTo(old);
+	ix_end_op(ix);
+	PG_RETURN_INT64(snapshot_id);
+}
