@@ -240,13 +240,12 @@ rstartree_setup(const FestConfig *config, uint32 page_size)
 	st->reinsert_far = strcmp(config_choice_name(config, "reinsert"), "far") == 0;
 	st->reinsert_count = Max(1, (uint32) floor((double) st->max_entries * percent / 100.0));
 
-	/* the node left after a forced reinsertion must still hold m entries */
-	if (st->max_entries + 1 - st->reinsert_count < st->min_entries)
-		config_error(config,
-					 psprintf("reinsert_percent %d%% of M = %u removes %u of the M + 1 entries of an overflowing node, leaving fewer than m = %u.",
-							  (int) percent, st->max_entries, st->reinsert_count,
-							  st->min_entries),
-					 "Use a smaller reinsert_percent or min_fill.");
+	/*
+	 * The node left after a forced reinsertion keeps m entries: p <= M / 2
+	 * (reinsert_percent is at most 50) and m <= (M + 1) / 2 (checked by
+	 * rtree_state_init), so M + 1 - p >= m.
+	 */
+	Assert(st->max_entries + 1 - st->reinsert_count >= st->min_entries);
 	return st;
 }
 

@@ -21,6 +21,12 @@
  * Every node access goes through the NodeStore, so the same code runs
  * write-through, under FAST or under eFIND.
  *
+ * This is also the core of the R*-tree (rstartree.c): the choice of
+ * subtree and the treatment of an overflowing node are RtreeState's
+ * choose_subtree and overflow.  The R-tree chooses by least enlargement and
+ * always splits; the R*-tree may instead move entries out for a forced
+ * reinsertion, which insert_at_level performs once the path is adjusted.
+ *
  * IDENTIFICATION
  *	  src/index/rtree.c
  *
@@ -555,12 +561,20 @@ rtree_state_init(const FestConfig *config, uint32 page_size,
 							  (st->max_entries + 1) / 2),
 					 "Use min_fill of at most 50.");
 	if (split->max_split_entries > 0 && st->max_entries + 1 > split->max_split_entries)
+	{
+		/* the largest max_fill with floor(per_page * fill / 100) + 1 <= limit */
+		int			fitting_fill = (int) ((split->max_split_entries * 100 - 1) / per_page);
+
 		config_error(config,
 					 psprintf("The \"%s\" split examines every partition of the M + 1 entries of a node; a %u-byte page with max_fill %d%% gives M + 1 = %u, and at most %u can be split in reasonable time.",
 							  split->name, page_size, (int) max_fill,
 							  st->max_entries + 1, split->max_split_entries),
-					 psprintf("Use a smaller max_fill (M + 1 <= %u: a %u-byte page holds %u entries) or another split.",
-							  split->max_split_entries, page_size, per_page));
+					 fitting_fill >= 10 ?
+					 psprintf("Use max_fill of at most %d with %u-byte pages, or another split.",
+							  fitting_fill, page_size) :
+					 psprintf("Use a smaller page_size and max_fill, so that M + 1 is at most %u, or another split.",
+							  split->max_split_entries));
+	}
 	return st;
 }
 
