@@ -16,7 +16,8 @@
 -- once; the two root entries then cover the two groups of the split.  Their
 -- total area is compared with the minimum that an SQL brute force finds
 -- over every partition of the same M + 1 boxes into two groups of at least
--- m, and with the total area of the other splits on the same sets.
+-- m, and with the total area of the other splits on the same sets.  The
+-- R* split's groups are compared with a model of it in SQL.
 --
 -- Part 3: refused configurations.
 --
@@ -185,7 +186,7 @@ FROM (SELECT max_fill, k, count(*) AS c FROM ex_set GROUP BY max_fill, k) s GROU
 -- for every set and split: the two groups of the split (from the root's
 -- two entries) and the boxes of the set (from the leaves)
 CREATE TABLE ex_result (max_fill int, k int, split text, root_entries int, total_area float8,
-						objects int);
+						overlap float8, objects int);
 CREATE TABLE ex_boxes (max_fill int, k int, ref bigint, x1 float8, y1 float8, x2 float8, y2 float8);
 CREATE FUNCTION ex_run() RETURNS void
 LANGUAGE plpgsql AS $$
@@ -205,6 +206,8 @@ BEGIN
 			INSERT INTO ex_result
 			SELECT z.max_fill, z.k, s.name, count(*),
 				   sum((n.xmax - n.xmin) * (n.ymax - n.ymin)),
+				   -- the area shared by the two groups' MBRs
+				   greatest(0, min(n.xmax) - max(n.xmin)) * greatest(0, min(n.ymax) - max(n.ymin)),
 				   (SELECT count(*) FROM festival.node(idx, root) r
 					CROSS JOIN LATERAL festival.node(idx, r.ref) l)
 			FROM festival.node(idx, root) n;
@@ -266,6 +269,47 @@ ORDER BY r.max_fill, r.split;
 SELECT count(*) FILTER (WHERE r.total_area > e.min_area + 1e-9 * greatest(1, e.min_area)) > 0 AS others_can_be_worse
 FROM ex_result r JOIN ex_minimum e USING (max_fill, k) WHERE r.split <> 'exponential';
 
+-- the R* split against a model of it in SQL (section 4.2): for each axis,
+-- every distribution of the sorts by lower and by upper value (ties by the
+-- other value, then by id: the order of insertion, so of position in the
+-- node); the axis of least margin sum (ties: x); on it, the distribution of
+-- least overlap, then least area.  The split's groups must have the
+-- model's overlap and area.
+CREATE TABLE ex_rstar_model AS
+WITH s AS (SELECT b.max_fill, b.k, b.x1, b.y1, b.x2, b.y2, a.axis, u.by_upper,
+				  row_number() OVER (PARTITION BY b.max_fill, b.k, a.axis, u.by_upper
+									 ORDER BY CASE WHEN u.by_upper THEN (CASE a.axis WHEN 0 THEN b.x2 ELSE b.y2 END)
+												   ELSE (CASE a.axis WHEN 0 THEN b.x1 ELSE b.y1 END) END,
+											  CASE WHEN u.by_upper THEN (CASE a.axis WHEN 0 THEN b.x1 ELSE b.y1 END)
+												   ELSE (CASE a.axis WHEN 0 THEN b.x2 ELSE b.y2 END) END,
+											  b.ref) AS r
+		   FROM ex_boxes b CROSS JOIN (VALUES (0), (1)) a(axis) CROSS JOIN (VALUES (false), (true)) u(by_upper)),
+	 d AS (SELECT s.max_fill, s.k, s.axis, s.by_upper, g.size,
+				  min(x1) FILTER (WHERE r <= g.size) AS ax1, min(y1) FILTER (WHERE r <= g.size) AS ay1,
+				  max(x2) FILTER (WHERE r <= g.size) AS ax2, max(y2) FILTER (WHERE r <= g.size) AS ay2,
+				  min(x1) FILTER (WHERE r > g.size) AS bx1, min(y1) FILTER (WHERE r > g.size) AS by1,
+				  max(x2) FILTER (WHERE r > g.size) AS bx2, max(y2) FILTER (WHERE r > g.size) AS by2
+		   FROM s JOIN ex_size z USING (max_fill)
+		   CROSS JOIN LATERAL generate_series(z.m, z.n - z.m) g(size)
+		   GROUP BY s.max_fill, s.k, s.axis, s.by_upper, g.size),
+	 v AS (SELECT d.*, (ax2 - ax1) + (ay2 - ay1) + (bx2 - bx1) + (by2 - by1) AS margin,
+				  greatest(0, least(ax2, bx2) - greatest(ax1, bx1)) * greatest(0, least(ay2, by2) - greatest(ay1, by1)) AS overlap,
+				  (ax2 - ax1) * (ay2 - ay1) + (bx2 - bx1) * (by2 - by1) AS area
+		   FROM d),
+	 chosen_axis AS (SELECT DISTINCT ON (max_fill, k) max_fill, k, axis
+					 FROM (SELECT max_fill, k, axis, sum(margin) AS margin_sum FROM v GROUP BY 1, 2, 3) t
+					 ORDER BY max_fill, k, margin_sum, axis)
+SELECT DISTINCT ON (v.max_fill, v.k) v.max_fill, v.k, v.overlap, v.area
+FROM v JOIN chosen_axis USING (max_fill, k, axis)
+ORDER BY v.max_fill, v.k, v.overlap, v.area, v.by_upper, v.size;
+
+SELECT r.max_fill, count(*) AS sets,
+	   count(*) FILTER (WHERE abs(r.overlap - m.overlap) <= 1e-9 * greatest(1, m.overlap)
+						AND abs(r.total_area - m.area) <= 1e-9 * greatest(1, m.area)) AS as_modelled
+FROM ex_result r JOIN ex_rstar_model m USING (max_fill, k)
+WHERE r.split = 'rstar'
+GROUP BY r.max_fill ORDER BY r.max_fill;
+
 SELECT count(*) AS dropped FROM (
 	SELECT festival.drop_index('ex_' || s.name || '_' || z.max_fill) FROM ex_split s CROSS JOIN ex_size z) d;
 
@@ -297,6 +341,6 @@ SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM sp_index)
 SELECT festival.drop_device('sp_dev');
 DROP FUNCTION sp_verify(text), ex_run();
 DROP TABLE sp_src, sp_later, sp_index, sp_brute, sp_gone, sp_moved,
-	ex_src, ex_split, ex_size, ex_set, ex_result, ex_boxes, ex_minimum;
+	ex_src, ex_split, ex_size, ex_set, ex_result, ex_boxes, ex_minimum, ex_rstar_model;
 RESET festival.progress_interval;
 RESET client_min_messages;
