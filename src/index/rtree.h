@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * rtree.h
- *	  The R-tree (Guttman 1984), private declarations.
+ *	  The R-tree family (Guttman 1984; the R*-tree), private declarations.
  *
  * Entry format, for leaves and internal nodes alike (40 bytes):
  *
