@@ -79,7 +79,7 @@ FROM festival.index a JOIN festival.index b ON b.name = 'cv_source' AND a.name <
 SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"fanout": 10}');
 SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"page_size": 1000}');
 SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"page_size": "4096"}');
-SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"split": "exponential"}');
+SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"split": "cubic"}');
 SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"min_fill": 50.5}');
 SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"min_fill": 60}');
 SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"page_size": 1024, "max_fill": 10}');

@@ -21,6 +21,12 @@
  * Every node access goes through the NodeStore, so the same code runs
  * write-through, under FAST or under eFIND.
  *
+ * This is also the core of the R*-tree (rstartree.c): the choice of
+ * subtree and the treatment of an overflowing node are RtreeState's
+ * choose_subtree and overflow.  The R-tree chooses by least enlargement and
+ * always splits; the R*-tree may instead move entries out for a forced
+ * reinsertion, which insert_at_level performs once the path is adjusted.
+ *
  * IDENTIFICATION
  *	  src/index/rtree.c
  *
@@ -43,7 +49,7 @@ static const OptionSpec rtree_options[] = {
 	{
 		.name = "split", .type = OPT_CHOICE, .default_choice = "quadratic",
 		.choices = rtree_split_names,
-		.description = "Node split algorithm (Guttman 1984)."
+		.description = "Node split algorithm: linear, quadratic (Guttman 1984), exponential (exhaustive minimum total area), greene (Greene 1989), angtan (Ang & Tan 1997), rstar (Beckmann et al. 1990)."
 	},
 	{
 		.name = "min_fill", .type = OPT_INT, .default_number = 50,
@@ -79,7 +85,7 @@ entry_ref(const void *entry, uint16 level)
 	return ((const RtreeEntry *) entry)->ref;
 }
 
-static const NodeOps rtree_node_ops = {
+const NodeOps rtree_node_ops = {
 	.structure = "rtree",
 	.leaf_entry_size = sizeof(RtreeEntry),
 	.internal_entry_size = sizeof(RtreeEntry),
@@ -127,9 +133,12 @@ read_child(StructIndex *idx, const TreeNode *parent, int slot)
 	return tree_read_child(idx, parent, RtreeNodeEntries(parent)[slot].ref);
 }
 
-/* ChooseLeaf step CL3: least enlargement, ties by smaller area. */
-static int
-choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
+/*
+ * ChooseLeaf step CL3: least enlargement, ties by smaller area, then the
+ * first entry.
+ */
+int
+rtree_choose_least_enlargement(StructIndex *idx, const TreeNode *node, const Mbr *box)
 {
 	const RtreeEntry *e = RtreeNodeEntries(node);
 	int			best = 0;
@@ -161,6 +170,7 @@ choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
 static int
 descend(StructIndex *idx, const Mbr *box, uint16 level, PathStep *path)
 {
+	RtreeState *st = (RtreeState *) idx->state;
 	TreeNode	   *node = tree_read_root(idx);
 	int			depth = 0;
 
@@ -180,7 +190,7 @@ descend(StructIndex *idx, const Mbr *box, uint16 level, PathStep *path)
 					 errdetail("An internal node has no entries."),
 					 errhint("Rebuild the index with festival.build('%s').",
 							 idx->name)));
-		slot = choose_subtree(idx, node, box);
+		slot = st->choose_subtree(idx, node, box);
 		path[depth].node = node;
 		path[depth].slot = slot;
 		depth++;
@@ -195,8 +205,8 @@ descend(StructIndex *idx, const Mbr *box, uint16 level, PathStep *path)
  * Split an overflowing node: the node keeps its page with one group, a new
  * sibling gets the other.  Both are written.
  */
-static TreeNode *
-split_node(StructIndex *idx, TreeNode *node)
+TreeNode *
+rtree_split_node(StructIndex *idx, TreeNode *node)
 {
 	RtreeState *st = (RtreeState *) idx->state;
 	int			n = node->nentries;
@@ -233,17 +243,22 @@ split_node(StructIndex *idx, TreeNode *node)
  * levels reinsert the subtrees orphaned by a deletion), then AdjustTree.
  */
 static void
-insert_at_level(StructIndex *idx, const RtreeEntry *entry, uint16 level)
+insert_at_level(StructIndex *idx, const RtreeEntry *entry, uint16 level,
+				RtreeInsertion *ins)
 {
 	RtreeState *st = (RtreeState *) idx->state;
 	PathStep	path[FEST_MAX_LEVELS];
 	int			depth = descend(idx, &entry->box, level, path);
 	TreeNode	   *node = path[depth].node;
 	TreeNode	   *sibling = NULL;
+	bool		exact = false;	/* node's MBR must be recomputed, not extended */
 
 	append_entry(node, entry);
 	if (node->nentries > st->max_entries)
-		sibling = split_node(idx, node);
+	{
+		sibling = st->overflow(idx, ins, node, depth == 0);
+		exact = true;
+	}
 	else
 		ns_write(idx->ns, node, NS_WRITE_UPDATE);
 
@@ -252,17 +267,32 @@ insert_at_level(StructIndex *idx, const RtreeEntry *entry, uint16 level)
 		TreeNode	   *parent = path[d].node;
 		RtreeEntry *pe = &RtreeNodeEntries(parent)[path[d].slot];
 
-		if (sibling != NULL)
+		if (exact)
 		{
-			RtreeEntry	added;
+			/*
+			 * The node split or gave entries away for reinsertion: its MBR
+			 * may have shrunk, so it is recomputed; once an MBR is the same
+			 * as before, and nothing was added, the ancestors are exact.
+			 */
+			Mbr			tight;
+			bool		changed;
 
-			/* the split node shrank: its MBR is recomputed exactly */
-			rtree_node_box(node, &pe->box);
-			rtree_node_box(sibling, &added.box);
-			added.ref = (int64) sibling->page;
-			append_entry(parent, &added);
+			rtree_node_box(node, &tight);
+			changed = !mbr_equals(&tight, &pe->box);
+			pe->box = tight;
+			if (sibling != NULL)
+			{
+				RtreeEntry	added;
+
+				rtree_node_box(sibling, &added.box);
+				added.ref = (int64) sibling->page;
+				append_entry(parent, &added);
+				changed = true;
+			}
+			if (!changed)
+				break;
 			if (parent->nentries > st->max_entries)
-				sibling = split_node(idx, parent);
+				sibling = st->overflow(idx, ins, parent, d == 0);
 			else
 			{
 				sibling = NULL;
@@ -296,16 +326,43 @@ insert_at_level(StructIndex *idx, const RtreeEntry *entry, uint16 level)
 		ns_write(idx->ns, root, NS_WRITE_NEW);
 		ns_set_root(idx->ns, root->page, idx->ns->meta->height + 1);
 	}
+
+	/*
+	 * A forced reinsertion (R*-tree) took entries out of a node of the path;
+	 * now that the tree is consistent again they go back in, at their
+	 * level, as part of the same insertion.
+	 */
+	if (ins->npending > 0)
+	{
+		RtreeEntry *pending = ins->pending;
+		int			npending = ins->npending;
+		uint16		pending_level = ins->pending_level;
+
+		ins->pending = NULL;
+		ins->npending = 0;
+		for (int i = 0; i < npending; i++)
+			insert_at_level(idx, &pending[i], pending_level, ins);
+		pfree(pending);
+	}
 }
 
+/* Insert with a fresh insertion state (an object, or an orphan of delete). */
 static void
+insert_entry(StructIndex *idx, const RtreeEntry *entry, uint16 level)
+{
+	RtreeInsertion ins = {0};
+
+	insert_at_level(idx, entry, level, &ins);
+}
+
+void
 rtree_insert(StructIndex *idx, int64 id, const Mbr *box)
 {
 	RtreeEntry	entry;
 
 	entry.box = *box;
 	entry.ref = id;
-	insert_at_level(idx, &entry, 0);
+	insert_entry(idx, &entry, 0);
 }
 
 /*
@@ -350,7 +407,7 @@ find_leaf(StructIndex *idx, TreeNode *node, int depth, int64 id, const Mbr *box,
 	return false;
 }
 
-static bool
+bool
 rtree_contains(StructIndex *idx, int64 id, const Mbr *box)
 {
 	PathStep	path[FEST_MAX_LEVELS];
@@ -427,7 +484,7 @@ condense(StructIndex *idx, PathStep *path, int depth)
 	/* CT6: reinsert orphans at the level they came from */
 	for (int i = 0; i < norphans; i++)
 	{
-		insert_at_level(idx, &orphans[i].entry, orphans[i].level);
+		insert_entry(idx, &orphans[i].entry, orphans[i].level);
 		idx->stats->reinserted_entries++;
 	}
 
@@ -444,7 +501,7 @@ condense(StructIndex *idx, PathStep *path, int depth)
 	}
 }
 
-static bool
+bool
 rtree_remove(StructIndex *idx, int64 id, const Mbr *box)
 {
 	PathStep	path[FEST_MAX_LEVELS];
@@ -457,7 +514,7 @@ rtree_remove(StructIndex *idx, int64 id, const Mbr *box)
 	return true;
 }
 
-static void
+void
 rtree_init_empty(StructIndex *idx)
 {
 	TreeNode	   *root = ns_new_node(idx->ns, ns_alloc(idx->ns, 0), 0);
@@ -466,13 +523,22 @@ rtree_init_empty(StructIndex *idx)
 	ns_set_root(idx->ns, root->page, 1);
 }
 
+/* Guttman's overflow treatment: always split (I3). */
+static TreeNode *
+split_overflow(StructIndex *idx, RtreeInsertion *ins, TreeNode *node, bool is_root)
+{
+	return rtree_split_node(idx, node);
+}
+
 /*
  * M from the page size and max_fill, m from min_fill; Guttman's split
  * needs 2 <= m <= (M + 1) / 2 so that both halves of M + 1 entries can be
- * filled.
+ * filled.  Shared by the R-tree family; the caller sets the insertion's
+ * policies.
  */
-static void *
-rtree_setup(const FestConfig *config, uint32 page_size)
+RtreeState *
+rtree_state_init(const FestConfig *config, uint32 page_size,
+				 const RtreeSplitPolicy *split)
 {
 	RtreeState *st = palloc0(sizeof(RtreeState));
 	uint32		per_page = (page_size - FEST_PAGE_HEADER_SIZE) / sizeof(RtreeEntry);
@@ -481,7 +547,7 @@ rtree_setup(const FestConfig *config, uint32 page_size)
 
 	st->max_entries = (uint32) floor((double) per_page * max_fill / 100.0);
 	st->min_entries = Max(2, (uint32) ceil((double) st->max_entries * min_fill / 100.0));
-	st->split = &rtree_split_policies[config_choice_index(config, "split")];
+	st->split = split;
 
 	if (st->max_entries < 4)
 		config_error(config,
@@ -494,10 +560,37 @@ rtree_setup(const FestConfig *config, uint32 page_size)
 							  (int) min_fill, st->max_entries, st->min_entries,
 							  (st->max_entries + 1) / 2),
 					 "Use min_fill of at most 50.");
+	if (split->max_split_entries > 0 && st->max_entries + 1 > split->max_split_entries)
+	{
+		/* the largest max_fill with floor(per_page * fill / 100) + 1 <= limit */
+		int			fitting_fill = (int) ((split->max_split_entries * 100 - 1) / per_page);
+
+		config_error(config,
+					 psprintf("The \"%s\" split examines every partition of the M + 1 entries of a node; a %u-byte page with max_fill %d%% gives M + 1 = %u, and at most %u can be split in reasonable time.",
+							  split->name, page_size, (int) max_fill,
+							  st->max_entries + 1, split->max_split_entries),
+					 fitting_fill >= 10 ?
+					 psprintf("Use max_fill of at most %d with %u-byte pages, or another split.",
+							  fitting_fill, page_size) :
+					 psprintf("Use a smaller page_size and max_fill, so that M + 1 is at most %u, or another split.",
+							  split->max_split_entries));
+	}
 	return st;
 }
 
-static void
+static void *
+rtree_setup(const FestConfig *config, uint32 page_size)
+{
+	RtreeState *st;
+
+	st = rtree_state_init(config, page_size,
+						  &rtree_split_policies[config_choice_index(config, "split")]);
+	st->choose_subtree = rtree_choose_least_enlargement;
+	st->overflow = split_overflow;
+	return st;
+}
+
+void
 rtree_describe(StructIndex *idx, JsonbParseState **state)
 {
 	RtreeState *st = (RtreeState *) idx->state;

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * rtree.h
- *	  The R-tree (Guttman 1984), private declarations.
+ *	  The R-tree family (Guttman 1984; the R*-tree), private declarations.
  *
  * Entry format, for leaves and internal nodes alike (40 bytes):
  *
@@ -16,6 +16,10 @@
  * that down to M and min_fill (percent of M) gives m, with 2 <= m <= (M+1)/2.
  * FESTIval used 36-byte entries (int4 ids, see seeds 001/002 Table 3);
  * festival's ids are bigint, so the same page holds slightly fewer entries.
+ *
+ * The R*-tree (rstartree.c) is the same tree with another choice of
+ * subtree and overflow treatment: both live in RtreeState, so the
+ * insertion, deletion, check and search code here serves both.
  *
  * Internal entries always hold the exact MBR of their child's entries:
  * insertion enlarges them along the path, splits and deletions recompute
@@ -43,7 +47,8 @@ StaticAssertDecl(sizeof(RtreeEntry) == 40, "RtreeEntry must be 40 bytes");
 
 /*
  * A split policy distributes the M+1 entries of an overflowing node into
- * two groups of at least m entries each: group[i] is 0 or 1.
+ * two groups of at least m entries each: group[i] is 0 or 1.  Policies
+ * must be deterministic: equal input, equal groups.
  */
 typedef void (*RtreeSplitFn) (const RtreeEntry *entries, int n, int min_fill,
 							  int *group, FestStats *stats);
@@ -52,18 +57,75 @@ typedef struct RtreeSplitPolicy
 {
 	const char *name;
 	RtreeSplitFn split;
+	/*
+	 * The largest node (M + 1 entries) the policy splits in reasonable
+	 * time, 0 for any; setup refuses larger nodes.
+	 */
+	uint32		max_split_entries;
 } RtreeSplitPolicy;
 
-typedef struct RtreeState
+/*
+ * The state of one insertion of an object, shared by the reinsertions it
+ * causes: the R*-tree treats an overflow by forced reinsertion only once
+ * per level per insertion (Beckmann et al. 1990, section 4.3).
+ */
+typedef struct RtreeInsertion
+{
+	uint32		reinserted_levels;	/* bit l: level l was treated */
+	/* entries removed by a forced reinsertion, waiting to go back in */
+	RtreeEntry *pending;
+	int			npending;
+	uint16		pending_level;
+} RtreeInsertion;
+
+typedef struct RtreeState RtreeState;
+
+/*
+ * The two points where the R-tree family differs (the rest of the core
+ * is shared): the entry of an internal node to descend into, and what to
+ * do with a node of M + 1 entries.  overflow returns the new sibling after
+ * a split, or NULL after moving entries into ins->pending (the node keeps
+ * at least m entries and is written by the callee in both cases).
+ */
+typedef int (*RtreeChooseSubtreeFn) (StructIndex *idx, const TreeNode *node,
+									 const Mbr *box);
+typedef TreeNode *(*RtreeOverflowFn) (StructIndex *idx, RtreeInsertion *ins,
+									  TreeNode *node, bool is_root);
+
+struct RtreeState
 {
 	uint32		max_entries;	/* M */
 	uint32		min_entries;	/* m */
 	const RtreeSplitPolicy *split;
-} RtreeState;
+	RtreeChooseSubtreeFn choose_subtree;
+	RtreeOverflowFn overflow;
+	/* R*-tree only */
+	uint32		max_neighbors;	/* candidates of the overlap test */
+	uint32		reinsert_count; /* p, entries of a forced reinsertion */
+	bool		reinsert_far;	/* farthest first instead of closest */
+};
 
-/* rtree_split.c */
+/* rtree_split.c: the policy table and Guttman's splits */
 extern const RtreeSplitPolicy rtree_split_policies[];
 extern const char *const rtree_split_names[];
+extern void rtree_quadratic_seeds(const RtreeEntry *entries, int n,
+								  int *seed0, int *seed1, FestStats *stats);
+extern const RtreeSplitPolicy *rtree_split_policy(const char *name);
+extern int	rtree_choose_group(const Mbr *boxes, const int *counts, const Mbr *entry);
+
+/* rtree_split_exponential.c */
+extern void rtree_split_exponential(const RtreeEntry *entries, int n, int min_fill,
+									int *group, FestStats *stats);
+
+/* rtree_split_axis.c: Greene's and Ang & Tan's */
+extern void rtree_split_greene(const RtreeEntry *entries, int n, int min_fill,
+							   int *group, FestStats *stats);
+extern void rtree_split_angtan(const RtreeEntry *entries, int n, int min_fill,
+							   int *group, FestStats *stats);
+
+/* rtree_split_rstar.c */
+extern void rtree_split_rstar(const RtreeEntry *entries, int n, int min_fill,
+							  int *group, FestStats *stats);
 
 /* rtree_pack.c */
 extern const BuildMethod rtree_build_methods[];
@@ -73,7 +135,18 @@ extern void rtree_bulk_load(StructIndex *idx, BulkItem *objects, int64 n,
 /* rtree_check.c */
 extern void rtree_check(StructIndex *idx, CheckReport *report);
 
-/* shared helpers (rtree.c) */
+/* the shared core (rtree.c) */
+extern const NodeOps rtree_node_ops;
 extern void rtree_node_box(const TreeNode *node, Mbr *box);
+extern RtreeState *rtree_state_init(const FestConfig *config, uint32 page_size,
+									const RtreeSplitPolicy *split);
+extern int	rtree_choose_least_enlargement(StructIndex *idx, const TreeNode *node,
+										   const Mbr *box);
+extern TreeNode *rtree_split_node(StructIndex *idx, TreeNode *node);
+extern void rtree_init_empty(StructIndex *idx);
+extern void rtree_insert(StructIndex *idx, int64 id, const Mbr *box);
+extern bool rtree_remove(StructIndex *idx, int64 id, const Mbr *box);
+extern bool rtree_contains(StructIndex *idx, int64 id, const Mbr *box);
+extern void rtree_describe(StructIndex *idx, JsonbParseState **state);
 
 #endif							/* FEST_RTREE_H */

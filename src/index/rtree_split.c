@@ -1,7 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * rtree_split.c
- *	  TreeNode split policies of the R-tree.
+ *	  TreeNode split policies of the R-tree: the table of policies (the
+ *	  "split" option), and Guttman's two splits.  The others live in
+ *	  rtree_split_exponential.c, rtree_split_axis.c (Greene, Ang & Tan) and
+ *	  rtree_split_rstar.c.
  *
  * Guttman, "R-trees: a dynamic index structure for spatial searching",
  * SIGMOD 1984, section 3.5: the quadratic-cost split (3.5.2) and the
@@ -28,9 +31,10 @@ enlargement(const Mbr *group, const Mbr *entry)
 /*
  * Guttman's QS3: add the entry to the group needing the least enlargement;
  * ties go to the smaller group by area, then by entry count, then group 0.
+ * Greene's split places its middle entry the same way.
  */
-static int
-choose_group(const Mbr *boxes, const int *counts, const Mbr *entry)
+int
+rtree_choose_group(const Mbr *boxes, const int *counts, const Mbr *entry)
 {
 	double		d0 = enlargement(&boxes[0], entry);
 	double		d1 = enlargement(&boxes[1], entry);
@@ -117,7 +121,7 @@ grow_groups(const RtreeEntry *entries, int n, int min_fill, int *group,
 					next = i;
 		}
 
-		g = choose_group(boxes, counts, &entries[next].box);
+		g = rtree_choose_group(boxes, counts, &entries[next].box);
 		group[next] = g;
 		mbr_extend(&boxes[g], &entries[next].box);
 		counts[g]++;
@@ -127,15 +131,17 @@ grow_groups(const RtreeEntry *entries, int n, int min_fill, int *group,
 
 /*
  * Quadratic PickSeeds (PS1-PS2): the pair that would waste the most area
- * if put together.
+ * if put together; the first such pair in index order.  Greene's split
+ * starts from the same seeds.
  */
-static void
-split_quadratic(const RtreeEntry *entries, int n, int min_fill, int *group,
-				FestStats *stats)
+void
+rtree_quadratic_seeds(const RtreeEntry *entries, int n, int *seed0, int *seed1,
+					  FestStats *stats)
 {
 	double		worst = -get_float8_infinity();
-	int			seed0 = 0;
-	int			seed1 = 1;
+
+	*seed0 = 0;
+	*seed1 = 1;
 
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++)
@@ -147,10 +153,20 @@ split_quadratic(const RtreeEntry *entries, int n, int min_fill, int *group,
 			if (waste > worst)
 			{
 				worst = waste;
-				seed0 = i;
-				seed1 = j;
+				*seed0 = i;
+				*seed1 = j;
 			}
 		}
+}
+
+static void
+split_quadratic(const RtreeEntry *entries, int n, int min_fill, int *group,
+				FestStats *stats)
+{
+	int			seed0;
+	int			seed1;
+
+	rtree_quadratic_seeds(entries, n, &seed0, &seed1, stats);
 	grow_groups(entries, n, min_fill, group, seed0, seed1, true, stats);
 }
 
@@ -219,11 +235,34 @@ split_linear(const RtreeEntry *entries, int n, int min_fill, int *group,
 	grow_groups(entries, n, min_fill, group, seed0, seed1, false, stats);
 }
 
+/*
+ * The exhaustive split examines up to 2^M partitions (with pruning, far
+ * fewer in practice): M + 1 = 20 entries is about half a million at
+ * worst, a few milliseconds per split; every further entry doubles it.
+ */
+#define EXPONENTIAL_MAX_SPLIT_ENTRIES 20
+
 /* In the order of the "split" option's choices. */
-const char *const rtree_split_names[] = {"linear", "quadratic", NULL};
+const char *const rtree_split_names[] = {
+	"linear", "quadratic", "exponential", "greene", "angtan", "rstar", NULL
+};
 
 const RtreeSplitPolicy rtree_split_policies[] = {
-	{"linear", split_linear},
-	{"quadratic", split_quadratic},
-	{NULL, NULL}
+	{"linear", split_linear, 0},
+	{"quadratic", split_quadratic, 0},
+	{"exponential", rtree_split_exponential, EXPONENTIAL_MAX_SPLIT_ENTRIES},
+	{"greene", rtree_split_greene, 0},
+	{"angtan", rtree_split_angtan, 0},
+	{"rstar", rtree_split_rstar, 0},
+	{NULL, NULL, 0}
 };
+
+const RtreeSplitPolicy *
+rtree_split_policy(const char *name)
+{
+	for (const RtreeSplitPolicy *p = rtree_split_policies; p->name != NULL; p++)
+		if (strcmp(p->name, name) == 0)
+			return p;
+	elog(ERROR, "unknown R-tree split policy \"%s\"", name);
+	pg_unreachable();
+}

@@ -55,6 +55,7 @@
 	X(splits_internal) \
 	X(entries_examined)		/* entries tested while choosing or searching */ \
 	X(reinserted_entries)	/* orphans reinserted by delete's condense */ \
+	X(forced_reinsertions)	/* entries moved by the R*-tree's forced reinsertion */ \
 	/* query work */ \
 	X(candidates)			/* filter output */ \
 	X(filter_exact)			/* candidates accepted without refinement */ \

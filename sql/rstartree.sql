@@ -1,0 +1,203 @@
+--
+-- rstartree: the R*-tree (structure 'rstartree', Beckmann et al. 1990) on
+-- mixed data, with close and far forced reinsertion, 20, 30 and 40 percent
+-- reinserted, a small max_neighbors, other fills, and under the flash
+-- frameworks FAST and eFIND.
+--
+-- All indices share one source table, rs_src, and receive the same
+-- modifications: a build, inserts, deletes (whose orphans go back in
+-- through the R* insertion), updates, and a close and reopen.  After every
+-- phase each index must answer festival.query for every predicate and a
+-- selection of query geometries exactly as PostGIS brute force over rs_src
+-- (fx_compare), hold as many entries as rs_src has rows, and
+-- festival.check() (the R-tree's invariants: levels, fill between m and M,
+-- exact MBRs) must return no rows.  Then: forced reinsertions happened,
+-- the derived parameters, and refused options.
+--
+SET client_min_messages = warning;
+SET festival.progress_interval = 0;
+
+SELECT festival.create_device('rs_dev', io => 'buffered');
+
+-------------------------------------------------------------------------------
+-- Differential tests
+-------------------------------------------------------------------------------
+CREATE TABLE rs_src (id bigint PRIMARY KEY, geom geometry NOT NULL);
+INSERT INTO rs_src SELECT id, geom FROM fx_src WHERE id % 2 = 0 OR id > 8000;
+CREATE TABLE rs_later AS SELECT id, geom FROM fx_src WHERE id % 2 = 1 AND id < 8000;
+SELECT (SELECT count(*) FROM rs_src) AS built_objects, (SELECT count(*) FROM rs_later) AS later_objects;
+
+CREATE TABLE rs_index (ord int PRIMARY KEY, name text NOT NULL UNIQUE, options jsonb NOT NULL);
+INSERT INTO rs_index VALUES
+	( 1, 'rs_default', '{"page_size": 1024}'),
+	( 2, 'rs_far', '{"page_size": 1024, "reinsert": "far"}'),
+	( 3, 'rs_close_p20', '{"page_size": 1024, "reinsert": "close", "reinsert_percent": 20}'),
+	( 4, 'rs_close_p40', '{"page_size": 1024, "reinsert_percent": 40}'),
+	( 5, 'rs_far_p20', '{"page_size": 1024, "reinsert": "far", "reinsert_percent": 20}'),
+	( 6, 'rs_far_p40', '{"page_size": 1024, "reinsert": "far", "reinsert_percent": 40}'),
+	-- the overlap test over only 4 of the 24 entries above the leaves
+	( 7, 'rs_neighbors4', '{"page_size": 1024, "max_neighbors": 4}'),
+	( 8, 'rs_fill', '{"page_size": 1024, "min_fill": 30, "max_fill": 80}'),
+	-- under the flash frameworks, with buffers small enough to flush often
+	( 9, 'rs_fast', '{"framework": "fast", "page_size": 1024, "buffer_size": 16384,
+		"flushing_policy": "fast_star"}'),
+	(10, 'rs_fast_far_p20', '{"framework": "fast", "page_size": 1024, "buffer_size": 16384,
+		"flushing_policy": "flush_all", "reinsert": "far", "reinsert_percent": 20}'),
+	(11, 'rs_efind', '{"framework": "efind", "page_size": 1024, "buffer_size": 16384,
+		"flushing_policy": "mhao", "read_buffer_policy": "lru"}'),
+	(12, 'rs_efind_far_p40', '{"framework": "efind", "page_size": 1024, "buffer_size": 16384,
+		"flushing_policy": "mh", "temporal_control": "both", "reinsert": "far", "reinsert_percent": 40}');
+
+SELECT ord, name, festival.create_index(name, 'rstartree', 'rs_dev', options, 'rs_src') > 0 AS created
+FROM rs_index ORDER BY ord;
+
+-- the stored options, defaults filled in, and what setup derives from them:
+-- M and m, and p = reinsert_percent of M (floor)
+SELECT i.ord, i.name, c.options->>'reinsert' AS reinsert, (c.options->>'reinsert_percent')::int AS percent,
+	   (c.options->>'max_neighbors')::int AS max_neighbors, (c.options->>'min_fill')::int AS min_fill,
+	   (c.options->>'max_fill')::int AS max_fill,
+	   (d->>'max_entries')::int AS m_max, (d->>'min_entries')::int AS m_min,
+	   (d->>'reinsert_entries')::int AS p,
+	   (d->>'reinsert_entries')::int = floor((d->>'max_entries')::int * (c.options->>'reinsert_percent')::int / 100.0) AS p_as_documented
+FROM rs_index i JOIN festival.index c USING (name)
+CROSS JOIN LATERAL (SELECT festival.stats(i.name)->'config'->'derived' AS d) s
+ORDER BY i.ord;
+
+-- one row per index and phase: brute-force answers, festival's answers,
+-- those missing and extra, rows of festival.check(), entries in the index
+-- against rows of rs_src; all must agree (ok)
+CREATE TABLE rs_brute (pred text, qid int, id bigint);
+CREATE FUNCTION rs_verify(phase text)
+RETURNS TABLE (what text, ord int, name text, brute bigint, answers numeric, missing numeric,
+			   extra numeric, check_rows bigint, entries_exact boolean, ok boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+	qids int[] := ARRAY[2, 8, 12, 21, 29, 36];
+	i record;
+BEGIN
+	TRUNCATE rs_brute;
+	INSERT INTO rs_brute SELECT * FROM fx_brute('rs_src', qids);
+	FOR i IN SELECT * FROM rs_index ORDER BY rs_index.ord LOOP
+		what := phase;
+		ord := i.ord;
+		name := i.name;
+		brute := (SELECT count(*) FROM rs_brute);
+		SELECT sum(c.festival), sum(c.missing), sum(c.extra) INTO answers, missing, extra
+		FROM fx_compare(i.name, 'rs_brute', qids) c;
+		check_rows := (SELECT count(*) FROM festival.check(i.name));
+		entries_exact := (festival.stats(i.name)->>'entries')::bigint = (SELECT count(*) FROM rs_src);
+		ok := answers = brute AND missing = 0 AND extra = 0 AND check_rows = 0 AND entries_exact;
+		RETURN NEXT;
+	END LOOP;
+END
+$$;
+
+-- Phase 1: build (one insert at a time)
+SELECT count(*) AS indices, min(built) AS min_built, max(built) AS max_built
+FROM (SELECT festival.build(name) AS built FROM rs_index) s;
+SELECT * FROM rs_verify('build');
+
+-- Phase 2: insert the rest one at a time, in a mixed order
+INSERT INTO rs_src SELECT id, geom FROM rs_later;
+SELECT count(*) AS calls, count(*) FILTER (WHERE ok) AS returned_true
+FROM (SELECT festival.insert(i.name, l.id, l.geom) AS ok
+	  FROM rs_later l CROSS JOIN rs_index i
+	  ORDER BY (l.id * 7919) % 10007, l.id, i.ord) s;
+SELECT * FROM rs_verify('insert');
+
+-- every index treated overflows by forced reinsertion (p entries at a
+-- time) as well as by splits
+SELECT i.ord, i.name, (festival.stats(i.name)->>'height')::int AS height,
+	   (t->>'forced_reinsertions')::bigint > 0 AS reinserted,
+	   (t->>'forced_reinsertions')::bigint % (festival.stats(i.name)->'config'->'derived'->>'reinsert_entries')::int = 0 AS by_p,
+	   (t->>'splits_leaf')::bigint > 0 AS split_leaves,
+	   (t->>'splits_internal')::bigint > 0 AS split_internal_nodes
+FROM rs_index i CROSS JOIN LATERAL (SELECT festival.stats(i.name)->'totals' AS t) s
+ORDER BY i.ord;
+
+-- Phase 3: delete two objects in five (underfull nodes are eliminated and
+-- their entries reinserted)
+CREATE TABLE rs_gone AS SELECT id, geom FROM rs_src WHERE id % 5 IN (1, 3) AND id < 8000;
+DELETE FROM rs_src WHERE id IN (SELECT id FROM rs_gone);
+SELECT count(*) AS calls, count(*) FILTER (WHERE ok) AS returned_true
+FROM (SELECT festival.delete(i.name, g.id, g.geom) AS ok
+	  FROM rs_gone g CROSS JOIN rs_index i
+	  ORDER BY (g.id * 31) % 10007, g.id, i.ord) s;
+SELECT * FROM rs_verify('delete');
+SELECT count(*) AS indices,
+	   count(*) FILTER (WHERE (festival.stats(name)->'totals'->>'reinserted_entries')::bigint > 0) AS reinserted_orphans
+FROM rs_index;
+
+-- Phase 4: update one object in eight, moved by (3, -2), one in three of
+-- them under a new id
+CREATE TABLE rs_moved AS
+	SELECT id AS old_id, geom AS old_geom,
+		   CASE WHEN id % 3 = 0 THEN id + 100000 ELSE id END AS new_id,
+		   ST_Translate(geom, 3, -2) AS new_geom
+	FROM rs_src WHERE id % 8 = 0;
+DELETE FROM rs_src WHERE id IN (SELECT old_id FROM rs_moved);
+INSERT INTO rs_src SELECT new_id, new_geom FROM rs_moved;
+SELECT count(*) AS calls, count(*) FILTER (WHERE ok) AS returned_true
+FROM (SELECT festival.update(i.name, m.old_id, m.old_geom, m.new_id, m.new_geom) AS ok
+	  FROM rs_moved m CROSS JOIN rs_index i
+	  ORDER BY (m.old_id * 13) % 10007, m.old_id, i.ord) s;
+SELECT * FROM rs_verify('update');
+
+-- Phase 5: close every index (buffers flushed), then query: each reopens
+SELECT count(*) FILTER (WHERE closed) AS closed
+FROM (SELECT festival.close(name) AS closed FROM rs_index) s;
+SELECT * FROM rs_verify('reopened');
+
+-------------------------------------------------------------------------------
+-- Determinism: two indices with the same options built from the same
+-- objects hold every entry on the same page; close and far reinsertion
+-- build different trees from them
+-------------------------------------------------------------------------------
+SELECT festival.create_index('rs_twin', 'rstartree', 'rs_dev', '{"page_size": 1024}', 'rs_src') > 0 AS created;
+SELECT festival.build('rs_twin') = (SELECT count(*) FROM rs_src) AS built;
+CREATE FUNCTION rs_leaves(idx text)
+RETURNS TABLE (page bigint, id bigint)
+LANGUAGE sql AS $$
+	WITH RECURSIVE t(page) AS (
+		SELECT (festival.stats(idx)->>'root')::bigint
+		UNION ALL
+		SELECT n.ref FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level > 0)
+	SELECT t.page, n.ref FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level = 0
+$$;
+SELECT festival.create_index('rs_twin2', 'rstartree', 'rs_dev', '{"page_size": 1024}', 'rs_src') > 0 AS created;
+SELECT festival.build('rs_twin2') = (SELECT count(*) FROM rs_src) AS built;
+SELECT (SELECT count(*) FROM (SELECT * FROM rs_leaves('rs_twin') EXCEPT SELECT * FROM rs_leaves('rs_twin2')) d) AS differing,
+	   (SELECT count(*) FROM rs_leaves('rs_twin')) AS entries;
+SELECT festival.create_index('rs_twin_far', 'rstartree', 'rs_dev', '{"page_size": 1024, "reinsert": "far"}', 'rs_src') > 0 AS created;
+SELECT festival.build('rs_twin_far') = (SELECT count(*) FROM rs_src) AS built;
+SELECT (SELECT count(*) FROM (SELECT * FROM rs_leaves('rs_twin') EXCEPT SELECT * FROM rs_leaves('rs_twin_far')) d) > 0 AS trees_differ;
+SELECT count(*) AS check_rows FROM (
+	SELECT * FROM festival.check('rs_twin') UNION ALL SELECT * FROM festival.check('rs_twin2')
+	UNION ALL SELECT * FROM festival.check('rs_twin_far')) c;
+SELECT festival.drop_index('rs_twin'), festival.drop_index('rs_twin2'), festival.drop_index('rs_twin_far');
+
+-------------------------------------------------------------------------------
+-- Refused options
+-------------------------------------------------------------------------------
+\set VERBOSITY default
+SELECT festival.create_index('rs_bad', 'rstartree', 'rs_dev', '{"reinsert": "middle"}', 'rs_src');
+SELECT festival.create_index('rs_bad', 'rstartree', 'rs_dev', '{"reinsert_percent": 0}', 'rs_src');
+SELECT festival.create_index('rs_bad', 'rstartree', 'rs_dev', '{"reinsert_percent": 60}', 'rs_src');
+SELECT festival.create_index('rs_bad', 'rstartree', 'rs_dev', '{"reinsert_percent": 25.5}', 'rs_src');
+SELECT festival.create_index('rs_bad', 'rstartree', 'rs_dev', '{"max_neighbors": 0}', 'rs_src');
+SELECT festival.create_index('rs_bad', 'rstartree', 'rs_dev', '{"max_neighbors": "all"}', 'rs_src');
+SELECT festival.create_index('rs_bad', 'rstartree', 'rs_dev', '{"min_fill": 60}', 'rs_src');
+SELECT festival.create_index('rs_bad', 'rstartree', 'rs_dev', '{"page_size": 1024, "max_fill": 10}', 'rs_src');
+-- the R*-tree always splits with the R* split
+SELECT festival.create_index('rs_bad', 'rstartree', 'rs_dev', '{"split": "quadratic"}', 'rs_src');
+\set VERBOSITY terse
+
+-------------------------------------------------------------------------------
+-- Clean up
+-------------------------------------------------------------------------------
+SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM rs_index) s;
+SELECT festival.drop_device('rs_dev');
+DROP FUNCTION rs_verify(text), rs_leaves(text);
+DROP TABLE rs_src, rs_later, rs_index, rs_brute, rs_gone, rs_moved;
+RESET festival.progress_interval;
+RESET client_min_messages;

@@ -1,0 +1,278 @@
+/*-------------------------------------------------------------------------
+ *
+ * rstartree.c
+ *	  The R*-tree of Beckmann, Kriegel, Schneider and Seeger, "The R*-tree:
+ *	  an efficient and robust access method for points and rectangles",
+ *	  SIGMOD 1990.
+ *
+ * The R*-tree is the R-tree of rtree.c (same 40-byte entries, same node
+ * layout, deletion, check and search) with three other decisions, which
+ * this file gives to the shared core through RtreeState:
+ *
+ *	- ChooseSubtree (section 4.1): in a node whose children are leaves, the
+ *	  entry whose rectangle needs the least overlap enlargement, ties by
+ *	  least area enlargement, then least area.  The overlap is computed
+ *	  only for the max_neighbors entries of least area enlargement, against
+ *	  all entries of the node: the paper's "nearly minimum overlap cost"
+ *	  for large nodes.  Elsewhere, the least area enlargement (ties by
+ *	  area), as in the R-tree.
+ *	- OverflowTreatment (section 4.3): the first overflow at each level
+ *	  during the insertion of one object, except at the root, is treated by
+ *	  forced reinsertion: the p = reinsert_percent % of M entries whose
+ *	  centres lie farthest from the centre of the node's MBR are removed
+ *	  and inserted again at the same level, closest first ('close', the
+ *	  paper's better variant) or farthest first ('far').  Any other
+ *	  overflow is a split.
+ *	- Split (section 4.2): rtree_split_rstar.c.
+ *
+ * Deletion is the R-tree's: CondenseTree reinserts the entries of
+ * eliminated nodes, and does so with this insertion.
+ *
+ * IDENTIFICATION
+ *	  src/index/rstartree.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "index/rtree.h"
+
+#include <math.h>
+
+#include "stats/jsonbuild.h"
+
+static const char *const reinsert_orders[] = {"close", "far", NULL};
+
+static const OptionSpec rstartree_options[] = {
+	{
+		.name = "min_fill", .type = OPT_INT, .default_number = 40,
+		.min = 1, .max = 100,
+		.description = "Minimum node occupancy m, in percent of the maximum M (the R*-tree paper finds 40 best)."
+	},
+	{
+		.name = "max_fill", .type = OPT_INT, .default_number = 100,
+		.min = 10, .max = 100,
+		.description = "Maximum node occupancy M, in percent of the entries a page holds."
+	},
+	{
+		.name = "max_neighbors", .type = OPT_INT, .default_number = 32,
+		.min = 1, .max = 100000,
+		.description = "Entries of least area enlargement whose overlap enlargement ChooseSubtree computes, above the leaves."
+	},
+	{
+		.name = "reinsert_percent", .type = OPT_INT, .default_number = 30,
+		.min = 1, .max = 50,
+		.description = "Entries removed and reinserted by a forced reinsertion, in percent of M."
+	},
+	{
+		.name = "reinsert", .type = OPT_CHOICE, .default_choice = "close",
+		.choices = reinsert_orders,
+		.description = "Order of a forced reinsertion: 'close' (closest to the node centre first) or 'far'."
+	},
+	{0}
+};
+
+/* How much each entry's rectangle must grow to cover the new one. */
+typedef struct SubtreeCandidate
+{
+	double		enlargement;
+	double		area;
+	int			slot;
+} SubtreeCandidate;
+
+static int
+compare_candidates(const void *a, const void *b)
+{
+	const SubtreeCandidate *x = a;
+	const SubtreeCandidate *y = b;
+
+	if (x->enlargement != y->enlargement)
+		return x->enlargement < y->enlargement ? -1 : 1;
+	if (x->area != y->area)
+		return x->area < y->area ? -1 : 1;
+	return x->slot - y->slot;
+}
+
+/* ChooseSubtree (CS2), with the reduced-cost overlap test above leaves. */
+static int
+rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
+{
+	RtreeState *st = (RtreeState *) idx->state;
+	const RtreeEntry *e = RtreeNodeEntries(node);
+	int			n = node->nentries;
+	SubtreeCandidate *cand;
+	int			ncand;
+	int			best = 0;
+	double		best_overlap = get_float8_infinity();
+
+	if (node->level != 1)
+		return rtree_choose_least_enlargement(idx, node, box);
+
+	cand = palloc(n * sizeof(SubtreeCandidate));
+	for (int i = 0; i < n; i++)
+	{
+		cand[i].area = mbr_area(&e[i].box);
+		cand[i].enlargement = mbr_union_area(&e[i].box, box) - cand[i].area;
+		cand[i].slot = i;
+	}
+	qsort(cand, n, sizeof(SubtreeCandidate), compare_candidates);
+	ncand = Min(n, (int) st->max_neighbors);
+
+	/*
+	 * The candidates are in order of area enlargement, then area, so the
+	 * first of equal overlap enlargement wins the ties as the paper asks.
+	 */
+	for (int k = 0; k < ncand; k++)
+	{
+		const Mbr  *old_box = &e[cand[k].slot].box;
+		Mbr			grown = *old_box;
+		double		overlap = 0;
+
+		mbr_extend(&grown, box);
+		for (int j = 0; j < n; j++)
+		{
+			if (j == cand[k].slot)
+				continue;
+			overlap += mbr_overlap_area(&grown, &e[j].box) -
+				mbr_overlap_area(old_box, &e[j].box);
+		}
+		if (overlap < best_overlap)
+		{
+			best_overlap = overlap;
+			best = cand[k].slot;
+		}
+	}
+	idx->stats->entries_examined += n + (int64) ncand * n;
+	pfree(cand);
+	return best;
+}
+
+typedef struct CentreDistance
+{
+	double		distance;		/* squared: only the order matters */
+	int			slot;
+} CentreDistance;
+
+/* Farthest first; equal distances by position. */
+static int
+compare_farthest(const void *a, const void *b)
+{
+	const CentreDistance *x = a;
+	const CentreDistance *y = b;
+
+	if (x->distance != y->distance)
+		return x->distance > y->distance ? -1 : 1;
+	return x->slot - y->slot;
+}
+
+/*
+ * OverflowTreatment (OT1) and Reinsert (RI1-RI3); RI4, inserting the
+ * removed entries again, is done by the core once the path is adjusted.
+ */
+static TreeNode *
+rstar_overflow(StructIndex *idx, RtreeInsertion *ins, TreeNode *node, bool is_root)
+{
+	RtreeState *st = (RtreeState *) idx->state;
+	uint32		level_bit = (uint32) 1 << node->level;
+	RtreeEntry *e = RtreeNodeEntries(node);
+	int			n = node->nentries;
+	int			p = st->reinsert_count;
+	CentreDistance *dist;
+	bool	   *removed;
+	Mbr			box;
+	double		cx;
+	double		cy;
+	int			kept = 0;
+
+	if (is_root || (ins->reinserted_levels & level_bit) != 0)
+		return rtree_split_node(idx, node);
+	ins->reinserted_levels |= level_bit;
+	Assert(ins->npending == 0);
+
+	/* RI1-RI2: distances of the entries' centres from the node's centre */
+	rtree_node_box(node, &box);
+	cx = (box.xmin + box.xmax) / 2;
+	cy = (box.ymin + box.ymax) / 2;
+	dist = palloc(n * sizeof(CentreDistance));
+	for (int i = 0; i < n; i++)
+	{
+		double		dx = (e[i].box.xmin + e[i].box.xmax) / 2 - cx;
+		double		dy = (e[i].box.ymin + e[i].box.ymax) / 2 - cy;
+
+		dist[i].distance = dx * dx + dy * dy;
+		dist[i].slot = i;
+	}
+	qsort(dist, n, sizeof(CentreDistance), compare_farthest);
+
+	/* RI3: remove the p farthest; RI4's order: far as sorted, close reversed */
+	ins->pending = palloc(p * sizeof(RtreeEntry));
+	ins->npending = p;
+	ins->pending_level = node->level;
+	removed = palloc0(n * sizeof(bool));
+	for (int k = 0; k < p; k++)
+	{
+		int			slot = dist[k].slot;
+
+		removed[slot] = true;
+		ins->pending[st->reinsert_far ? k : p - 1 - k] = e[slot];
+	}
+	for (int i = 0; i < n; i++)
+		if (!removed[i])
+			e[kept++] = e[i];
+	node->nentries = kept;
+	Assert(kept >= (int) st->min_entries);
+
+	idx->stats->forced_reinsertions += p;
+	idx->stats->entries_examined += n;
+	ns_write(idx->ns, node, NS_WRITE_REPLACE);
+	pfree(dist);
+	pfree(removed);
+	return NULL;
+}
+
+static void *
+rstartree_setup(const FestConfig *config, uint32 page_size)
+{
+	RtreeState *st = rtree_state_init(config, page_size, rtree_split_policy("rstar"));
+	int64		percent = config_int(config, "reinsert_percent");
+
+	st->choose_subtree = rstar_choose_subtree;
+	st->overflow = rstar_overflow;
+	st->max_neighbors = (uint32) config_int(config, "max_neighbors");
+	st->reinsert_far = strcmp(config_choice_name(config, "reinsert"), "far") == 0;
+	st->reinsert_count = Max(1, (uint32) floor((double) st->max_entries * percent / 100.0));
+
+	/*
+	 * The node left after a forced reinsertion keeps m entries: p <= M / 2
+	 * (reinsert_percent is at most 50) and m <= (M + 1) / 2 (checked by
+	 * rtree_state_init), so M + 1 - p >= m.
+	 */
+	Assert(st->max_entries + 1 - st->reinsert_count >= st->min_entries);
+	return st;
+}
+
+static void
+rstartree_describe(StructIndex *idx, JsonbParseState **state)
+{
+	RtreeState *st = (RtreeState *) idx->state;
+
+	rtree_describe(idx, state);
+	jb_int(state, "max_neighbors", st->max_neighbors);
+	jb_int(state, "reinsert_entries", st->reinsert_count);
+}
+
+const StructureOps rstartree_structure = {
+	.name = "rstartree",
+	.description = "R*-tree (Beckmann et al. 1990)",
+	.options = rstartree_options,
+	.node_ops = &rtree_node_ops,
+	.setup = rstartree_setup,
+	.init_empty = rtree_init_empty,
+	.insert = rtree_insert,
+	.remove = rtree_remove,
+	.contains = rtree_contains,
+	.search = tree_search,
+	.check = rtree_check,
+	.describe = rstartree_describe,
+	/* a packed tree is the same for both: the R* rules apply from the next insert */
+	.build_methods = rtree_build_methods,
+	.bulk_load = rtree_bulk_load
+};

@@ -1,0 +1,171 @@
+/*-------------------------------------------------------------------------
+ *
+ * rtree_split_rstar.c
+ *	  The R*-tree split (Beckmann, Kriegel, Schneider, Seeger, "The R*-tree:
+ *	  an efficient and robust access method for points and rectangles",
+ *	  SIGMOD 1990, section 4.2), used by the R*-tree and available to the
+ *	  R-tree as split 'rstar'.
+ *
+ * For each axis the M + 1 entries are sorted by their lower value and, as
+ * a second sort, by their upper value; each sort gives M - 2m + 2
+ * distributions, the first group holding the first (m - 1) + k entries,
+ * k = 1 .. M - 2m + 2.  ChooseSplitAxis (CSA1-CSA2) takes the axis whose
+ * distributions have the least sum of margins (half perimeters) of both
+ * groups' MBRs; ChooseSplitIndex (CSI1) takes, along that axis and over
+ * both sorts, the distribution of least overlap between the two MBRs, ties
+ * by least sum of areas.
+ *
+ * Deterministic: sorts break ties by the other coordinate, then by entry
+ * position; the x axis wins ties of margin; among equal distributions the
+ * lower-value sort comes first, then the smaller first group.  The MBRs of
+ * every prefix and suffix of a sort are computed once, so each sort costs
+ * O(n log n) plus O(n).
+ *
+ * IDENTIFICATION
+ *	  src/index/rtree_split_rstar.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "index/rtree.h"
+
+typedef struct RstarSortArg
+{
+	const RtreeEntry *entries;
+	int			axis;
+	bool		by_upper;
+} RstarSortArg;
+
+static inline double
+box_low(const Mbr *b, int axis)
+{
+	return axis == 0 ? b->xmin : b->ymin;
+}
+
+static inline double
+box_high(const Mbr *b, int axis)
+{
+	return axis == 0 ? b->xmax : b->ymax;
+}
+
+static int
+compare_on_axis(const void *a, const void *b, void *arg)
+{
+	const RstarSortArg *sa = arg;
+	int			ia = *(const int *) a;
+	int			ib = *(const int *) b;
+	const Mbr  *ba = &sa->entries[ia].box;
+	const Mbr  *bb = &sa->entries[ib].box;
+	double		ka = sa->by_upper ? box_high(ba, sa->axis) : box_low(ba, sa->axis);
+	double		kb = sa->by_upper ? box_high(bb, sa->axis) : box_low(bb, sa->axis);
+
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	ka = sa->by_upper ? box_low(ba, sa->axis) : box_high(ba, sa->axis);
+	kb = sa->by_upper ? box_low(bb, sa->axis) : box_high(bb, sa->axis);
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	return ia - ib;
+}
+
+/*
+ * One sort of the entries with the MBRs of its prefixes and suffixes:
+ * prefix[k] covers order[0..k], suffix[k] covers order[k..n-1].
+ */
+typedef struct RstarSort
+{
+	int		   *order;
+	Mbr		   *prefix;
+	Mbr		   *suffix;
+} RstarSort;
+
+static void
+sort_entries(const RtreeEntry *entries, int n, int axis, bool by_upper,
+			 RstarSort *sort)
+{
+	RstarSortArg arg = {entries, axis, by_upper};
+
+	sort->order = palloc(n * sizeof(int));
+	sort->prefix = palloc(n * sizeof(Mbr));
+	sort->suffix = palloc(n * sizeof(Mbr));
+	for (int i = 0; i < n; i++)
+		sort->order[i] = i;
+	qsort_arg(sort->order, n, sizeof(int), compare_on_axis, &arg);
+
+	sort->prefix[0] = entries[sort->order[0]].box;
+	for (int k = 1; k < n; k++)
+	{
+		sort->prefix[k] = sort->prefix[k - 1];
+		mbr_extend(&sort->prefix[k], &entries[sort->order[k]].box);
+	}
+	sort->suffix[n - 1] = entries[sort->order[n - 1]].box;
+	for (int k = n - 2; k >= 0; k--)
+	{
+		sort->suffix[k] = sort->suffix[k + 1];
+		mbr_extend(&sort->suffix[k], &entries[sort->order[k]].box);
+	}
+}
+
+static void
+free_sort(RstarSort *sort)
+{
+	pfree(sort->order);
+	pfree(sort->prefix);
+	pfree(sort->suffix);
+}
+
+void
+rtree_split_rstar(const RtreeEntry *entries, int n, int min_fill, int *group,
+				  FestStats *stats)
+{
+	RstarSort	sorts[2][2];	/* [axis][by_upper] */
+	double		margin[2] = {0, 0};
+	int			axis;
+	int			best_sort = 0;
+	int			best_size = min_fill;
+	double		best_overlap = get_float8_infinity();
+	double		best_area = get_float8_infinity();
+
+	/* ChooseSplitAxis: the least sum of margins over all distributions */
+	for (int a = 0; a < 2; a++)
+		for (int u = 0; u < 2; u++)
+		{
+			RstarSort  *s = &sorts[a][u];
+
+			sort_entries(entries, n, a, u == 1, s);
+			/* the first group has size entries, from m to n - m */
+			for (int size = min_fill; size <= n - min_fill; size++)
+				margin[a] += mbr_margin(&s->prefix[size - 1]) + mbr_margin(&s->suffix[size]);
+		}
+	stats->entries_examined += 4 * n;
+	axis = margin[1] < margin[0] ? 1 : 0;
+
+	/* ChooseSplitIndex: least overlap, then least area */
+	for (int u = 0; u < 2; u++)
+	{
+		RstarSort  *s = &sorts[axis][u];
+
+		for (int size = min_fill; size <= n - min_fill; size++)
+		{
+			const Mbr  *first = &s->prefix[size - 1];
+			const Mbr  *second = &s->suffix[size];
+			double		overlap = mbr_overlap_area(first, second);
+			double		area = mbr_area(first) + mbr_area(second);
+
+			if (overlap < best_overlap ||
+				(overlap == best_overlap && area < best_area))
+			{
+				best_overlap = overlap;
+				best_area = area;
+				best_sort = u;
+				best_size = size;
+			}
+		}
+	}
+
+	for (int k = 0; k < n; k++)
+		group[sorts[axis][best_sort].order[k]] = k < best_size ? 0 : 1;
+
+	for (int a = 0; a < 2; a++)
+		for (int u = 0; u < 2; u++)
+			free_sort(&sorts[a][u]);
+}
