@@ -20,7 +20,7 @@ SELECT festival.create_index('b', 'rtree', 'interrupt', '{"page_size": 2048}', '
 SQL
 
 # without ON_ERROR_STOP: the statements after the cancelled one must run
-out=$(psql -X -qAt -c "SET festival.progress_interval = 0" -c "SET statement_timeout = '300ms'" \
+out=$(psql -X -qAt -c "SET festival.progress_interval = 0" -c "SET statement_timeout = '1s'" \
         -c "SELECT festival.build('b')" \
         -c "RESET statement_timeout" \
         -c "SELECT 'entries=' || (festival.stats('b')->>'entries')" \
