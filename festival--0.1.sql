@@ -184,12 +184,27 @@ COMMENT ON FUNCTION @extschema@.update(text, bigint, geometry, bigint, geometry)
 	'replace an entry (delete then insert, one modification); false, and nothing inserted, when the old entry is absent';
 
 CREATE FUNCTION @extschema@.query(index text, g geometry, predicate text DEFAULT 'intersects',
-								  refine boolean DEFAULT true)
+								  refine boolean DEFAULT true, distance float8 DEFAULT NULL)
 RETURNS TABLE (id bigint)
 AS 'MODULE_PATHNAME', 'festival_query'
 LANGUAGE C VOLATILE PARALLEL UNSAFE ROWS 100;
-COMMENT ON FUNCTION @extschema@.query(text, geometry, text, boolean) IS
-	'ids of indexed objects o with ST_<predicate>(o, g); refine => false returns the MBR filter''s candidates';
+COMMENT ON FUNCTION @extschema@.query(text, geometry, text, boolean, float8) IS
+	'ids of indexed objects o with ST_<predicate>(o, g) (ST_DWithin(o, g, distance) for ''dwithin''); refine => false returns the MBR filter''s candidates';
+
+CREATE FUNCTION @extschema@.knn(index text, g geometry, k int)
+RETURNS TABLE (id bigint, distance float8)
+AS 'MODULE_PATHNAME', 'festival_knn'
+LANGUAGE C VOLATILE PARALLEL UNSAFE ROWS 10;
+COMMENT ON FUNCTION @extschema@.knn(text, geometry, int) IS
+	'the k indexed objects nearest to g by ST_Distance, ordered by distance then id (best-first search)';
+
+CREATE FUNCTION @extschema@.query_batch(index text, gs geometry[], predicate text DEFAULT 'intersects',
+										distance float8 DEFAULT NULL)
+RETURNS TABLE (query_no int, id bigint)
+AS 'MODULE_PATHNAME', 'festival_query_batch'
+LANGUAGE C VOLATILE PARALLEL UNSAFE ROWS 1000;
+COMMENT ON FUNCTION @extschema@.query_batch(text, geometry[], text, float8) IS
+	'festival.query for every geometry of gs (query_no = 1-based position) in one traversal that reads each node once';
 
 -------------------------------------------------------------------------------
 -- Verification and measurement

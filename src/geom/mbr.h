@@ -18,6 +18,8 @@
 
 #include "festival.h"
 
+#include <math.h>
+
 #include "utils/float.h"
 
 typedef struct Mbr
@@ -127,6 +129,30 @@ mbr_overlap_area(const Mbr *a, const Mbr *b)
 	double		h = Min(a->ymax, b->ymax) - Max(a->ymin, b->ymin);
 
 	return (w > 0 && h > 0) ? w * h : 0.0;
+}
+
+/*
+ * Minimum Euclidean distance between two closed boxes, 0 when they meet.
+ * It never exceeds the distance between any geometries the boxes hold, so
+ * it is the lower bound of distance filters and best-first kNN.  For two
+ * points it is computed as PostGIS computes point distances,
+ * sqrt(dx * dx + dy * dy), so the value equals ST_Distance's bit for bit.
+ */
+static inline double
+mbr_min_distance(const Mbr *a, const Mbr *b)
+{
+	double		dx = 0.0;
+	double		dy = 0.0;
+
+	if (a->xmax < b->xmin)
+		dx = b->xmin - a->xmax;
+	else if (b->xmax < a->xmin)
+		dx = a->xmin - b->xmax;
+	if (a->ymax < b->ymin)
+		dy = b->ymin - a->ymax;
+	else if (b->ymax < a->ymin)
+		dy = a->ymin - b->ymax;
+	return sqrt(dx * dx + dy * dy);
 }
 
 #endif							/* FEST_MBR_H */

@@ -15,7 +15,7 @@
 /* In FestPredicate order; these are the spellings accepted in SQL. */
 const char *const predicate_names[] = {
 	"intersects", "contains", "within", "covers", "coveredby",
-	"equals", "touches", "overlaps", "disjoint", NULL
+	"equals", "touches", "overlaps", "disjoint", "dwithin", NULL
 };
 
 FestPredicate
@@ -50,6 +50,8 @@ predicate_descend(const SearchSpec *spec, const Mbr *node_box)
 			return mbr_contains(node_box, &spec->query);
 		case PRED_DISJOINT:
 			return true;
+		case PRED_DWITHIN:
+			return mbr_min_distance(node_box, &spec->query) <= spec->distance;
 		case PRED_INTERSECTS:
 		case PRED_WITHIN:
 		case PRED_COVEREDBY:
@@ -86,6 +88,11 @@ predicate_filter(const SearchSpec *spec, const Mbr *entry)
 			break;
 		case PRED_DISJOINT:
 			return mbr_intersects(entry, &spec->query) ? FILTER_CANDIDATE : FILTER_ACCEPT;
+		case PRED_DWITHIN:
+			if (mbr_min_distance(entry, &spec->query) > spec->distance)
+				return FILTER_REJECT;
+			return (spec->exact_distance && spec->shape == QUERY_POINT &&
+					mbr_is_point(entry)) ? FILTER_ACCEPT : FILTER_CANDIDATE;
 	}
 	return pass ? FILTER_CANDIDATE : FILTER_REJECT;
 }
@@ -116,6 +123,8 @@ predicate_eval_point(FestPredicate predicate, QueryShape shape,
 			case PRED_TOUCHES:	/* a point has no boundary */
 			case PRED_OVERLAPS: /* two points never overlap */
 				return false;
+			case PRED_DWITHIN:
+				break;
 		}
 	}
 	else
@@ -142,7 +151,11 @@ predicate_eval_point(FestPredicate predicate, QueryShape shape,
 			case PRED_EQUALS:
 			case PRED_OVERLAPS: /* different dimensions */
 				return false;
+			case PRED_DWITHIN:
+				break;
 		}
 	}
+	/* only dwithin gets here: it needs a distance (see predicate.h) */
+	elog(ERROR, "predicate_eval_point cannot decide dwithin");
 	return false;
 }

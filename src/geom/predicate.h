@@ -16,9 +16,19 @@
  *	covers		MBR(o) holds MBR(g)		node MBR holds MBR(g)
  *	equals		MBR(o) = MBR(g)			node MBR holds MBR(g)
  *	disjoint	every entry				always
+ *	dwithin		mindist(MBR(o), MBR(g))	mindist(node MBR, MBR(g))
+ *				  <= distance			  <= distance
  *
  * For disjoint, an entry whose MBR misses MBR(g) is an answer without
  * refinement (FILTER_ACCEPT); the others are candidates.
+ *
+ * dwithin (ST_DWithin(o, g, distance)) takes the distance from SearchSpec;
+ * mindist is mbr_min_distance, a lower bound of the geometries' distance.
+ * With exact_distance set (every indexed object is a point) a point entry
+ * against a point query is decided from its coordinates: the MBR distance
+ * of two points is their distance as PostGIS computes it (geom/mbr.h).
+ * predicate_eval_point cannot decide dwithin (it has no distance): callers
+ * leave exact_points false for it.
  *
  * Refinement is skipped only when the filter is exact: every indexed object
  * is a POINT and g is a point or an axis-aligned rectangle.  Then the answer
@@ -47,7 +57,8 @@ typedef enum FestPredicate
 	PRED_EQUALS,
 	PRED_TOUCHES,
 	PRED_OVERLAPS,
-	PRED_DISJOINT
+	PRED_DISJOINT,
+	PRED_DWITHIN				/* needs SearchSpec.distance */
 } FestPredicate;
 
 typedef enum FilterVerdict
@@ -75,6 +86,9 @@ typedef struct SearchSpec
 	/* called for each leaf entry that is not rejected */
 	void		(*emit) (void *arg, int64 id, const Mbr *box, FilterVerdict verdict);
 	void	   *arg;
+	double		distance;		/* dwithin only: >= 0 */
+	bool		exact_distance; /* dwithin: point entries vs a point query
+								 * are decided without refinement */
 } SearchSpec;
 
 extern const char *const predicate_names[];

@@ -22,6 +22,7 @@ struct Refiner
 	const GEOSPreparedGeometry *prepared;
 	GEOSGeometry *current;		/* candidate being tested, if any */
 	FestPredicate predicate;
+	double		distance;		/* dwithin */
 	const char *wkb_error;		/* conversion failure not raised by GEOS */
 	char		geos_error[1024];	/* last GEOS error message */
 	MemoryContextCallback cleanup;
@@ -392,6 +393,13 @@ refiner_create(const uint8 *query_wkb, size_t query_len, FestPredicate predicate
 	return rf;
 }
 
+/* The distance of dwithin (checked by the caller: finite, >= 0). */
+void
+refiner_set_distance(Refiner *rf, double distance)
+{
+	rf->distance = distance;
+}
+
 /* ST_<predicate>(object, query) for one candidate object given as WKB. */
 bool
 refiner_test(Refiner *rf, const uint8 *wkb, size_t len, int64 id)
@@ -438,6 +446,9 @@ refiner_test(Refiner *rf, const uint8 *wkb, size_t len, int64 id)
 			break;
 		case PRED_DISJOINT:
 			result = GEOSPreparedDisjoint_r(rf->ctx, pq, obj);
+			break;
+		case PRED_DWITHIN:		/* symmetric */
+			result = GEOSPreparedDistanceWithin_r(rf->ctx, pq, obj, rf->distance);
 			break;
 		default:
 			result = 2;

@@ -12,6 +12,11 @@
  * PostGIS does for predicates); polyhedral surfaces are refused, as in
  * PostGIS.
  *
+ * dwithin needs refiner_set_distance() before the first test; it is
+ * decided with GEOS's prepared distance test on the linearised shapes
+ * (PostGIS's ST_DWithin measures arcs themselves, so for geometries with
+ * arcs the two may differ by the linearisation's tiny error).
+ *
  * GEOS objects are malloc'd by GEOS.  They are released by a reset
  * callback on the memory context the Refiner lives in, so an ERROR in the
  * middle of a query leaks nothing.  GEOS errors are caught by a message
@@ -33,6 +38,7 @@ typedef struct Refiner Refiner;
 
 extern Refiner *refiner_create(const uint8 *query_wkb, size_t query_len,
 							   FestPredicate predicate);
+extern void refiner_set_distance(Refiner *refiner, double distance);
 extern bool refiner_test(Refiner *refiner, const uint8 *wkb, size_t len,
 						 int64 id);
 

@@ -50,6 +50,9 @@ geom_funcs(FunctionCallInfo fcinfo, int argno)
 		return funcs;
 
 	argtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	/* an array of geometries (query_batch): the element type */
+	if (OidIsValid(argtype) && OidIsValid(get_element_type(argtype)))
+		argtype = get_element_type(argtype);
 	if (!OidIsValid(argtype))
 		argtype = TypenameGetTypid("geometry");
 	if (!OidIsValid(argtype))
@@ -104,15 +107,22 @@ geomarg_check_wkb(const uint8 *data, size_t len, const char *what,
 void
 geomarg_get(FunctionCallInfo fcinfo, int argno, const char *what, GeomArg *out)
 {
-	GeomFuncs  *funcs;
-	Datum		geom;
-
 	if (PG_ARGISNULL(argno))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("%s must not be NULL", what)));
-	funcs = geom_funcs(fcinfo, argno);
-	geom = PG_GETARG_DATUM(argno);
+	geomarg_from_datum(fcinfo, argno, PG_GETARG_DATUM(argno), what, out);
+}
+
+/*
+ * Read one geometry given as a datum, for argument argno of type geometry
+ * or geometry[] (an element of the array), linearising arcs.
+ */
+void
+geomarg_from_datum(FunctionCallInfo fcinfo, int argno, Datum geom,
+				   const char *what, GeomArg *out)
+{
+	GeomFuncs  *funcs = geom_funcs(fcinfo, argno);
 
 	out->ewkb = DatumGetByteaPP(FunctionCall1(&funcs->as_ewkb, geom));
 	geomarg_check_wkb((const uint8 *) VARDATA_ANY(out->ewkb),

@@ -148,13 +148,10 @@ source_id_expr(OpenIndex *ix)
 	return psprintf("%s", quote_identifier(ix->cat.id_column));
 }
 
-/* EWKB of the source geometry, arcs linearised as PostGIS does for predicates. */
-char *
-source_geom_expr(OpenIndex *ix)
+/* PostGIS's schema, quoted, looked up once per open index. */
+const char *
+source_postgis_schema(OpenIndex *ix)
 {
-	const char *g = quote_identifier(ix->cat.geom_column);
-	const char *p;
-
 	if (ix->postgis_schema == NULL)
 	{
 		MemoryContext old = MemoryContextSwitchTo(ix->cxt);
@@ -162,9 +159,26 @@ source_geom_expr(OpenIndex *ix)
 		ix->postgis_schema = catalog_postgis_schema();
 		MemoryContextSwitchTo(old);
 	}
-	p = ix->postgis_schema;
-	return psprintf("%s.st_asewkb(CASE WHEN %s.st_hasarc(%s) THEN %s.st_curvetoline(%s) ELSE %s END)",
-					p, p, g, p, g, g);
+	return ix->postgis_schema;
+}
+
+/* The source geometry, arcs linearised as PostGIS does for predicates. */
+char *
+source_linear_geom_expr(OpenIndex *ix)
+{
+	const char *g = quote_identifier(ix->cat.geom_column);
+	const char *p = source_postgis_schema(ix);
+
+	return psprintf("CASE WHEN %s.st_hasarc(%s) THEN %s.st_curvetoline(%s) ELSE %s END",
+					p, g, p, g, g);
+}
+
+/* EWKB of the source geometry, arcs linearised as PostGIS does for predicates. */
+char *
+source_geom_expr(OpenIndex *ix)
+{
+	return psprintf("%s.st_asewkb(%s)", source_postgis_schema(ix),
+					source_linear_geom_expr(ix));
 }
 
 /* SELECT id::int8, ewkb FROM source WHERE <where> */

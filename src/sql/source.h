@@ -26,5 +26,7 @@ extern char *source_relation(OpenIndex *ix);
 extern bool source_extent(Oid relid, const char *geom_column, double *box);
 extern char *source_id_expr(OpenIndex *ix);
 extern char *source_geom_expr(OpenIndex *ix);
+extern const char *source_postgis_schema(OpenIndex *ix);
+extern char *source_linear_geom_expr(OpenIndex *ix);
 
 #endif							/* FEST_SOURCE_H */

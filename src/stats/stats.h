@@ -99,7 +99,10 @@
 	X(refine_cpu_ns)		/* CPU time of refinement */ \
 	X(flush_ns)				/* wall time of flushes */ \
 	X(log_write_ns)			/* wall time writing and syncing the log */ \
-	X(recovery_ns)			/* wall time replaying the log */
+	X(recovery_ns)			/* wall time replaying the log */ \
+	/* query kinds (queries counts every query, a batch's one by one) */ \
+	X(knn_queries) \
+	X(batch_queries)		/* festival.query_batch calls */
 
 typedef struct FestStats
 {

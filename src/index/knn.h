@@ -1,0 +1,49 @@
+/*-------------------------------------------------------------------------
+ *
+ * knn.h
+ *	  Best-first k-nearest-neighbour search over any structure.
+ *
+ * The search (Hjaltason & Samet, "Distance browsing in spatial databases",
+ * TODS 1999, section 4) only uses the traversal contract of structure.h:
+ * an internal entry's entry_mbr covers every object of its subtree, so the
+ * minimum distance from the query's MBR to it is a lower bound of the
+ * distance of every object below.
+ *
+ * The caller drives it as an iterator because exact distances come from
+ * outside the index (the source table): knn_next() returns either the next
+ * object in order of distance, or a batch of candidates whose MBR distance
+ * is only a lower bound.  The caller measures those and hands them back
+ * with knn_push_exact(), then calls knn_next() again.  Candidates the
+ * caller does not hand back (missing from the source) are dropped.
+ *
+ * IDENTIFICATION
+ *	  src/index/knn.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_KNN_H
+#define FEST_KNN_H
+
+#include "index/structure.h"
+
+typedef struct KnnSearch KnnSearch;
+
+typedef enum KnnStep
+{
+	KNN_RESULT,					/* *id, *distance: the next neighbour */
+	KNN_REFINE,					/* measure the candidates, push them back */
+	KNN_DONE					/* every object has been returned */
+} KnnStep;
+
+/*
+ * exact_leaves: a leaf entry's MBR distance is its object's distance
+ * (points against a point query), so no candidate is ever returned.
+ */
+extern KnnSearch *knn_begin(StructIndex *idx, const Mbr *query,
+							bool exact_leaves);
+extern KnnStep knn_next(KnnSearch *search, int max_refine, int64 *id,
+						double *distance, const int64 **refine_ids,
+						int *nrefine);
+extern void knn_push_exact(KnnSearch *search, int64 id, double distance);
+
+#endif							/* FEST_KNN_H */

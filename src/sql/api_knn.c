@@ -1,0 +1,236 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_knn.c
+ *	  festival.knn(): the k nearest indexed objects to a geometry.
+ *
+ * The search is index/knn.c's best-first search.  Objects whose MBR
+ * distance is only a lower bound are measured here, in batches: their
+ * distance to g is computed by PostGIS's ST_Distance through SPI, over the
+ * same linearised shapes festival indexes and refines (arcs through
+ * ST_CurveToLine), and handed back to the search.
+ *
+ * Why ST_Distance and not GEOS: the answer is specified as
+ *	SELECT id, ST_Distance(geom, g) FROM source ORDER BY 2, id LIMIT k
+ * and PostGIS computes distances with its own code (liblwgeom), not with
+ * GEOS.  The two differ in the last bits for segments, which would change
+ * the order of near-ties and the reported values.  Through SPI the values
+ * are PostGIS's own, and the fetch by id the refinement needs anyway does
+ * the measuring in the same statement.  Points against a point query need
+ * no measuring: the MBR distance is computed as PostGIS computes point
+ * distances (geom/mbr.h), bit for bit.
+ *
+ * Order: by distance, then id; with ties at the k-th distance the
+ * smallest ids are returned.  k larger than the index returns everything.
+ *
+ * IDENTIFICATION
+ *	  src/sql/api_knn.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "sql/handle.h"
+#include "sql/args.h"
+#include "sql/geomarg.h"
+#include "sql/query_exec.h"
+#include "sql/source.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "index/knn.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(festival_knn);
+
+/* Candidates measured per statement, at least and at most. */
+#define KNN_REFINE_MIN	64
+#define KNN_REFINE_MAX	4096
+
+/* The measuring statement, prepared on first need. */
+typedef struct KnnMeasure
+{
+	OpenIndex  *ix;
+	MemoryContext cxt;			/* where the search allocates */
+	SPIPlanPtr	plan;
+	bytea	   *query_ewkb;
+	int64		missing;		/* candidates not found in the source */
+} KnnMeasure;
+
+static void
+measure_open(KnnMeasure *m, OpenIndex *ix, bytea *query_ewkb)
+{
+	char	   *p;
+	char	   *sql;
+	Oid			argtypes[2] = {INT8ARRAYOID, BYTEAOID};
+
+	source_require(ix, "measure distances against");
+	p = pstrdup(source_postgis_schema(ix));
+	sql = psprintf("SELECT %s::int8, %s.st_distance(%s, %s.st_geomfromewkb($2)) FROM %s WHERE %s = ANY($1)",
+				   source_id_expr(ix), p, source_linear_geom_expr(ix), p,
+				   source_relation(ix), source_id_expr(ix));
+	memset(m, 0, sizeof(*m));
+	m->ix = ix;
+	m->cxt = CurrentMemoryContext;
+	m->query_ewkb = query_ewkb;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	m->plan = SPI_prepare(sql, 2, argtypes);
+	if (m->plan == NULL)
+		elog(ERROR, "could not prepare the distance query: %s",
+			 SPI_result_code_string(SPI_result));
+	MemoryContextSwitchTo(m->cxt);
+}
+
+/* Measure n candidates and hand each found one back to the search. */
+static void
+measure_batch(KnnMeasure *m, KnnSearch *search, const int64 *ids, int n)
+{
+	FestStats  *stats = &m->ix->op_stats;
+	int64		start = fest_now_ns();
+	int64		start_cpu = fest_cpu_ns();
+	Datum	   *elems = palloc(n * sizeof(Datum));
+	int64	   *sorted = palloc(n * sizeof(int64));
+	bool	   *found = palloc0(n * sizeof(bool));
+	ArrayType  *array;
+	Datum		args[2];
+
+	CHECK_FOR_INTERRUPTS();
+	memcpy(sorted, ids, n * sizeof(int64));
+	qsort(sorted, n, sizeof(int64), cmp_int64);
+	for (int i = 0; i < n; i++)
+		elems[i] = Int64GetDatum(sorted[i]);
+	array = construct_array(elems, n, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
+	args[0] = PointerGetDatum(array);
+	args[1] = PointerGetDatum(m->query_ewkb);
+
+	if (SPI_execute_plan(m->plan, args, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "distance query failed");
+	MemoryContextSwitchTo(m->cxt);
+	stats->refine_fetch_ns += fest_now_ns() - start;
+	stats->candidates += n;
+
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		HeapTuple	tuple = SPI_tuptable->vals[r];
+		bool		isnull;
+		int64		id = DatumGetInt64(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull));
+		Datum		dist = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull);
+		int64	   *pos = bsearch(&id, sorted, n, sizeof(int64), cmp_int64);
+
+		if (pos != NULL)
+			found[pos - sorted] = true;
+		if (isnull)
+			continue;			/* NULL geometry: no distance, no neighbour */
+		stats->refined++;
+		knn_push_exact(search, id, DatumGetFloat8(dist));
+	}
+	SPI_freetuptable(SPI_tuptable);
+	MemoryContextSwitchTo(m->cxt);
+
+	for (int i = 0; i < n; i++)
+		if (!found[i])
+			m->missing++;
+	pfree(array);
+	pfree(elems);
+	pfree(sorted);
+	pfree(found);
+	stats->refine_ns += fest_now_ns() - start;
+	stats->refine_cpu_ns += fest_cpu_ns() - start_cpu;
+}
+
+static void
+measure_close(KnnMeasure *m)
+{
+	SPI_finish();
+	MemoryContextSwitchTo(m->cxt);
+	if (m->missing > 0)
+		ereport(WARNING,
+				(errmsg(INT64_FORMAT " indexed objects of index \"%s\" are missing from its source table",
+						m->missing, m->ix->name),
+				 errdetail("Their distance cannot be measured and they are left out of the answer."),
+				 errhint("Keep the source and the index in step; festival.check('%s') compares them.",
+						 m->ix->name)));
+}
+
+/*
+ * festival.knn(index, g, k) RETURNS TABLE (id bigint, distance float8)
+ */
+Datum
+festival_knn(PG_FUNCTION_ARGS)
+{
+	char	   *name = fest_name_arg(fcinfo, 0, "index");
+	ReturnSetInfo *rsinfo;
+	GeomArg		g;
+	int32		k;
+	OpenIndex  *ix;
+	KnnSearch  *search;
+	KnnMeasure	measure;
+	bool		measuring = false;
+	bool		exact;
+	int32		returned = 0;
+	MemoryContext old;
+
+	geomarg_get(fcinfo, 1, "query geometry", &g);
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("k must not be NULL")));
+	k = PG_GETARG_INT32(2);
+	if (k <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("k must be positive, not %d", k),
+				 errhint("Ask for at least one neighbour, for example k => 10.")));
+	InitMaterializedSRF(fcinfo, 0);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	ix = ix_begin_op(name, IX_READ);
+	geomarg_check_srid(ix, &g.info, "query geometry", false);
+	exact = g.info.is_point && (ix->meta.flags & FEST_META_ALL_POINTS) != 0;
+
+	old = MemoryContextSwitchTo(ix->op_cxt);
+	search = knn_begin(&ix->sidx, &g.info.box, exact);
+	while (returned < k)
+	{
+		int64		id;
+		double		distance;
+		const int64 *ids;
+		int			n;
+		KnnStep		step;
+
+		step = knn_next(search,
+						Min(Max(k - returned, KNN_REFINE_MIN), KNN_REFINE_MAX),
+						&id, &distance, &ids, &n);
+		if (step == KNN_DONE)
+			break;
+		if (step == KNN_REFINE)
+		{
+			if (!measuring)
+			{
+				measure_open(&measure, ix, g.ewkb);
+				measuring = true;
+			}
+			measure_batch(&measure, search, ids, n);
+		}
+		else
+		{
+			Datum		values[2] = {Int64GetDatum(id), Float8GetDatum(distance)};
+			bool		nulls[2] = {false, false};
+
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			if (exact)
+				ix->op_stats.filter_exact++;
+			ix->op_stats.results++;
+			returned++;
+		}
+	}
+	if (measuring)
+		measure_close(&measure);
+	MemoryContextSwitchTo(old);
+
+	ix->op_stats.queries++;
+	ix->op_stats.knn_queries++;
+	ix_end_op(ix);
+	return (Datum) 0;
+}

@@ -1,0 +1,302 @@
+/*-------------------------------------------------------------------------
+ *
+ * query_exec.c
+ *	  Filter collection and refinement of spatial selections.
+ *
+ * The filter step asks the structure for the entries whose MBRs may
+ * satisfy the predicate (geom/predicate.h).  The refinement step fetches
+ * the candidates' geometries from the source table by id and evaluates the
+ * predicate exactly with GEOS (geom/refine.h).  Refinement is skipped only
+ * where the filter is already exact: every indexed object is a point and
+ * the query is a point or an axis-aligned rectangle (for dwithin: a point).
+ * With refine => false the filter's candidates are returned as they are.
+ *
+ * IDENTIFICATION
+ *	  src/sql/query_exec.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "sql/query_exec.h"
+
+#include "sql/source.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "geom/refine.h"
+#include "lib/qunique.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+/* Candidates fetched from the source per statement during refinement. */
+#define REFINE_BATCH 4096
+
+void
+idlist_add(IdList *list, int64 id)
+{
+	if (list->n == list->max)
+	{
+		list->max = Max(256, list->max * 2);
+		list->ids = list->ids
+			? repalloc_huge(list->ids, list->max * sizeof(int64))
+			: palloc(list->max * sizeof(int64));
+	}
+	list->ids[list->n++] = id;
+}
+
+int
+cmp_int64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+static void
+idlist_sort_unique(IdList *list)
+{
+	if (list->n > 1)
+	{
+		qsort(list->ids, list->n, sizeof(int64), cmp_int64);
+		list->n = (int) qunique(list->ids, list->n, sizeof(int64), cmp_int64);
+	}
+}
+
+/*
+ * The distance argument of a selection: required (finite, >= 0) for
+ * dwithin, and refused with any other predicate, where it would mean
+ * nothing.
+ */
+double
+query_distance_arg(FunctionCallInfo fcinfo, int argno, FestPredicate predicate)
+{
+	bool		given = argno < PG_NARGS() && !PG_ARGISNULL(argno);
+	double		d;
+
+	if (predicate != PRED_DWITHIN)
+	{
+		if (given)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a distance applies only to predicate \"dwithin\""),
+					 errdetail("The predicate is \"%s\".", predicate_names[predicate]),
+					 errhint("Leave distance out, or use predicate => 'dwithin'.")));
+		return 0.0;
+	}
+	if (!given)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("predicate \"dwithin\" needs a distance"),
+				 errhint("Pass distance => d with d >= 0, in the units of the index's coordinates.")));
+	d = PG_GETARG_FLOAT8(argno);
+	if (!(d >= 0.0) || isinf(d))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("distance must be a finite number >= 0, not %g", d),
+				 errhint("Pass distance => d with d >= 0, in the units of the index's coordinates.")));
+	return d;
+}
+
+static void
+emit_id(QueryRun *qr, int64 id)
+{
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+	int			col = 0;
+
+	if (qr->query_no > 0)
+		values[col++] = Int32GetDatum(qr->query_no);
+	values[col] = Int64GetDatum(id);
+	tuplestore_putvalues(qr->out, qr->desc, values, nulls);
+	qr->stats->results++;
+}
+
+/* Filter callback: an answer, or an id for refinement. */
+static void
+collect(void *arg, int64 id, const Mbr *box, FilterVerdict verdict)
+{
+	QueryRun   *qr = (QueryRun *) arg;
+
+	qr->stats->candidates++;
+	if (verdict == FILTER_ACCEPT || !qr->ask->refine)
+	{
+		if (verdict == FILTER_ACCEPT)
+			qr->stats->filter_exact++;
+		idlist_add(&qr->accepted, id);
+	}
+	else
+		idlist_add(&qr->candidates, id);
+}
+
+/*
+ * Set up the collection of one query and the SearchSpec that feeds it.
+ */
+void
+query_run_init(QueryRun *qr, OpenIndex *ix, const QueryAsk *ask,
+			   Tuplestorestate *out, TupleDesc desc, int32 query_no,
+			   SearchSpec *spec)
+{
+	bool		all_points = (ix->meta.flags & FEST_META_ALL_POINTS) != 0;
+
+	memset(qr, 0, sizeof(*qr));
+	qr->out = out;
+	qr->desc = desc;
+	qr->query_no = query_no;
+	qr->ask = ask;
+	qr->stats = &ix->op_stats;
+
+	memset(spec, 0, sizeof(*spec));
+	spec->predicate = ask->predicate;
+	spec->query = ask->g.info.box;
+	spec->shape = ask->g.info.is_point ? QUERY_POINT
+		: ask->g.info.is_rectangle ? QUERY_RECTANGLE : QUERY_GENERAL;
+	if (ask->predicate == PRED_DWITHIN)
+	{
+		/* decided in predicate_filter, which knows the distance */
+		spec->distance = ask->distance;
+		spec->exact_distance = ask->refine && all_points;
+	}
+	else
+		spec->exact_points = ask->refine && spec->shape != QUERY_GENERAL &&
+			all_points;
+	spec->emit = collect;
+	spec->arg = qr;
+}
+
+/*
+ * Answers are ids, each once: an object indexed twice (the same id and
+ * MBR inserted twice) is one row of the source and one answer.  Accepted
+ * ids are emitted; candidates already accepted need no refinement.
+ */
+static void
+emit_accepted(QueryRun *qr)
+{
+	int			kept = 0;
+	int			a = 0;
+
+	idlist_sort_unique(&qr->accepted);
+	for (int i = 0; i < qr->accepted.n; i++)
+		emit_id(qr, qr->accepted.ids[i]);
+
+	idlist_sort_unique(&qr->candidates);
+	for (int i = 0; i < qr->candidates.n; i++)
+	{
+		int64		id = qr->candidates.ids[i];
+
+		while (a < qr->accepted.n && qr->accepted.ids[a] < id)
+			a++;
+		if (a < qr->accepted.n && qr->accepted.ids[a] == id)
+			continue;
+		qr->candidates.ids[kept++] = id;
+	}
+	qr->candidates.n = kept;
+}
+
+/*
+ * Refinement: fetch the candidates' geometries from the source in batches
+ * and keep those satisfying the predicate.  Ids missing from the source
+ * cannot be answers (brute force over the source would not return them);
+ * they are counted and reported once.
+ */
+static void
+refine_candidates(OpenIndex *ix, QueryRun *qr)
+{
+	FestStats  *stats = &ix->op_stats;
+	int64		start = fest_now_ns();
+	int64		start_cpu = fest_cpu_ns();
+	const GeomArg *g = &qr->ask->g;
+	Refiner    *refiner;
+	char	   *sql;
+	SPIPlanPtr	plan;
+	Oid			argtypes[1] = {INT8ARRAYOID};
+	int			n;
+	int64		missing = 0;
+	bool	   *found;
+
+	source_require(ix, "refine candidates against");
+
+	n = qr->candidates.n;		/* sorted and unique (emit_accepted) */
+	found = palloc0(n * sizeof(bool));
+
+	refiner = refiner_create((const uint8 *) VARDATA_ANY(g->ewkb),
+							 VARSIZE_ANY_EXHDR(g->ewkb), qr->ask->predicate);
+	if (qr->ask->predicate == PRED_DWITHIN)
+		refiner_set_distance(refiner, qr->ask->distance);
+	sql = source_select_sql(ix, psprintf("%s = ANY($1)", source_id_expr(ix)));
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	plan = SPI_prepare(sql, 1, argtypes);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare refinement query: %s",
+			 SPI_result_code_string(SPI_result));
+
+	for (int first = 0; first < n; first += REFINE_BATCH)
+	{
+		int			count = Min(REFINE_BATCH, n - first);
+		Datum	   *ids = palloc(count * sizeof(Datum));
+		ArrayType  *array;
+		Datum		args[1];
+		int64		fetch_start;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int i = 0; i < count; i++)
+			ids[i] = Int64GetDatum(qr->candidates.ids[first + i]);
+		array = construct_array(ids, count, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
+		args[0] = PointerGetDatum(array);
+
+		fetch_start = fest_now_ns();
+		if (SPI_execute_plan(plan, args, NULL, true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "refinement query failed");
+		stats->refine_fetch_ns += fest_now_ns() - fetch_start;
+
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			HeapTuple	tuple = SPI_tuptable->vals[r];
+			bool		isnull;
+			int64		id = DatumGetInt64(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull));
+			Datum		geom = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull);
+			int64	   *pos = bsearch(&id, qr->candidates.ids + first, count,
+									  sizeof(int64), cmp_int64);
+			bytea	   *wkb;
+
+			if (pos != NULL)
+				found[pos - qr->candidates.ids] = true;
+			if (isnull)
+				continue;		/* NULL geometry: no predicate holds */
+			wkb = DatumGetByteaPP(geom);
+			stats->refined++;
+			if (refiner_test(refiner, (const uint8 *) VARDATA_ANY(wkb),
+							 VARSIZE_ANY_EXHDR(wkb), id))
+				emit_id(qr, id);
+		}
+		SPI_freetuptable(SPI_tuptable);
+		pfree(array);
+		pfree(ids);
+	}
+	SPI_finish();
+
+	for (int i = 0; i < n; i++)
+		if (!found[i])
+			missing++;
+	if (missing > 0)
+		ereport(WARNING,
+				(errmsg(INT64_FORMAT " indexed objects of index \"%s\" are missing from its source table",
+						missing, ix->name),
+				 errdetail("They cannot be refined and are left out of the answer."),
+				 errhint("Keep the source and the index in step; festival.check('%s') compares them.",
+						 ix->name)));
+
+	stats->refine_ns += fest_now_ns() - start;
+	stats->refine_cpu_ns += fest_cpu_ns() - start_cpu;
+}
+
+/* After the filter: emit the accepted ids, refine the candidates. */
+void
+query_run_finish(OpenIndex *ix, QueryRun *qr)
+{
+	emit_accepted(qr);
+	if (qr->candidates.n > 0)
+		refine_candidates(ix, qr);
+}
