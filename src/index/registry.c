@@ -32,6 +32,7 @@ const OptionSpec common_options[] = {
 
 static const StructureOps *const structures[] = {
 	&rtree_structure,
+	&hilbert_rtree_structure,
 	NULL
 };
 

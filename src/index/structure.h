@@ -131,4 +131,7 @@ extern void tree_free_node(TreeNode *node);
 /* rtree.c */
 extern const StructureOps rtree_structure;
 
+/* hilbert_rtree.c */
+extern const StructureOps hilbert_rtree_structure;
+
 #endif							/* FEST_STRUCTURE_H */
