@@ -33,6 +33,7 @@ const OptionSpec common_options[] = {
 static const StructureOps *const structures[] = {
 	&rtree_structure,
 	&rstartree_structure,
+	&hilbert_rtree_structure,
 	NULL
 };
 

@@ -134,4 +134,7 @@ extern const StructureOps rtree_structure;
 /* rstartree.c */
 extern const StructureOps rstartree_structure;
 
+/* hilbert_rtree.c */
+extern const StructureOps hilbert_rtree_structure;
+
 #endif							/* FEST_STRUCTURE_H */
