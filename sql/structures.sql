@@ -13,7 +13,11 @@
 --   - festival.check() returns no rows;
 --   - the leaf entries (festival.node, walked from the root) are exactly
 --     those of the reference index of its source (the write-through R-tree
---     built one at a time), whatever the shape of the tree.
+--     built one at a time), whatever the shape of the tree;
+--   - festival.knn (k = 1, 10, 100) returns the ids and distances of
+--     PostGIS's ORDER BY ST_Distance(geom, g), id LIMIT k, and
+--     festival.query_batch the brute-force answers of every query of the
+--     batch.
 --
 -- Pages of 1024 bytes keep M small (24 R-tree entries) so that trees have
 -- three or four levels and every split, reinsertion and merge happens.
@@ -53,12 +57,32 @@ INSERT INTO st_index VALUES
 		'{"split": "linear", "framework": "efind", "buffer_size": 16384, "flushing_unit": 3}'),
 	(  6, 'st_m_rtree_efind_str_min', 'st_mixed', 'rtree', 'str',
 		'{"split": "quadratic", "framework": "efind", "buffer_size": 8192, "min_fill": 50, "max_fill": 60}'),
+	-- the R*-tree, inserted and loaded
+	(  7, 'st_m_rstar', 'st_mixed', 'rstartree', 'insert', '{"reinsert": "far", "reinsert_percent": 20}'),
+	(  8, 'st_m_rstar_efind', 'st_mixed', 'rstartree', 'insert',
+		'{"framework": "efind", "buffer_size": 16384, "flushing_unit": 3}'),
+	(  9, 'st_m_rstar_fast_str', 'st_mixed', 'rstartree', 'str',
+		'{"framework": "fast", "buffer_size": 16384, "flushing_unit": 3}'),
+	-- R-tree splits beyond Guttman's under the buffered stores
+	( 10, 'st_m_greene_fast', 'st_mixed', 'rtree', 'insert', '{"split": "greene", "framework": "fast", "buffer_size": 16384}'),
+	( 11, 'st_m_angtan_efind', 'st_mixed', 'rtree', 'insert', '{"split": "angtan", "framework": "efind", "buffer_size": 16384}'),
+	( 12, 'st_m_exp_none', 'st_mixed', 'rtree', 'insert', '{"split": "exponential", "max_fill": 75}'),
+	-- the Hilbert R-tree, inserted and packed
+	( 13, 'st_m_hilbert', 'st_mixed', 'hilbert', 'insert', '{"siblings": 2}'),
+	( 14, 'st_m_hilbert_efind_s3', 'st_mixed', 'hilbert', 'insert',
+		'{"siblings": 3, "framework": "efind", "buffer_size": 16384, "flushing_unit": 3}'),
+	( 15, 'st_m_hilbert_fast_packed', 'st_mixed', 'hilbert', 'hilbert',
+		'{"siblings": 1, "framework": "fast", "buffer_size": 16384}'),
 	(101, 'st_p_rtree_ref', 'st_points', 'rtree', 'insert', '{"split": "quadratic"}'),
 	(102, 'st_p_rtree_str', 'st_points', 'rtree', 'str', '{"split": "linear"}'),
 	(103, 'st_p_rtree_fast_hil', 'st_points', 'rtree', 'hilbert',
 		'{"split": "quadratic", "framework": "fast", "buffer_size": 16384}'),
 	(104, 'st_p_rtree_efind_str', 'st_points', 'rtree', 'str',
-		'{"split": "linear", "framework": "efind", "buffer_size": 16384}');
+		'{"split": "linear", "framework": "efind", "buffer_size": 16384}'),
+	(105, 'st_p_rstar_hil', 'st_points', 'rstartree', 'hilbert', '{"reinsert": "close"}'),
+	(106, 'st_p_rtree_rstar_efind', 'st_points', 'rtree', 'insert', '{"split": "rstar", "framework": "efind", "buffer_size": 16384}'),
+	(107, 'st_p_hilbert_packed', 'st_points', 'hilbert', 'hilbert', '{}'),
+	(108, 'st_p_hilbert_fast', 'st_points', 'hilbert', 'insert', '{"framework": "fast", "buffer_size": 16384}');
 UPDATE st_index SET options = options || '{"page_size": 1024}';
 
 SELECT ord, name, festival.create_index(name, structure, 'st_dev', options, source::regclass) > 0 AS created
@@ -77,11 +101,58 @@ LANGUAGE sql AS $$
 $$;
 
 CREATE TABLE st_brute (source text, pred text, qid int, id bigint);
+
+-- kNN query points, away from the curved objects (whose distances PostGIS
+-- measures on the arcs, festival on their linearisation)
+CREATE TABLE st_knn_query (source text, g geometry);
+INSERT INTO st_knn_query VALUES
+	('st_mixed', 'POINT(253.5 253.5)'), ('st_mixed', 'POINT(300 20)'), ('st_mixed', 'POINT(20 250)'),
+	('st_points', 'POINT(45 45)'), ('st_points', 'POINT(150 150)'), ('st_points', 'POINT(-10 310)');
+
+-- rows where festival.knn differs from brute force (ids, or distances to 1e-9)
+CREATE FUNCTION st_knn_wrong(idx text, src text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	wrong bigint := 0;
+	n bigint;
+	q record;
+	k int;
+BEGIN
+	FOR q IN SELECT g FROM st_knn_query WHERE source = src LOOP
+		FOREACH k IN ARRAY ARRAY[1, 10, 100] LOOP
+			EXECUTE format(
+				'WITH f AS (SELECT row_number() OVER () AS r, id, round(distance::numeric, 9) AS d
+							FROM festival.knn(%L, $1, $2)),
+					  b AS (SELECT row_number() OVER (ORDER BY ST_Distance(geom, $1), id) AS r, id,
+								   round(ST_Distance(geom, $1)::numeric, 9) AS d
+							FROM %I ORDER BY ST_Distance(geom, $1), id LIMIT $2)
+				 SELECT count(*) FROM f FULL JOIN b USING (r)
+				 WHERE f.id IS DISTINCT FROM b.id OR f.d IS DISTINCT FROM b.d', idx, src)
+			INTO n USING q.g, k;
+			wrong := wrong + n;
+		END LOOP;
+	END LOOP;
+	RETURN wrong;
+END
+$$;
+
+-- answers of one festival.query_batch over the queries of qids, missing
+-- or extra against the brute force of intersects
+CREATE FUNCTION st_batch_wrong(idx text, src text, qids int[]) RETURNS bigint
+LANGUAGE sql AS $$
+	WITH q AS (SELECT qid, row_number() OVER (ORDER BY qid) AS no FROM unnest(qids) qid),
+		 f AS (SELECT q.qid, r.id
+			   FROM festival.query_batch(idx, (SELECT array_agg(g ORDER BY qid) FROM fx_query WHERE qid = ANY (qids))) r
+			   JOIN q ON q.no = r.query_no),
+		 b AS (SELECT qid, id FROM st_brute WHERE source = src AND pred = 'intersects' AND qid = ANY (qids))
+	SELECT (SELECT count(*) FROM (TABLE f EXCEPT ALL TABLE b) d) + (SELECT count(*) FROM (TABLE b EXCEPT ALL TABLE f) d)
+$$;
+
 CREATE TABLE st_reference (source text, id bigint, x1 float8, y1 float8, x2 float8, y2 float8);
 
 CREATE FUNCTION st_compare_all()
 RETURNS TABLE (ord int, name text, answers numeric, missing numeric, extra numeric, check_rows bigint,
-			   other_entries bigint, error text)
+			   other_entries bigint, knn_wrong bigint, batch_wrong bigint, error text)
 LANGUAGE plpgsql AS $$
 DECLARE
 	i record;
@@ -109,12 +180,16 @@ BEGIN
 			SELECT (SELECT count(*) FROM (TABLE e EXCEPT ALL TABLE r) d)
 				   + (SELECT count(*) FROM (TABLE r EXCEPT ALL TABLE e) d)
 			INTO other_entries;
+			knn_wrong := st_knn_wrong(i.name, i.source);
+			batch_wrong := st_batch_wrong(i.name, i.source, qids);
 		EXCEPTION WHEN OTHERS THEN
 			answers := NULL;
 			missing := NULL;
 			extra := NULL;
 			check_rows := NULL;
 			other_entries := NULL;
+			knn_wrong := NULL;
+			batch_wrong := NULL;
 			error := SQLERRM;
 		END;
 		RETURN NEXT;
@@ -126,25 +201,28 @@ $$;
 -- reference entries, and a line for each index that does not (none)
 CREATE FUNCTION st_verify(phase text)
 RETURNS TABLE (what text, name text, answers numeric, missing numeric, extra numeric, check_rows bigint,
-			   other_entries bigint, error text)
+			   other_entries bigint, knn_wrong bigint, batch_wrong bigint, error text)
 LANGUAGE plpgsql AS $$
 BEGIN
 	CREATE TEMP TABLE st_result AS SELECT * FROM st_compare_all();
 	RETURN QUERY
 		SELECT phase || ': brute-force answers', NULL::text, (SELECT count(*)::numeric FROM st_brute),
-			   NULL::numeric, NULL::numeric, NULL::bigint, (SELECT count(*) FROM st_reference), NULL::text
+			   NULL::numeric, NULL::numeric, NULL::bigint, (SELECT count(*) FROM st_reference), NULL::bigint,
+			   NULL::bigint, NULL::text
 		UNION ALL
-		SELECT phase || ': indices agreeing', NULL, count(*)::numeric, NULL, NULL, NULL, NULL, NULL
+		SELECT phase || ': indices agreeing', NULL, count(*)::numeric, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 		FROM st_result r JOIN st_index x USING (ord)
 		WHERE r.answers = (SELECT count(*) FROM st_brute b WHERE b.source = x.source)
 			  AND r.missing = 0 AND r.extra = 0 AND r.check_rows = 0 AND r.other_entries = 0
+			  AND r.knn_wrong = 0 AND r.batch_wrong = 0
 		UNION ALL
 		SELECT phase || ': WRONG', r.name, r.answers, r.missing, r.extra, r.check_rows, r.other_entries,
-			   r.error
+			   r.knn_wrong, r.batch_wrong, r.error
 		FROM st_result r JOIN st_index x USING (ord)
 		WHERE r.error IS NOT NULL
 			  OR NOT (r.answers = (SELECT count(*) FROM st_brute b WHERE b.source = x.source)
-					  AND r.missing = 0 AND r.extra = 0 AND r.check_rows = 0 AND r.other_entries = 0);
+					  AND r.missing = 0 AND r.extra = 0 AND r.check_rows = 0 AND r.other_entries = 0
+					  AND r.knn_wrong = 0 AND r.batch_wrong = 0);
 	DROP TABLE st_result;
 END
 $$;
@@ -274,8 +352,9 @@ SELECT festival.build('st_tiny_str', 'hilbert') AS loaded,
 SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM st_index) s;
 SELECT festival.drop_index('st_tiny_str');
 SELECT festival.drop_device('st_dev');
-DROP FUNCTION st_verify(text), st_compare_all(), st_entries(text), st_each(text);
-DROP TABLE st_mixed, st_mixed_later, st_points, st_points_later, st_index, st_brute, st_reference,
+DROP FUNCTION st_verify(text), st_compare_all(), st_entries(text), st_each(text),
+	st_knn_wrong(text, text), st_batch_wrong(text, text, int[]);
+DROP TABLE st_knn_query, st_mixed, st_mixed_later, st_points, st_points_later, st_index, st_brute, st_reference,
 	st_gone, st_moved, st_last, st_tiny;
 RESET festival.progress_interval;
 RESET client_min_messages;
