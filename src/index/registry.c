@@ -32,6 +32,7 @@ const OptionSpec common_options[] = {
 
 static const StructureOps *const structures[] = {
 	&rtree_structure,
+	&xbrtree_structure,
 	NULL
 };
 

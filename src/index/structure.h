@@ -131,4 +131,7 @@ extern void tree_free_node(TreeNode *node);
 /* rtree.c */
 extern const StructureOps rtree_structure;
 
+/* xbrtree.c */
+extern const StructureOps xbrtree_structure;
+
 #endif							/* FEST_STRUCTURE_H */
