@@ -18,7 +18,9 @@
  *	   sub-quadrants are split off (the largest first, each partitioned the
  *	   same way) until the rest fits, and the rest becomes a leaf whose
  *	   region is the quadrant minus the split-off sub-quadrants (the
- *	   xBR+-tree's non-complete squares);
+ *	   xBR+-tree's non-complete squares); what a split-off sub-quadrant
+ *	   leaves over after making full leaves joins the enclosing leaf when
+ *	   it has room, so that leaves are full;
  *	3. each level above is built the same way over the quadrants of the
  *	   level below, until one node remains: the root.  At these levels a
  *	   quadrant that is itself an entry's quadrant may only be split along
@@ -119,27 +121,95 @@ new_node(Partition *p, XbrAddr q)
 	return p->nnodes++;
 }
 
-/* Step 2 / 3 of the header for the items [lo, hi) inside quadrant b. */
+/* Runs of items [lo, hi) that go into one node together. */
+typedef struct RunList
+{
+	int64	   *lo;
+	int64	   *hi;
+	int			n;
+	int			max;
+	int64		items;
+} RunList;
+
 static void
-partition(Partition *p, int64 lo, int64 hi, XbrAddr b)
+runs_init(RunList *r)
+{
+	r->n = 0;
+	r->max = 8;
+	r->items = 0;
+	r->lo = palloc(r->max * sizeof(int64));
+	r->hi = palloc(r->max * sizeof(int64));
+}
+
+static void
+runs_add(RunList *r, int64 lo, int64 hi)
+{
+	if (lo >= hi)
+		return;
+	if (r->n == r->max)
+	{
+		r->max *= 2;
+		r->lo = repalloc(r->lo, r->max * sizeof(int64));
+		r->hi = repalloc(r->hi, r->max * sizeof(int64));
+	}
+	r->lo[r->n] = lo;
+	r->hi[r->n] = hi;
+	r->n++;
+	r->items += hi - lo;
+}
+
+static void
+runs_append(RunList *to, const RunList *from)
+{
+	for (int i = 0; i < from->n; i++)
+		runs_add(to, from->lo[i], from->hi[i]);
+}
+
+static void
+emit_node(Partition *p, XbrAddr q, const RunList *runs)
+{
+	int64		node = new_node(p, q);
+
+	for (int i = 0; i < runs->n; i++)
+		for (int64 j = runs->lo[i]; j < runs->hi[i]; j++)
+			p->node_of[j] = (int32) node;
+}
+
+/*
+ * Steps 2 and 3 of the header for the items [lo, hi) inside quadrant b.
+ * The caller's node, whose quadrant encloses b, still has room for `room`
+ * items: what is left over here after splitting off full nodes is handed
+ * back (appended to leftover) rather than made into a small node of its
+ * own, when it fits there.  A left-over item goes to a node of a larger
+ * quadrant whose other nodes inside b are split-off quadrants holding no
+ * left-over item, so point location still finds it.  Returns the number
+ * of items handed back.
+ */
+static int64
+partition(Partition *p, int64 lo, int64 hi, XbrAddr b, int64 room, RunList *leftover)
 {
 	const BulkEntry *it = p->items;
 	int64		stay = lo;
-	int64		kept;
 	Unit	   *units;
 	Unit	  **by_size;
 	int			nunits = 0;
+	RunList		kept;
+	int64		handed = 0;
 
 	CHECK_FOR_INTERRUPTS();
 	check_stack_depth();
 
+	if (hi - lo <= room)
+	{
+		runs_add(leftover, lo, hi);
+		return hi - lo;
+	}
+	runs_init(&kept);
 	if (hi - lo <= p->capacity)
 	{
-		int64		node = new_node(p, b);
-
-		for (int64 i = lo; i < hi; i++)
-			p->node_of[i] = (int32) node;
-		return;
+		runs_add(&kept, lo, hi);
+		emit_node(p, b, &kept);
+		return 0;
 	}
 	if (b.len == XBR_MAX_DEPTH)
 		ereport(ERROR,
@@ -194,33 +264,41 @@ partition(Partition *p, int64 lo, int64 hi, XbrAddr b)
 	for (int u = 0; u < nunits; u++)
 		by_size[u] = &units[u];
 	qsort(by_size, nunits, sizeof(Unit *), unit_size_cmp);
-	kept = stay - lo;
-	for (int u = 0; u < nunits; u++)
 	{
-		int64		size = by_size[u]->hi - by_size[u]->lo;
+		int64		fill = stay - lo;
 
-		by_size[u]->keep = kept + size <= p->capacity;
-		if (by_size[u]->keep)
-			kept += size;
+		for (int u = 0; u < nunits; u++)
+		{
+			int64		size = by_size[u]->hi - by_size[u]->lo;
+
+			by_size[u]->keep = fill + size <= p->capacity;
+			if (by_size[u]->keep)
+				fill += size;
+		}
 	}
+	runs_add(&kept, lo, stay);
+	for (int u = 0; u < nunits; u++)
+		if (units[u].keep)
+			runs_add(&kept, units[u].lo, units[u].hi);
 
+	/* the split-off runs fill what room b's node has left */
 	for (int u = 0; u < nunits; u++)
 		if (!units[u].keep)
-			partition(p, units[u].lo, units[u].hi, units[u].q);
+			partition(p, units[u].lo, units[u].hi, units[u].q,
+					  p->capacity - kept.items, &kept);
 
-	if (kept > 0)
+	if (kept.items > 0 && kept.items <= room)
 	{
-		int64		node = new_node(p, b);
-
-		for (int64 i = lo; i < stay; i++)
-			p->node_of[i] = (int32) node;
-		for (int u = 0; u < nunits; u++)
-			if (units[u].keep)
-				for (int64 i = units[u].lo; i < units[u].hi; i++)
-					p->node_of[i] = (int32) node;
+		runs_append(leftover, &kept);
+		handed = kept.items;
 	}
+	else if (kept.items > 0)
+		emit_node(p, b, &kept);
 	pfree(by_size);
 	pfree(units);
+	pfree(kept.lo);
+	pfree(kept.hi);
+	return handed;
 }
 
 /*
@@ -245,7 +323,12 @@ build_level(StructIndex *idx, BulkEntry *items, int64 n, uint16 level,
 	p.maxnodes = 64;
 	p.quadrant = palloc(p.maxnodes * sizeof(XbrAddr));
 	p.nnodes = 0;
-	partition(&p, 0, n, xbr_addr_root());
+	{
+		RunList		none;
+
+		runs_init(&none);
+		partition(&p, 0, n, xbr_addr_root(), 0, &none);
+	}
 
 	/* the items of each node, in address order (a counting sort) */
 	start = palloc0((p.nnodes + 1) * sizeof(int64));
