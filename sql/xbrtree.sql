@@ -235,8 +235,10 @@ SELECT festival.build('xb_mixed_idx');
 SELECT festival.build('xb_mixed_idx', 'bulk');
 -- a point outside the extent
 SELECT festival.insert('xb_none_ins', 9002, 'POINT(300.5 10)');
+CREATE TABLE xb_out (id bigint PRIMARY KEY, geom geometry NOT NULL);
+INSERT INTO xb_out VALUES (1, 'POINT(1 1)'), (2, 'POINT(150 50)');
 SELECT festival.create_index('xb_small', 'xbrtree', 'xb_dev', '{"extent": [0, 0, 100, 100]}',
-							 'xb_src', 'id', 'geom') > 0 AS created;
+							 'xb_out', 'id', 'geom') > 0 AS created;
 SELECT festival.build('xb_small', 'bulk');
 -- no source and no extent, and an empty extent
 SELECT festival.create_index('xb_noext', 'xbrtree', 'xb_dev');
@@ -275,4 +277,4 @@ FROM (SELECT name FROM xb_index
 SELECT festival.drop_device('xb_dev');
 DELETE FROM fx_query WHERE qid BETWEEN 901 AND 907;
 DROP FUNCTION xb_verify(text), xb_nodes(text);
-DROP TABLE xb_src, xb_later, xb_index, xb_qids, xb_gone, xb_moves, xb_gone2, xb_mixed, xb_copies;
+DROP TABLE xb_src, xb_later, xb_index, xb_qids, xb_gone, xb_moves, xb_gone2, xb_mixed, xb_copies, xb_out;

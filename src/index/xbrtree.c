@@ -23,9 +23,12 @@
  * rule is festival's: the papers' trees always cover their nodes.]
  *
  * Delete: point location to the unique leaf, removal, exact DBRs on the
- * way back up, and merging of a node left with fewer entries than
- * merge_fill percent of its capacity (always of an empty one) when the
- * result fits in one node:
+ * way back up.  A subtree left without points is removed with its pages
+ * (unless it is its parent's only entry: then the parent's subtree is
+ * empty, and is removed one level up), so that only an empty tree has an
+ * empty node, its root leaf.  A node left with fewer entries than
+ * merge_fill percent of its capacity is merged when the result fits in
+ * one node:
  *	(a) into the node of the enclosing entry (longest proper prefix): the
  *		enclosing region simply takes the hole back;
  *	(b) else the smallest node of an entry nested directly in it is pulled
@@ -35,8 +38,8 @@
  * The papers' own merging rules were not available to us (the notes do not
  * give them); (a)-(c) are festival's, each one keeps every point in the
  * region point location leads to.  A root left with a single entry is
- * replaced by its child.  A leaf can stay empty only when it is its
- * parent's only entry; its entry then carries XBR_EMPTY.
+ * replaced by its child.  XBR_EMPTY marks the entry of an empty subtree
+ * while a deletion climbs the tree; no finished operation leaves one.
  *
  * Search, kNN and batch queries are the generic ones (traverse.c) over the
  * DBRs, which cover their subtrees exactly.
@@ -658,6 +661,30 @@ absorb(TreeNode *dst, const TreeNode *src)
 	xbr_sort_entries(dst);
 }
 
+static bool
+node_is_empty(const TreeNode *node)
+{
+	Mbr			box;
+	bool		empty;
+
+	xbr_node_dbr(node, &box, &empty);
+	return empty;
+}
+
+/* Release the pages of a subtree without points. */
+static void
+release_subtree(StructIndex *idx, const TreeNode *node)
+{
+	for (uint32 i = 0; node->level > 0 && i < node->nentries; i++)
+	{
+		TreeNode   *child = tree_read_child(idx, node, XbrInternalEntries(node)[i].child);
+
+		release_subtree(idx, child);
+		tree_free_node(child);
+	}
+	ns_release(idx->ns, node->page);
+}
+
 /*
  * Merge the underfull child (entry k of parent) by rules (a)-(c) of the
  * file header.  Writes or releases the children involved and changes
@@ -675,7 +702,20 @@ try_merge(StructIndex *idx, TreeNode *parent, int k, TreeNode *child)
 	int			best = -1;
 	TreeNode   *best_node = NULL;
 
-	if (child->nentries >= low && child->nentries > 0)
+	if (node_is_empty(child))
+	{
+		/*
+		 * No point left below: the entry goes with its pages; its quadrant
+		 * becomes room that widening reclaims.  A parent's only entry
+		 * stays: then the parent's subtree is empty, one level up.
+		 */
+		if (parent->nentries == 1)
+			return false;
+		release_subtree(idx, child);
+		remove_entry(parent, k);
+		return true;
+	}
+	if (child->nentries >= low)
 		return false;
 
 	/* (a) into the enclosing entry's node */

@@ -33,7 +33,8 @@
  *						inside this quadrant (the paper's shape flag: a
  *						complete square, "SQ", rather than "nSQ");
  *						XBR_EMPTY: the subtree holds no point, and dbr is
- *						a degenerate box where its last point was
+ *						a degenerate box where its last point was (only
+ *						while a deletion removes the subtree)
  *	    50    6 zero
  *
  * The paper stores the address relative to the node's own quadrant (its

@@ -12,8 +12,9 @@
  *	- internal entries: addresses that are malformed, outside the node's
  *	  own quadrant (its parent entry's), out of address order or repeated;
  *	  a wrong shape flag; bytes that should be zero; a DBR that does not
- *	  cover the child's points (error) or is larger (warning), a wrong
- *	  empty flag;
+ *	  cover the child's points (error) or is larger (warning); a child
+ *	  subtree without points (only an empty tree has an empty node: its
+ *	  root leaf), an empty flag on a non-empty subtree;
  *	- leaf entries: coordinates that are not finite or outside the extent,
  *	  entries out of (x, y, id) order, and points that point location
  *	  would not lead to this leaf (at every ancestor, the entry followed
@@ -153,9 +154,9 @@ check_internal(CheckWalk *w, TreeNode *node, XbrAddr quadrant, Mbr *box, bool *e
 
 		if (child_empty)
 		{
-			if (!(e[i].flags & XBR_EMPTY))
-				check_error(report, page, "entry %u's child page " INT64_FORMAT " holds no point but the entry is not marked empty",
-							i, e[i].child);
+			/* deletions remove empty subtrees (xbrtree.c) */
+			check_error(report, page, "entry %u's child page " INT64_FORMAT " holds no point",
+						i, e[i].child);
 			continue;
 		}
 		if (e[i].flags & XBR_EMPTY)
