@@ -64,7 +64,7 @@ typedef struct PathStep
 static const OptionSpec xbr_options[] = {
 	{
 		.name = "extent", .type = OPT_BOX,
-		.description = "The square-divided space [xmin, ymin, xmax, ymax]; points outside it are refused. Default: the source table's extent."
+		.description = "The space divided into quadrants, [xmin, ymin, xmax, ymax]; points outside it are refused. Default: the source table's extent."
 	},
 	{
 		.name = "max_fill", .type = OPT_INT, .default_number = 100,
