@@ -33,8 +33,6 @@
  */
 #include "index/xbrtree.h"
 
-#include <math.h>
-
 /* A candidate is better when its count is closer to half of n. */
 static bool
 more_balanced(int64 n, int64 count, int64 best_count)
