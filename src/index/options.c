@@ -12,6 +12,7 @@
 
 #include <math.h>
 
+#include "common/shortest_dec.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
@@ -299,6 +300,23 @@ options_peek_choice(Jsonb *user, const OptionSpec *spec)
 	return value.choice;
 }
 
+/*
+ * A float8 as the numeric that reads back as the same float8: the
+ * shortest exact decimal, where float8_numeric keeps only 15 digits.  An
+ * extent rounded inwards would refuse the source's own extreme points
+ * once the index is reopened from its stored options.
+ */
+static Numeric
+float8_exact_numeric(double value)
+{
+	char		buf[DOUBLE_SHORTEST_DECIMAL_LEN];
+
+	double_to_shortest_decimal_buf(value, buf);
+	return DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
+											   ObjectIdGetDatum(InvalidOid),
+											   Int32GetDatum(-1)));
+}
+
 /* The complete configuration as a jsonb object. */
 Jsonb *
 options_to_jsonb(const FestConfig *config)
@@ -348,8 +366,7 @@ options_to_jsonb(const FestConfig *config)
 				for (int c = 0; c < 4; c++)
 				{
 					v.type = jbvNumeric;
-					v.val.numeric = DatumGetNumeric(DirectFunctionCall1(float8_numeric,
-																		Float8GetDatum(value->box[c])));
+					v.val.numeric = float8_exact_numeric(value->box[c]);
 					pushJsonbValue(&state, WJB_ELEM, &v);
 				}
 				pushJsonbValue(&state, WJB_END_ARRAY, NULL);

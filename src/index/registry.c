@@ -34,6 +34,7 @@ static const StructureOps *const structures[] = {
 	&rtree_structure,
 	&rstartree_structure,
 	&hilbert_rtree_structure,
+	&xbrtree_structure,
 	NULL
 };
 

@@ -137,4 +137,7 @@ extern const StructureOps rstartree_structure;
 /* hilbert_rtree.c */
 extern const StructureOps hilbert_rtree_structure;
 
+/* xbrtree.c */
+extern const StructureOps xbrtree_structure;
+
 #endif							/* FEST_STRUCTURE_H */
