@@ -82,7 +82,14 @@ INSERT INTO st_index VALUES
 	(105, 'st_p_rstar_hil', 'st_points', 'rstartree', 'hilbert', '{"reinsert": "close"}'),
 	(106, 'st_p_rtree_rstar_efind', 'st_points', 'rtree', 'insert', '{"split": "rstar", "framework": "efind", "buffer_size": 16384}'),
 	(107, 'st_p_hilbert_packed', 'st_points', 'hilbert', 'hilbert', '{}'),
-	(108, 'st_p_hilbert_fast', 'st_points', 'hilbert', 'insert', '{"framework": "fast", "buffer_size": 16384}');
+	(108, 'st_p_hilbert_fast', 'st_points', 'hilbert', 'insert', '{"framework": "fast", "buffer_size": 16384}'),
+	-- the xBR+-tree (points only), inserted and bulk loaded; its extent
+	-- leaves room for the points the updates move out of the source's
+	(109, 'st_p_xbr', 'st_points', 'xbrtree', 'insert', '{"extent": [-100, -100, 500, 500]}'),
+	(110, 'st_p_xbr_efind_bulk', 'st_points', 'xbrtree', 'bulk',
+		'{"framework": "efind", "buffer_size": 16384, "flushing_unit": 3, "extent": [-100, -100, 500, 500]}'),
+	(111, 'st_p_xbr_fast', 'st_points', 'xbrtree', 'insert',
+		'{"framework": "fast", "buffer_size": 16384, "extent": [-50, -50, 450, 350]}');
 UPDATE st_index SET options = options || '{"page_size": 1024}';
 
 SELECT ord, name, festival.create_index(name, structure, 'st_dev', options, source::regclass) > 0 AS created
@@ -323,6 +330,20 @@ FROM st_index;
 SELECT * FROM st_verify('new session');
 
 -------------------------------------------------------------------------------
+-- Dumps of every structure: each node's MBR lies in its parent's, and the
+-- xBR+-tree's quadrant regions cover the nodes below them
+-------------------------------------------------------------------------------
+CREATE TEMP TABLE st_dumped AS SELECT name, festival.dump(name, NULL) AS snapshot_id FROM st_index;
+SELECT x.structure, count(DISTINCT d.name) AS indices, count(*) AS nodes,
+	   count(*) FILTER (WHERE p.page IS NOT NULL AND NOT ST_Covers(p.mbr, n.mbr)) AS outside_parent,
+	   count(*) FILTER (WHERE n.region IS NOT NULL) AS with_region,
+	   count(*) FILTER (WHERE n.region IS NOT NULL AND NOT ST_Covers(n.region, n.mbr)) AS outside_region
+FROM st_dumped d JOIN st_index x USING (name)
+JOIN festival.index_node n USING (snapshot_id)
+LEFT JOIN festival.index_node p ON p.snapshot_id = n.snapshot_id AND p.page = n.parent
+GROUP BY x.structure ORDER BY x.structure;
+
+-------------------------------------------------------------------------------
 -- Build methods: a loader must belong to the structure; an empty source
 -- loads an empty tree; a source of one row loads a root leaf.
 -------------------------------------------------------------------------------
@@ -350,6 +371,7 @@ SELECT festival.build('st_tiny_str', 'hilbert') AS loaded,
 -- Clean up
 -------------------------------------------------------------------------------
 SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM st_index) s;
+DELETE FROM festival.index_snapshot WHERE snapshot_id IN (SELECT snapshot_id FROM st_dumped);
 SELECT festival.drop_index('st_tiny_str');
 SELECT festival.drop_device('st_dev');
 DROP FUNCTION st_verify(text), st_compare_all(), st_entries(text), st_each(text),
