@@ -186,3 +186,46 @@ check_index_file(NodeStore *ns, CheckReport *report)
 		check_error(report, -1,
 					"the meta page says every entry is a point, but some entry MBRs are not points");
 }
+
+/*
+ * The node of a structure's walk at page, expected at level: NULL, with
+ * the problem reported, when the walk was there before (a cycle or a page
+ * shared by two parents), the page is damaged, or the node sits at
+ * another level.  Every structure's check walks its tree through this.
+ */
+TreeNode *
+check_read_node(NodeStore *ns, CheckReport *report, PageId page, int level)
+{
+	TreeNode   *node;
+	FestPageCheck check;
+
+	CHECK_FOR_INTERRUPTS();
+	if (!check_mark_reached(report, page))
+		return NULL;
+	check = ns->ops->read_checked(ns, page, &node);
+	if (check != FEST_PAGE_OK)
+	{
+		check_error(report, (int64) page, "%s", fest_page_check_message(check));
+		return NULL;
+	}
+	if (node->level != level)
+	{
+		check_error(report, (int64) page,
+					"node is at level %u but its position in the tree is level %d",
+					node->level, level);
+		return NULL;
+	}
+	return node;
+}
+
+/* A walk can start only from a height the format allows. */
+bool
+check_height_plausible(CheckReport *report, const FestMeta *meta)
+{
+	if (meta->height < 1 || meta->height > FEST_MAX_LEVELS)
+	{
+		check_error(report, -1, "the meta page records height %u", meta->height);
+		return false;
+	}
+	return true;
+}

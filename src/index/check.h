@@ -50,6 +50,10 @@ extern void check_warning(CheckReport *report, int64 page, const char *fmt,...) 
 extern bool check_mark_reached(CheckReport *report, PageId page);
 
 struct NodeStore;
+struct TreeNode;
 extern void check_index_file(struct NodeStore *ns, CheckReport *report);
+extern struct TreeNode *check_read_node(struct NodeStore *ns, CheckReport *report,
+										PageId page, int level);
+extern bool check_height_plausible(CheckReport *report, const FestMeta *meta);
 
 #endif							/* FEST_CHECK_H */

@@ -40,13 +40,6 @@
 #include "geom/hilbert.h"
 #include "stats/jsonbuild.h"
 
-/* One step of a root-to-node path: the node and the entry followed. */
-typedef struct PathStep
-{
-	TreeNode   *node;
-	int			slot;
-} PathStep;
-
 static const OptionSpec hilbert_options[] = {
 	{
 		.name = "extent", .type = OPT_BOX,

@@ -138,28 +138,13 @@ walk(CheckWalk *w, PageId page, int level, SubtreeSummary *sum)
 {
 	CheckReport *report = w->report;
 	TreeNode   *node;
-	FestPageCheck check;
 	SubtreeSummary prev_child;
 	bool		have_prev = false;
 	bool		have_key = false;
 
-	CHECK_FOR_INTERRUPTS();
-
-	if (!check_mark_reached(report, page))
+	node = check_read_node(w->idx->ns, report, page, level);
+	if (node == NULL)
 		return false;
-	check = w->idx->ns->ops->read_checked(w->idx->ns, page, &node);
-	if (check != FEST_PAGE_OK)
-	{
-		check_error(report, (int64) page, "%s", fest_page_check_message(check));
-		return false;
-	}
-	if (node->level != level)
-	{
-		check_error(report, (int64) page,
-					"node is at level %u but its position in the tree is level %d",
-					node->level, level);
-		return false;
-	}
 	check_fill(w, node, page == w->root);
 
 	mbr_set_empty(&sum->box);
@@ -214,11 +199,8 @@ hilbert_check(StructIndex *idx, CheckReport *report)
 	CheckWalk	w;
 	SubtreeSummary sum;
 
-	if (meta->height < 1 || meta->height > FEST_MAX_LEVELS)
-	{
-		check_error(report, -1, "the meta page records height %u", meta->height);
+	if (!check_height_plausible(report, meta))
 		return;
-	}
 	w.idx = idx;
 	w.report = report;
 	w.st = (HilbertState *) idx->state;

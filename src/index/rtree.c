@@ -38,13 +38,6 @@
 
 #include "stats/jsonbuild.h"
 
-/* One step of a root-to-node path: the node and the entry followed. */
-typedef struct PathStep
-{
-	TreeNode	   *node;
-	int			slot;
-} PathStep;
-
 static const OptionSpec rtree_options[] = {
 	{
 		.name = "split", .type = OPT_CHOICE, .default_choice = "quadratic",

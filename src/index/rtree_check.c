@@ -50,26 +50,11 @@ walk(CheckWalk *w, PageId page, int level, Mbr *box)
 	RtreeState *st = w->st;
 	TreeNode	   *node;
 	RtreeEntry *e;
-	FestPageCheck check;
 	bool		is_root = (page == w->root);
 
-	CHECK_FOR_INTERRUPTS();
-
-	if (!check_mark_reached(report, page))
+	node = check_read_node(w->idx->ns, report, page, level);
+	if (node == NULL)
 		return false;
-	check = w->idx->ns->ops->read_checked(w->idx->ns, page, &node);
-	if (check != FEST_PAGE_OK)
-	{
-		check_error(report, (int64) page, "%s", fest_page_check_message(check));
-		return false;
-	}
-	if (node->level != level)
-	{
-		check_error(report, (int64) page,
-					"node is at level %u but its position in the tree is level %d",
-					node->level, level);
-		return false;
-	}
 
 	if (!is_root && node->nentries < st->min_entries)
 		check_error(report, (int64) page,
@@ -134,11 +119,8 @@ rtree_check(StructIndex *idx, CheckReport *report)
 	CheckWalk	w;
 	Mbr			box;
 
-	if (meta->height < 1 || meta->height > FEST_MAX_LEVELS)
-	{
-		check_error(report, -1, "the meta page records height %u", meta->height);
+	if (!check_height_plausible(report, meta))
 		return;
-	}
 	w.idx = idx;
 	w.report = report;
 	w.st = (RtreeState *) idx->state;

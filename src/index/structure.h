@@ -37,6 +37,13 @@ typedef struct StructIndex
 	const char *name;			/* index name, for messages */
 } StructIndex;
 
+/* One step of a root-to-node path: the node and the entry followed. */
+typedef struct PathStep
+{
+	TreeNode   *node;
+	int			slot;
+} PathStep;
+
 /*
  * Traversal contract shared by the generic algorithms (traverse.c: window
  * search, kNN, batch queries, snapshots, dumps): through the structure's

@@ -55,12 +55,6 @@
 
 #include "stats/jsonbuild.h"
 
-typedef struct PathStep
-{
-	TreeNode   *node;
-	int			slot;
-} PathStep;
-
 static const OptionSpec xbr_options[] = {
 	{
 		.name = "extent", .type = OPT_BOX,

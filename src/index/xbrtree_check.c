@@ -182,7 +182,6 @@ walk(CheckWalk *w, PageId page, int level, XbrAddr quadrant, Mbr *box, bool *emp
 {
 	CheckReport *report = w->report;
 	TreeNode   *node;
-	FestPageCheck check;
 	uint32		max;
 
 	CHECK_FOR_INTERRUPTS();
@@ -190,21 +189,9 @@ walk(CheckWalk *w, PageId page, int level, XbrAddr quadrant, Mbr *box, bool *emp
 
 	mbr_set_empty(box);
 	*empty = true;
-	if (!check_mark_reached(report, page))
+	node = check_read_node(w->idx->ns, report, page, level);
+	if (node == NULL)
 		return false;
-	check = w->idx->ns->ops->read_checked(w->idx->ns, page, &node);
-	if (check != FEST_PAGE_OK)
-	{
-		check_error(report, (int64) page, "%s", fest_page_check_message(check));
-		return false;
-	}
-	if (node->level != level)
-	{
-		check_error(report, (int64) page,
-					"node is at level %u but its position in the tree is level %d",
-					node->level, level);
-		return false;
-	}
 	max = level == 0 ? w->st->leaf_max : w->st->internal_max;
 	if (node->nentries > max)
 		check_error(report, (int64) page, "node holds %u entries, more than its capacity %u",
@@ -226,11 +213,8 @@ xbr_check(StructIndex *idx, CheckReport *report)
 	Mbr			box;
 	bool		empty;
 
-	if (meta->height < 1 || meta->height > FEST_MAX_LEVELS)
-	{
-		check_error(report, -1, "the meta page records height %u", meta->height);
+	if (!check_height_plausible(report, meta))
 		return;
-	}
 	memset(&w, 0, sizeof(w));
 	w.idx = idx;
 	w.report = report;
