@@ -171,7 +171,8 @@ SELECT count(*) = r.pages_read + r.pages_written AS rows_are_pages,
 	   count(*) FILTER (WHERE access = 'read') = r.pages_read AS reads,
 	   count(*) FILTER (WHERE access = 'write') = r.pages_written AS writes,
 	   min(seq) = 1 AND max(seq) = count(*) AS seq_dense,
-	   max(submission) = r.read_submissions + r.write_submissions AS submissions
+	   max(submission) = r.read_submissions + r.write_submissions AS submissions,
+	   count(*) > 2 * 10000 AS stored_in_several_batches
 FROM festival.io_trace t JOIN festival.run r USING (run_id)
 WHERE run_id = :run_id
 GROUP BY r.pages_read, r.pages_written, r.read_submissions, r.write_submissions;

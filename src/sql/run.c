@@ -52,9 +52,9 @@ typedef struct RunIndexConfig
 } RunIndexConfig;
 
 /* Trace records waiting before an operation's end stores them. */
-#define RUN_TRACE_FLUSH_RECORDS		100000
+#define RUN_TRACE_FLUSH_RECORDS		10000
 /* Records per INSERT statement (bounds the arrays). */
-#define RUN_TRACE_INSERT_CHUNK		50000
+#define RUN_TRACE_INSERT_CHUNK		8192
 
 typedef struct RunState
 {
