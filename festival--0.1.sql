@@ -65,7 +65,17 @@ CREATE TABLE @extschema@.run (
 	nodes_visited	bigint NOT NULL,
 	splits			bigint NOT NULL,
 	metrics			jsonb NOT NULL,
-	config			jsonb NOT NULL
+	config			jsonb NOT NULL,
+	device			text,
+	profile			text,
+	traced			boolean NOT NULL DEFAULT false,
+	device_seconds	float8 NOT NULL DEFAULT 0,
+	read_submissions bigint NOT NULL DEFAULT 0,
+	write_submissions bigint NOT NULL DEFAULT 0,
+	erases			bigint NOT NULL DEFAULT 0,
+	write_amplification float8,
+	reads_per_level	jsonb NOT NULL DEFAULT '{}',
+	writes_per_level jsonb NOT NULL DEFAULT '{}'
 );
 CREATE SEQUENCE @extschema@.run_run_id_seq OWNED BY @extschema@.run.run_id;
 ALTER TABLE @extschema@.run ALTER COLUMN run_id SET DEFAULT nextval('@extschema@.run_run_id_seq');
@@ -75,6 +85,33 @@ COMMENT ON COLUMN @extschema@.run.cpu_seconds IS 'CPU time of the whole backend 
 COMMENT ON COLUMN @extschema@.run.index_seconds IS 'wall time inside festival index operations, refinement excluded';
 COMMENT ON COLUMN @extschema@.run.metrics IS 'every counter of the run (see festival.stats()), times in seconds';
 COMMENT ON COLUMN @extschema@.run.config IS 'per index used: structure, device, complete options, derived parameters, source';
+COMMENT ON COLUMN @extschema@.run.device IS 'devices of the indices used, distinct, in order of first use, comma-separated; NULL when no index was used';
+COMMENT ON COLUMN @extschema@.run.profile IS 'device profiles of the indices used, distinct, in order of first use, comma-separated; NULL when none has one';
+COMMENT ON COLUMN @extschema@.run.traced IS 'the run recorded its page accesses in festival.io_trace';
+COMMENT ON COLUMN @extschema@.run.device_seconds IS 'virtual device time (counter device_seconds); 0 without device profiles';
+COMMENT ON COLUMN @extschema@.run.read_submissions IS 'device read calls; a batch counts once';
+COMMENT ON COLUMN @extschema@.run.erases IS 'flash block erases of the simulated FTL (counter device_erases)';
+COMMENT ON COLUMN @extschema@.run.write_amplification IS 'ftl_flash_writes / ftl_host_writes; NULL when the FTL wrote nothing';
+COMMENT ON COLUMN @extschema@.run.reads_per_level IS
+	'node pages read from the device per node height {"0": leaves, ...} (meta and free pages excluded; buffering stores: stored versions read, buffer hits excluded)';
+COMMENT ON COLUMN @extschema@.run.writes_per_level IS
+	'node pages written to the device per node height (buffering stores: pages their flushes write, at the height of the version written)';
+
+CREATE TABLE @extschema@.io_trace (
+	run_id			bigint NOT NULL,
+	seq				bigint NOT NULL,
+	index_name		text NOT NULL,
+	page			bigint NOT NULL,
+	access			text NOT NULL CONSTRAINT io_trace_access_valid CHECK (access IN ('read', 'write')),
+	level			int,
+	submission		bigint NOT NULL,
+	PRIMARY KEY (run_id, seq)
+);
+COMMENT ON TABLE @extschema@.io_trace IS
+	'Every page the devices transferred during a run begun with festival.begin_run(label, trace => true), in order (seq from 1)';
+COMMENT ON COLUMN @extschema@.io_trace.level IS 'node height from the page header (0 = leaf); NULL for meta and free pages';
+COMMENT ON COLUMN @extschema@.io_trace.submission IS
+	'run-relative number of the device submission that carried the page (the sync engine submits each page alone)';
 
 -- Results survive pg_dump.
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.device', '');
@@ -82,9 +119,10 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.index', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.index_index_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.run', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.run_run_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.io_trace', '');
 
-REVOKE ALL ON @extschema@.device, @extschema@.index, @extschema@.run FROM PUBLIC;
-GRANT SELECT ON @extschema@.device, @extschema@.index, @extschema@.run TO PUBLIC;
+REVOKE ALL ON @extschema@.device, @extschema@.index, @extschema@.run, @extschema@.io_trace FROM PUBLIC;
+GRANT SELECT ON @extschema@.device, @extschema@.index, @extschema@.run, @extschema@.io_trace TO PUBLIC;
 GRANT USAGE ON SCHEMA @extschema@ TO PUBLIC;
 
 -------------------------------------------------------------------------------
@@ -256,12 +294,12 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.cache_simulate(text, bigint, bigint[], int[], bigint, bigint) IS
 	'replay a reference string of pages through a replacement policy (lru, hlru, s2q, 2q) with room for capacity pages';
 
-CREATE FUNCTION @extschema@.begin_run(label text)
+CREATE FUNCTION @extschema@.begin_run(label text, trace boolean DEFAULT false)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'festival_begin_run'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION @extschema@.begin_run(text) IS
-	'start measuring a run in this session; returns its run_id';
+COMMENT ON FUNCTION @extschema@.begin_run(text, boolean) IS
+	'start measuring a run in this session; with trace, record every page access in festival.io_trace; returns its run_id';
 
 CREATE FUNCTION @extschema@.end_run()
 RETURNS bigint
@@ -370,3 +408,235 @@ AS 'MODULE_PATHNAME', 'festival_dump'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.dump(text, bigint) IS
 	'store every node of the tree in festival.index_node under the snapshot (NULL: take a new one), replacing an earlier dump of it; returns the snapshot_id';
+
+-------------------------------------------------------------------------------
+-- Comparing runs
+-------------------------------------------------------------------------------
+
+/*
+ * Per metric, the median over the runs of each label and the performance
+ * gain of the candidate over the baseline as seeds 001 and 002 use it ("a
+ * performance gain is the percentage that shows how much one configuration
+ * is more efficient than another"): the share of the baseline's value the
+ * candidate saved, (baseline - candidate) / baseline * 100.  Negative gains
+ * are losses; NULL when the baseline's value is 0 or NULL.  (A function
+ * cannot name an input and a result column alike, hence baseline_value and
+ * candidate_value.)
+ */
+CREATE FUNCTION @extschema@.compare(baseline text, candidate text)
+RETURNS TABLE (metric text, baseline_value float8, candidate_value float8, gain_percent float8)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+	wanted text;
+	similar_labels text;
+BEGIN
+	IF baseline IS NULL OR candidate IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'baseline and candidate labels must not be NULL';
+	END IF;
+	FOREACH wanted IN ARRAY ARRAY[baseline, candidate] LOOP
+		IF NOT EXISTS (SELECT FROM @extschema@.run r WHERE r.label = wanted) THEN
+			-- labels sharing the most three-letter pieces with the one asked for
+			SELECT string_agg(quote_literal(s.label), ', ' ORDER BY s.score DESC, s.label)
+			INTO similar_labels
+			FROM (SELECT l.label,
+						 (SELECT count(*) FROM (
+							SELECT substr(lower(wanted), i, 3) FROM generate_series(1, greatest(length(wanted) - 2, 1)) i
+							INTERSECT
+							SELECT substr(lower(l.label), j, 3) FROM generate_series(1, greatest(length(l.label) - 2, 1)) j) t) AS score
+				  FROM (SELECT DISTINCT r.label FROM @extschema@.run r) l
+				  ORDER BY 2 DESC, 1 LIMIT 5) s
+			WHERE s.score > 0;
+			RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+				MESSAGE = format('no run is labelled %L', wanted),
+				HINT = CASE WHEN similar_labels IS NOT NULL THEN 'Similar labels: ' || similar_labels || '.'
+							ELSE 'No similar label; SELECT DISTINCT label FROM festival.run lists them.' END;
+		END IF;
+	END LOOP;
+
+	RETURN QUERY
+	WITH value AS (
+		SELECT r.label, m.ord, m.metric, m.value
+		FROM @extschema@.run r
+		CROSS JOIN LATERAL (VALUES
+			(1, 'wall_seconds', r.wall_seconds),
+			(2, 'cpu_seconds', r.cpu_seconds),
+			(3, 'index_seconds', r.index_seconds),
+			(4, 'io_seconds', r.io_seconds),
+			(5, 'device_seconds', r.device_seconds),
+			(6, 'pages_read', r.pages_read::float8),
+			(7, 'pages_written', r.pages_written::float8),
+			(8, 'read_submissions', r.read_submissions::float8),
+			(9, 'write_submissions', r.write_submissions::float8),
+			(10, 'erases', r.erases::float8),
+			(11, 'write_amplification', r.write_amplification),
+			(12, 'nodes_visited', r.nodes_visited::float8),
+			(13, 'splits', r.splits::float8)) AS m(ord, metric, value)
+		WHERE r.label IN (baseline, candidate)
+	), median AS (
+		SELECT v.ord, v.metric,
+			   percentile_cont(0.5) WITHIN GROUP (ORDER BY v.value) FILTER (WHERE v.label = baseline) AS b,
+			   percentile_cont(0.5) WITHIN GROUP (ORDER BY v.value) FILTER (WHERE v.label = candidate) AS c
+		FROM value v
+		GROUP BY v.ord, v.metric
+	)
+	SELECT m.metric, m.b, m.c,
+		   CASE WHEN m.b <> 0 THEN (m.b - m.c) / m.b * 100 END
+	FROM median m
+	ORDER BY m.ord;
+END
+$fn$;
+COMMENT ON FUNCTION @extschema@.compare(text, text) IS
+	'per metric, the medians of the runs labelled baseline and candidate and the gain (baseline - candidate) / baseline * 100';
+
+-------------------------------------------------------------------------------
+-- Seeded data and query generators
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.generated_points(n bigint, distribution text, seed int,
+	xmin float8, ymin float8, xmax float8, ymax float8, stream text DEFAULT 'data')
+RETURNS TABLE (id bigint, x float8, y float8)
+AS 'MODULE_PATHNAME', 'festival_generated_points'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION @extschema@.generated_points(bigint, text, int, float8, float8, float8, float8, text) IS
+	'the coordinates festival.generate_points stores (splitmix64; bit-identical for equal arguments)';
+
+CREATE FUNCTION @extschema@.generated_windows(n bigint, area_percent float8, seed int,
+	xmin float8, ymin float8, xmax float8, ymax float8)
+RETURNS TABLE (id bigint, xmin float8, ymin float8, xmax float8, ymax float8)
+AS 'MODULE_PATHNAME', 'festival_generated_windows'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION @extschema@.generated_windows(bigint, float8, int, float8, float8, float8, float8) IS
+	'the square query windows festival.generate_windows stores';
+
+/*
+ * Shared by the generators: check the arguments every generator takes and
+ * return the quoted table name and PostGIS's schema.  Creating the table is
+ * the caller's business, as the caller's own user (SECURITY INVOKER).
+ */
+CREATE FUNCTION @extschema@.generator_target(table_name text, n bigint, extent box2d,
+	OUT qualified text, OUT postgis text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+	IF table_name IS NULL OR n IS NULL OR extent IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'table_name, n, extent and seed must not be NULL';
+	END IF;
+	IF n <= 0 THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('number of rows to generate must be positive, not %s', n);
+	END IF;
+	SELECT string_agg(quote_ident(part), '.' ORDER BY ord) INTO qualified
+	FROM unnest(parse_ident(table_name)) WITH ORDINALITY AS p(part, ord);
+	IF to_regclass(qualified) IS NOT NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'duplicate_table',
+			MESSAGE = format('table %s already exists', qualified),
+			HINT = 'Generators create their table: drop it first or choose another name.';
+	END IF;
+	SELECT quote_ident(s.nspname) INTO postgis
+	FROM pg_extension e JOIN pg_namespace s ON s.oid = e.extnamespace
+	WHERE e.extname = 'postgis';
+END
+$fn$;
+COMMENT ON FUNCTION @extschema@.generator_target(text, bigint, box2d) IS
+	'argument checks shared by the generators (internal)';
+
+CREATE FUNCTION @extschema@.generate_points(table_name text, n bigint, distribution text,
+	seed int, extent box2d)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+AS $fn$
+DECLARE
+	t record;
+	rows bigint;
+BEGIN
+	t := @extschema@.generator_target(table_name, n, extent);
+	IF distribution IS NULL OR seed IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'distribution and seed must not be NULL';
+	END IF;
+	IF distribution NOT IN ('uniform', 'gaussian_clusters', 'zipf') THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('unknown point distribution %L', distribution),
+			HINT = 'Use uniform, gaussian_clusters or zipf.';
+	END IF;
+	EXECUTE format('CREATE TABLE %s (id bigint PRIMARY KEY, geom %s.geometry(Point))',
+				   t.qualified, t.postgis);
+	EXECUTE format('INSERT INTO %1$s (id, geom) '
+				   'SELECT g.id, %2$s.ST_MakePoint(g.x, g.y) '
+				   'FROM @extschema@.generated_points($1, $2, $3, %2$s.ST_XMin($4), %2$s.ST_YMin($4), '
+				   '%2$s.ST_XMax($4), %2$s.ST_YMax($4)) g',
+				   t.qualified, t.postgis)
+	USING n, distribution, seed, extent;
+	GET DIAGNOSTICS rows = ROW_COUNT;
+	RETURN rows;
+END
+$fn$;
+COMMENT ON FUNCTION @extschema@.generate_points(text, bigint, text, int, box2d) IS
+	'create table_name (id bigint primary key, geom geometry(Point)) with n seeded points: uniform, gaussian_clusters or zipf';
+
+CREATE FUNCTION @extschema@.generate_windows(table_name text, n int, area_percent float8,
+	extent box2d, seed int)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+AS $fn$
+DECLARE
+	t record;
+	rows bigint;
+BEGIN
+	t := @extschema@.generator_target(table_name, n, extent);
+	IF area_percent IS NULL OR seed IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'area_percent and seed must not be NULL';
+	END IF;
+	IF NOT (area_percent > 0 AND area_percent <= 100) THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('area_percent must be in (0, 100], not %s', area_percent),
+			HINT = 'The seeds use 0.001, 0.01, 0.1, 0.5 and 1 (percent of the extent''s area).';
+	END IF;
+	-- an error of the C function (a square that does not fit) rolls the CREATE back
+	EXECUTE format('CREATE TABLE %s (id bigint PRIMARY KEY, geom %s.geometry(Polygon))',
+				   t.qualified, t.postgis);
+	EXECUTE format('INSERT INTO %1$s (id, geom) '
+				   'SELECT w.id, %2$s.ST_MakeEnvelope(w.xmin, w.ymin, w.xmax, w.ymax) '
+				   'FROM @extschema@.generated_windows($1, $2, $3, %2$s.ST_XMin($4), %2$s.ST_YMin($4), '
+				   '%2$s.ST_XMax($4), %2$s.ST_YMax($4)) w',
+				   t.qualified, t.postgis)
+	USING n::bigint, area_percent, seed, extent;
+	GET DIAGNOSTICS rows = ROW_COUNT;
+	RETURN rows;
+END
+$fn$;
+COMMENT ON FUNCTION @extschema@.generate_windows(text, int, float8, box2d, int) IS
+	'create table_name (id bigint primary key, geom geometry(Polygon)) with n seeded square query windows of area_percent of the extent, inside it';
+
+CREATE FUNCTION @extschema@.generate_knn_points(table_name text, n int, extent box2d, seed int)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+AS $fn$
+DECLARE
+	t record;
+	rows bigint;
+BEGIN
+	t := @extschema@.generator_target(table_name, n, extent);
+	IF seed IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed', MESSAGE = 'seed must not be NULL';
+	END IF;
+	EXECUTE format('CREATE TABLE %s (id bigint PRIMARY KEY, geom %s.geometry(Point))',
+				   t.qualified, t.postgis);
+	EXECUTE format('INSERT INTO %1$s (id, geom) '
+				   'SELECT g.id, %2$s.ST_MakePoint(g.x, g.y) '
+				   'FROM @extschema@.generated_points($1, ''uniform'', $2, %2$s.ST_XMin($3), %2$s.ST_YMin($3), '
+				   '%2$s.ST_XMax($3), %2$s.ST_YMax($3), ''knn'') g',
+				   t.qualified, t.postgis)
+	USING n::bigint, seed, extent;
+	GET DIAGNOSTICS rows = ROW_COUNT;
+	RETURN rows;
+END
+$fn$;
+COMMENT ON FUNCTION @extschema@.generate_knn_points(text, int, box2d, int) IS
+	'create table_name (id bigint primary key, geom geometry(Point)) with n seeded kNN query points, uniform over the extent (a stream independent of generate_points'' with the same seed)';

@@ -16,6 +16,7 @@
 #include "sql/handle.h"
 
 #include "buffer/cache.h"
+#include "buffer/tracing.h"
 #include "flash/framework.h"
 #include "log/log.h"
 
@@ -284,8 +285,9 @@ index_open(const char *name, const ReloadInfo *reload)
 				 errmsg("file \"%s\" of index \"%s\" is missing", ix->path, name),
 				 errhint("Drop the index with festival.drop_index('%s') and create it again.",
 						 name)));
-	ix->io = cache_wrap(device_file_open(&ix->cat.device, ix->path, page_size,
-										 false, &ix->op_stats),
+	ix->io = cache_wrap(tracing_pageio_wrap(device_file_open(&ix->cat.device, ix->path,
+															 page_size, false, &ix->op_stats),
+											ix->name),
 						ix->config);
 	fest_meta_read(ix->io, name, &ix->meta);
 	if (strcmp(ix->meta.structure, ix->cat.structure) != 0)
@@ -435,6 +437,8 @@ ix_begin_op(const char *name, IndexAccess access)
 void
 ix_mark_failed(OpenIndex *ix)
 {
+	/* the interrupted operation's page accesses leave the run's trace */
+	run_discard_failed_io();
 	/* a handle that never finished opening is in use by nobody */
 	if (!ix->open_complete)
 	{
@@ -572,8 +576,9 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 						ix->path, cat->name)));
 		device_file_unlink(ix->path);
 	}
-	ix->io = cache_wrap(device_file_open(&ix->cat.device, ix->path, page_size,
-										 true, &ix->op_stats),
+	ix->io = cache_wrap(tracing_pageio_wrap(device_file_open(&ix->cat.device, ix->path,
+															 page_size, true, &ix->op_stats),
+											ix->name),
 						ix->config);
 	pending_unlink_on_abort(ix->path);
 

@@ -141,6 +141,7 @@ extern void catalog_end_privileged(Oid saved_user, int saved_context);
 
 /* run.c */
 extern void run_account(OpenIndex *ix, const FestStats *op);
+extern void run_discard_failed_io(void);
 
 /* names */
 extern void fest_validate_name(const char *what, const char *name);

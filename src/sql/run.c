@@ -12,6 +12,17 @@
  * Without a run, operations are still counted, per open index
  * (festival.stats()); nothing needs to be started first.
  *
+ * The row's device columns (device_seconds, submissions, erases, write
+ * amplification, per-level reads and writes) are derived from the run's
+ * counters in the INSERT itself, by counter name, so they cannot disagree
+ * with metrics; a counter this build does not have counts as 0.
+ *
+ * With trace => true the run also keeps an I/O trace (stats/iotrace.h):
+ * every page the devices of the run's indices transferred.  Its records are
+ * written to festival.io_trace in bulk: at end_run, and at the end of an
+ * operation once RUN_TRACE_FLUSH_RECORDS are waiting (never in the middle
+ * of an operation, whose I/O may happen anywhere, even in callbacks).
+ *
  * IDENTIFICATION
  *	  src/sql/run.c
  *
@@ -19,21 +30,31 @@
  */
 #include "sql/handle.h"
 #include "sql/describe.h"
+#include "stats/iotrace.h"
 
 #include <sys/resource.h>
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 typedef struct RunIndexConfig
 {
 	char	   *name;
+	char	   *device;
+	char	   *profile;		/* NULL: the device has none */
 	Jsonb	   *config;
 } RunIndexConfig;
+
+/* Trace records waiting before an operation's end stores them. */
+#define RUN_TRACE_FLUSH_RECORDS		10000
+/* Records per INSERT statement (bounds the arrays). */
+#define RUN_TRACE_INSERT_CHUNK		8192
 
 typedef struct RunState
 {
@@ -45,6 +66,7 @@ typedef struct RunState
 	int64		start_cpu_ns;
 	FestStats	stats;
 	List	   *indices;		/* RunIndexConfig, in order of first use */
+	IoTrace    *trace;			/* NULL unless begin_run(trace => true) */
 } RunState;
 
 /* The run in progress in this session, if any. */
@@ -64,6 +86,123 @@ process_cpu_ns(void)
 		((int64) ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
 }
 
+IoTrace *
+iotrace_current(void)
+{
+	return current_run != NULL ? current_run->trace : NULL;
+}
+
+/*
+ * An operation failed: its page accesses leave the trace as its counters
+ * never reach the run.  Called from abort callbacks: raises nothing.
+ */
+void
+run_discard_failed_io(void)
+{
+	if (current_run != NULL && current_run->trace != NULL)
+		iotrace_discard_uncommitted(current_run->trace);
+}
+
+/* Build an array of n Datums of one type, with optional NULLs. */
+static Datum
+make_array(Datum *values, bool *nulls, int n, Oid type)
+{
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+
+	get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
+	return PointerGetDatum(construct_md_array(values, nulls, 1, dims, lbs, type,
+											  typlen, typbyval, typalign));
+}
+
+/*
+ * Write the trace's committed records to festival.io_trace, as arrays
+ * unnested by one INSERT per chunk, and forget them.
+ */
+static void
+run_store_trace(RunState *run)
+{
+	IoTrace    *trace = run->trace;
+	int			n = trace->committed;
+	Oid			types[7] = {INT8OID, INT8ARRAYOID, TEXTARRAYOID, INT8ARRAYOID,
+	TEXTARRAYOID, INT4ARRAYOID, INT8ARRAYOID};
+	Oid			saved_user;
+	int			saved_context;
+	Datum	   *names;
+	Datum		read_text;
+	Datum		write_text;
+	int			nnames = list_length(trace->index_names);
+	ListCell   *lc;
+
+	if (n == 0)
+		return;
+	names = palloc(Max(nnames, 1) * sizeof(Datum));
+	foreach(lc, trace->index_names)
+		names[foreach_current_index(lc)] = CStringGetTextDatum((char *) lfirst(lc));
+	read_text = CStringGetTextDatum("read");
+	write_text = CStringGetTextDatum("write");
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	catalog_begin_privileged(&saved_user, &saved_context);
+	for (int start = 0; start < n; start += RUN_TRACE_INSERT_CHUNK)
+	{
+		int			m = Min(RUN_TRACE_INSERT_CHUNK, n - start);
+		Datum	   *seq = palloc(m * sizeof(Datum));
+		Datum	   *index_name = palloc(m * sizeof(Datum));
+		Datum	   *page = palloc(m * sizeof(Datum));
+		Datum	   *access = palloc(m * sizeof(Datum));
+		Datum	   *level = palloc(m * sizeof(Datum));
+		bool	   *level_null = palloc(m * sizeof(bool));
+		Datum	   *submission = palloc(m * sizeof(Datum));
+		Datum		values[7];
+
+		for (int i = 0; i < m; i++)
+		{
+			IoTraceRecord *r = &trace->records[start + i];
+
+			seq[i] = Int64GetDatum(trace->stored + start + i + 1);
+			index_name[i] = names[r->index_slot];
+			page[i] = Int64GetDatum((int64) r->page);
+			access[i] = r->write ? write_text : read_text;
+			level[i] = Int32GetDatum(r->level);
+			level_null[i] = r->level < 0;
+			submission[i] = Int64GetDatum(r->submission);
+		}
+		values[0] = Int64GetDatum(run->run_id);
+		values[1] = make_array(seq, NULL, m, INT8OID);
+		values[2] = make_array(index_name, NULL, m, TEXTOID);
+		values[3] = make_array(page, NULL, m, INT8OID);
+		values[4] = make_array(access, NULL, m, TEXTOID);
+		values[5] = make_array(level, level_null, m, INT4OID);
+		values[6] = make_array(submission, NULL, m, INT8OID);
+		if (SPI_execute_with_args("INSERT INTO festival.io_trace "
+								  "(run_id, seq, index_name, page, access, level, submission) "
+								  "SELECT $1, t.* FROM unnest($2, $3, $4, $5, $6, $7) AS t",
+								  7, types, values, NULL, false, 0) != SPI_OK_INSERT)
+			elog(ERROR, "could not store the I/O trace of run \"%s\"", run->label);
+		pfree(seq);
+		pfree(index_name);
+		pfree(page);
+		pfree(access);
+		pfree(level);
+		pfree(level_null);
+		pfree(submission);
+	}
+	catalog_end_privileged(saved_user, saved_context);
+	SPI_finish();
+
+	/* keep what an operation still in progress recorded after the commit */
+	memmove(trace->records, trace->records + n,
+			(trace->nrecords - n) * sizeof(IoTraceRecord));
+	trace->nrecords -= n;
+	trace->committed = 0;
+	trace->stored += n;
+}
+
 /* Add an operation's figures to the run, if one is active. */
 void
 run_account(OpenIndex *ix, const FestStats *op)
@@ -75,6 +214,12 @@ run_account(OpenIndex *ix, const FestStats *op)
 	if (current_run == NULL)
 		return;
 	fest_stats_add(&current_run->stats, op);
+	if (current_run->trace != NULL)
+	{
+		iotrace_commit(current_run->trace);
+		if (current_run->trace->committed >= RUN_TRACE_FLUSH_RECORDS)
+			run_store_trace(current_run);
+	}
 
 	foreach(lc, current_run->indices)
 		if (strcmp(((RunIndexConfig *) lfirst(lc))->name, ix->name) == 0)
@@ -83,6 +228,8 @@ run_account(OpenIndex *ix, const FestStats *op)
 	old = MemoryContextSwitchTo(current_run->cxt);
 	entry = palloc(sizeof(RunIndexConfig));
 	entry->name = pstrdup(ix->name);
+	entry->device = pstrdup(ix->cat.device.name);
+	entry->profile = ix->cat.device.profile ? pstrdup(ix->cat.device.profile) : NULL;
 	entry->config = ix_config_jsonb(ix);
 	current_run->indices = lappend(current_run->indices, entry);
 	MemoryContextSwitchTo(old);
@@ -113,12 +260,19 @@ festival_begin_run(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("run label must not be empty")));
+	if (PG_NARGS() > 1 && PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("trace must not be NULL"),
+				 errhint("Pass trace => true to record every page access, false (the default) not to.")));
 
 	cxt = AllocSetContextCreate(TopMemoryContext, "festival run",
 								ALLOCSET_SMALL_SIZES);
 	run = MemoryContextAllocZero(cxt, sizeof(RunState));
 	run->cxt = cxt;
 	run->label = MemoryContextStrdup(cxt, label);
+	if (PG_NARGS() > 1 && PG_GETARG_BOOL(1))
+		run->trace = iotrace_create(cxt);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -170,15 +324,54 @@ ns_seconds(int64 ns)
 	return (double) ns / 1e9;
 }
 
+/*
+ * The distinct non-NULL values of one field of the run's indices, in order
+ * of first use, joined by commas; NULL when there are none.
+ */
+static Datum
+run_index_list(RunState *run, bool profiles, bool *isnull)
+{
+	StringInfoData buf;
+	List	   *seen = NIL;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, run->indices)
+	{
+		RunIndexConfig *entry = (RunIndexConfig *) lfirst(lc);
+		char	   *value = profiles ? entry->profile : entry->device;
+		ListCell   *lc2;
+		bool		dup = false;
+
+		if (value == NULL)
+			continue;
+		foreach(lc2, seen)
+			if (strcmp((char *) lfirst(lc2), value) == 0)
+				dup = true;
+		if (dup)
+			continue;
+		seen = lappend(seen, value);
+		if (buf.len > 0)
+			appendStringInfoChar(&buf, ',');
+		appendStringInfoString(&buf, value);
+	}
+	*isnull = (seen == NIL);
+	list_free(seen);
+	return CStringGetTextDatum(buf.data);
+}
+
 Datum
 festival_end_run(PG_FUNCTION_ARGS)
 {
 	RunState   *run = current_run;
 	FestStats  *s;
-	Oid			types[15] = {INT8OID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
+	Oid			types[18] = {INT8OID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
 		FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
-	INT8OID, INT8OID, INT8OID, INT8OID, JSONBOID, JSONBOID};
-	Datum		values[15];
+		INT8OID, INT8OID, INT8OID, INT8OID, JSONBOID, JSONBOID,
+	TEXTOID, TEXTOID, BOOLOID};
+	Datum		values[18];
+	char		nulls[18];
+	bool		isnull;
 	Oid			saved_user;
 	int			saved_context;
 	int64		wall_ns;
@@ -195,6 +388,7 @@ festival_end_run(PG_FUNCTION_ARGS)
 	cpu_ns = process_cpu_ns() - run->start_cpu_ns;
 	s = &run->stats;
 
+	memset(nulls, ' ', sizeof(nulls));
 	values[0] = Int64GetDatum(run->run_id);
 	values[1] = CStringGetTextDatum(run->label);
 	values[2] = TimestampTzGetDatum(run->started_at);
@@ -210,15 +404,44 @@ festival_end_run(PG_FUNCTION_ARGS)
 	values[12] = Int64GetDatum(s->splits_leaf + s->splits_internal);
 	values[13] = JsonbPGetDatum(fest_stats_to_jsonb(s));
 	values[14] = JsonbPGetDatum(run_config_jsonb(run));
+	values[15] = run_index_list(run, false, &isnull);
+	nulls[15] = isnull ? 'n' : ' ';
+	values[16] = run_index_list(run, true, &isnull);
+	nulls[16] = isnull ? 'n' : ' ';
+	values[17] = BoolGetDatum(run->trace != NULL);
 
+	/* records of an operation that never ended are not the run's */
+	if (run->trace != NULL)
+	{
+		iotrace_discard_uncommitted(run->trace);
+		run_store_trace(run);
+	}
+
+	/*
+	 * Derived columns come from the counters by name (metrics, $14), so a
+	 * counter missing from this build counts as 0 (or NULL for the ratio).
+	 */
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	catalog_begin_privileged(&saved_user, &saved_context);
 	if (SPI_execute_with_args("INSERT INTO festival.run (run_id, label, started_at, ended_at, "
 							  "wall_seconds, cpu_seconds, io_seconds, index_seconds, refine_seconds, "
-							  "pages_read, pages_written, nodes_visited, splits, metrics, config) "
-							  "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-							  15, types, values, NULL, false, 0) != SPI_OK_INSERT)
+							  "pages_read, pages_written, nodes_visited, splits, metrics, config, "
+							  "device, profile, traced, device_seconds, read_submissions, "
+							  "write_submissions, erases, write_amplification, "
+							  "reads_per_level, writes_per_level) "
+							  "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
+							  "$16, $17, $18, "
+							  "coalesce(($14->>'device_seconds')::float8, 0), "
+							  "coalesce(($14->>'read_submissions')::bigint, 0), "
+							  "coalesce(($14->>'write_submissions')::bigint, 0), "
+							  "coalesce(($14->>'device_erases')::bigint, 0), "
+							  "CASE WHEN coalesce(($14->>'ftl_flash_writes')::float8, 0) > 0 "
+							  " AND coalesce(($14->>'ftl_host_writes')::float8, 0) > 0 "
+							  " THEN ($14->>'ftl_flash_writes')::float8 / ($14->>'ftl_host_writes')::float8 END, "
+							  "coalesce($14->'reads_per_level', '{}'), "
+							  "coalesce($14->'writes_per_level', '{}')",
+							  18, types, values, nulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not store run \"%s\"", run->label);
 	catalog_end_privileged(saved_user, saved_context);
 	SPI_finish();

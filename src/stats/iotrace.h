@@ -1,0 +1,59 @@
+/*-------------------------------------------------------------------------
+ *
+ * iotrace.h
+ *	  The I/O trace of a run: every page the device read or wrote, in order.
+ *
+ * festival.begin_run(label, trace => true) gives the run an IoTrace.  The
+ * tracing PageIO (buffer/tracing.c), which sits directly on the device,
+ * appends one record per page the device transfers; the run writes the
+ * records to festival.io_trace in bulk (sql/run.c).  Without a tracing run
+ * nothing is allocated and nothing is recorded.
+ *
+ * IDENTIFICATION
+ *	  src/stats/iotrace.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_IOTRACE_H
+#define FEST_IOTRACE_H
+
+#include "festival.h"
+#include "device/pageio.h"
+#include "nodes/pg_list.h"
+
+typedef struct IoTraceRecord
+{
+	PageId		page;
+	int64		submission;		/* run-relative device submission, 1-based */
+	int32		index_slot;		/* position in IoTrace.index_names */
+	int16		level;			/* node height, -1 = not a node page */
+	bool		write;
+} IoTraceRecord;
+
+typedef struct IoTrace
+{
+	MemoryContext cxt;			/* the run's context */
+	IoTraceRecord *records;		/* not yet stored */
+	int			nrecords;
+	int			capacity;
+	int			committed;		/* records of operations that completed */
+	int64		stored;			/* records already written to the table */
+	int64		submissions;	/* device submissions so far in the run */
+	int64		committed_submissions;
+	List	   *index_names;	/* char *, interned */
+} IoTrace;
+
+/*
+ * The trace of the run in progress, or NULL when no run traces (sql/run.c:
+ * the run is the one anchor of per-session measurement state).
+ */
+extern IoTrace *iotrace_current(void);
+
+extern IoTrace *iotrace_create(MemoryContext cxt);
+extern void iotrace_record(IoTrace *trace, const char *index_name,
+						   const PageIORequest *reqs, int n, bool write,
+						   int64 submissions);
+extern void iotrace_commit(IoTrace *trace);
+extern void iotrace_discard_uncommitted(IoTrace *trace);
+
+#endif							/* FEST_IOTRACE_H */
