@@ -380,7 +380,7 @@ class Runner:
         self.points = self.table("points")
         self.q(f"DROP TABLE IF EXISTS {self.points}")
         if self.has_gen_points:
-            self.q("SELECT festival.generate_points(%s, %s, %s, %s, "
+            self.q("SELECT festival.generate_points(%s, %s::bigint, %s, %s::int, "
                    "ST_MakeBox2D(ST_MakePoint(%s, %s), ST_MakePoint(%s, %s)))",
                    (self.points, int(data["points"]), data["distribution"], seed, *ext))
             self.generator = "festival.generate_points"
@@ -394,8 +394,8 @@ class Runner:
             self.q(f"DROP TABLE IF EXISTS {t}")
             n = int(self.exp["windows"]["count"])
             if self.has_gen_windows:
-                self.q("SELECT festival.generate_windows(%s, %s, %s, "
-                       "ST_MakeBox2D(ST_MakePoint(%s, %s), ST_MakePoint(%s, %s)), %s)",
+                self.q("SELECT festival.generate_windows(%s, %s::int, %s::float8, "
+                       "ST_MakeBox2D(ST_MakePoint(%s, %s), ST_MakePoint(%s, %s)), %s::int)",
                        (t, n, float(pct), *ext, seed + 1 + i))
             else:
                 self.own_windows(t, n, float(pct), seed + 1 + i, ext)
@@ -404,7 +404,13 @@ class Runner:
         if self.exp["knn"]["k"]:
             t = self.table("knn")
             self.q(f"DROP TABLE IF EXISTS {t}")
-            self.own_points(t, int(self.exp["knn"]["count"]), "uniform", seed + 1000, ext)
+            n = int(self.exp["knn"]["count"])
+            if self.has_function("generate_knn_points"):
+                self.q("SELECT festival.generate_knn_points(%s, %s::int, "
+                       "ST_MakeBox2D(ST_MakePoint(%s, %s), ST_MakePoint(%s, %s)), %s::int)",
+                       (t, n, *ext, seed))
+            else:
+                self.own_points(t, n, "uniform", seed + 1000, ext)
             self.knn_table = self.geometry_query(t)
 
     def geometry_query(self, table):
