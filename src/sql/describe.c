@@ -122,7 +122,9 @@ festival_stats(PG_FUNCTION_ARGS)
 		jb_int(&state, "srid", meta->srid);
 	else
 		jb_null(&state, "srid");
-	jb_string(&state, "file", ix->path);
+	/* a memory device has no file */
+	jb_string(&state, "file",
+			  ix->cat.device.kind == DEVICE_KIND_MEMORY ? NULL : ix->path);
 	jb_jsonb(&state, "config", config);
 	jb_key(&state, "buffers");
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
