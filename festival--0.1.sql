@@ -480,6 +480,6 @@ CREATE FUNCTION @extschema@.device_simulate(
 	page_size int DEFAULT 4096)
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'festival_device_simulate'
-LANGUAGE C VOLATILE PARALLEL SAFE;
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.device_simulate(text, text[], int) IS
 	'run the device model of a profile on submissions such as ''r 0-15'', ''w 7 9'', ''t 100'' (truncate) on a fresh simulated drive; returns virtual time and FTL counters';

@@ -154,6 +154,15 @@ SELECT (SELECT (r->>'write_amplification')::numeric FROM ds_ftl WHERE name = 'nv
 	   (SELECT (r->>'write_amplification')::numeric FROM ds_ftl WHERE name = 'ssd_samsung_850pro' AND n = 20000)
 	   AS more_spare_less_amplification;
 
+-- wear levelling: 2000 cold pages written once, then 30000 writes to 100
+-- hot pages; cold blocks are moved too, so every block wears and the
+-- spread of erase counts stays bounded (16 between levelling moves)
+SELECT (r->>'wear_min')::int > 0 AS cold_blocks_worn,
+	   (r->>'wear_max')::int - (r->>'wear_min')::int <= 32 AS spread_bounded,
+	   (r->>'valid_pages')::int AS valid_pages
+FROM (SELECT festival.device_simulate('ssd_samsung_850pro', ARRAY['w 0-1999'] ||
+		ARRAY(SELECT 'w ' || (abs(hashint4(i)) % 100) FROM generate_series(1, 30000) i)) r) s;
+
 -- truncation trims: the pages beyond are no longer valid
 SELECT r->>'valid_pages' AS valid_after_trim, r->>'gc_copies' AS copies
 FROM (SELECT festival.device_simulate('ds_tiny_ssd', ARRAY['w 0-999', 't 100']) r) s;

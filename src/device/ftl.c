@@ -15,8 +15,12 @@
  * Policies, chosen to be simple and deterministic:
  *	- greedy GC: the full block with the fewest valid pages is collected,
  *	  ties broken by fewer erases, then by lower block number;
- *	- dynamic wear levelling: a new block is the free block erased least
- *	  often (ties: lower block number);
+ *	- wear levelling, dynamic: a new block is the free block erased least
+ *	  often (ties: lower block number); and static: cold data never frees
+ *	  its blocks, so after GC, when the most erased block is more than
+ *	  WEAR_LEVEL_SPREAD erases ahead of the least erased full block, that
+ *	  block's data is moved once (into a worn block) and it rejoins the
+ *	  free pool;
  *	- GC starts when only GC_RESERVE_BLOCKS free blocks remain, so copies
  *	  always find room;
  *	- capacity: the drive's user capacity follows the file (rounded up to
@@ -38,6 +42,7 @@
 #define FTL_UNMAPPED		PG_UINT32_MAX
 #define GC_RESERVE_BLOCKS	1
 #define MIN_SPARE_BLOCKS	3
+#define WEAR_LEVEL_SPREAD	16
 
 typedef enum BlockState
 {
@@ -62,6 +67,7 @@ struct Ftl
 	uint32		free_blocks;
 	uint32		active;			/* open block, or FTL_UNMAPPED */
 	uint32		write_ptr;		/* next page in the open block */
+	uint32		max_erases;		/* highest erase count of any block */
 	FtlCounters counters;
 };
 
@@ -220,41 +226,73 @@ choose_victim(Ftl *ftl)
 	return best;
 }
 
+/* Copy a full block's valid pages forward and erase it. */
+static void
+reclaim(Ftl *ftl, uint32 victim)
+{
+	uint32		first = victim * ftl->ppb;
+
+	for (uint32 i = 0; i < ftl->ppb && ftl->valid[victim] > 0; i++)
+	{
+		uint32		lpn = ftl->p2l[first + i];
+
+		if (lpn == FTL_UNMAPPED)
+			continue;
+		invalidate(ftl, lpn);
+		program(ftl, lpn, true);
+		ftl->counters.gc_copies++;
+	}
+	Assert(ftl->valid[victim] == 0);
+	memset(&ftl->p2l[first], 0xFF, ftl->ppb * sizeof(uint32));
+	ftl->erase_count[victim]++;
+	ftl->max_erases = Max(ftl->max_erases, ftl->erase_count[victim]);
+	ftl->state[victim] = BLOCK_FREE;
+	ftl->free_blocks++;
+	ftl->counters.erases++;
+	ftl->counters.gc_runs++;
+}
+
+/* Static wear levelling: the least erased full block, if it lags too far. */
+static uint32
+choose_cold_block(Ftl *ftl)
+{
+	uint32		best = FTL_UNMAPPED;
+
+	for (uint32 b = 0; b < ftl->nblocks; b++)
+		if (ftl->state[b] == BLOCK_FULL &&
+			(best == FTL_UNMAPPED || ftl->erase_count[b] < ftl->erase_count[best]))
+			best = b;
+	if (best != FTL_UNMAPPED &&
+		ftl->max_erases - ftl->erase_count[best] > WEAR_LEVEL_SPREAD)
+		return best;
+	return FTL_UNMAPPED;
+}
+
 /*
- * Reclaim blocks until more than the reserve is free: copy the victim's
- * valid pages forward, erase it.  A victim without an invalid page would
- * free nothing; MIN_SPARE_BLOCKS rules that out, but the loop stops
- * rather than spin if it ever happened.
+ * Reclaim blocks until more than the reserve is free, greedy victims
+ * first.  A victim without an invalid page would free nothing;
+ * MIN_SPARE_BLOCKS rules that out, but the loop stops rather than spin if
+ * it ever happened.  Then, at most once per call, a lagging cold block is
+ * moved (it frees as much as it uses, so the reserve stays intact).
  */
 static void
 collect_garbage(Ftl *ftl)
 {
+	bool		collected = false;
+	uint32		cold;
+
 	while (ftl->free_blocks <= GC_RESERVE_BLOCKS)
 	{
 		uint32		victim = choose_victim(ftl);
-		uint32		first;
 
 		if (victim == FTL_UNMAPPED || ftl->valid[victim] == ftl->ppb)
 			break;
-		first = victim * ftl->ppb;
-		for (uint32 i = 0; i < ftl->ppb && ftl->valid[victim] > 0; i++)
-		{
-			uint32		lpn = ftl->p2l[first + i];
-
-			if (lpn == FTL_UNMAPPED)
-				continue;
-			invalidate(ftl, lpn);
-			program(ftl, lpn, true);
-			ftl->counters.gc_copies++;
-		}
-		Assert(ftl->valid[victim] == 0);
-		memset(&ftl->p2l[first], 0xFF, ftl->ppb * sizeof(uint32));
-		ftl->erase_count[victim]++;
-		ftl->state[victim] = BLOCK_FREE;
-		ftl->free_blocks++;
-		ftl->counters.erases++;
-		ftl->counters.gc_runs++;
+		reclaim(ftl, victim);
+		collected = true;
 	}
+	if (collected && ftl->free_blocks > GC_RESERVE_BLOCKS &&
+		(cold = choose_cold_block(ftl)) != FTL_UNMAPPED)
+		reclaim(ftl, cold);
 }
 
 /* The host writes one logical page. */
