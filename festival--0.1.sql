@@ -640,3 +640,115 @@ END
 $fn$;
 COMMENT ON FUNCTION @extschema@.generate_knn_points(text, int, box2d, int) IS
 	'create table_name (id bigint primary key, geom geometry(Point)) with n seeded kNN query points, uniform over the extent (a stream independent of generate_points'' with the same seed)';
+
+-- Device profiles and the device model (virtual device time, FTL)
+-------------------------------------------------------------------------------
+
+CREATE TABLE @extschema@.device_profile (
+	name			text PRIMARY KEY
+					CONSTRAINT device_profile_name_valid CHECK (name ~ '^[A-Za-z_][A-Za-z0-9_]{0,62}$'),
+	kind			text NOT NULL
+					CONSTRAINT device_profile_kind_valid CHECK (kind IN ('hdd', 'ssd', 'nvme', '3dxpoint')),
+	description		text NOT NULL DEFAULT '',
+	read_latency_us	float8 NOT NULL CONSTRAINT read_latency_positive CHECK (read_latency_us > 0),
+	write_latency_us float8 NOT NULL CONSTRAINT write_latency_positive CHECK (write_latency_us > 0),
+	seq_read_mbps	float8 NOT NULL CONSTRAINT seq_read_positive CHECK (seq_read_mbps > 0),
+	seq_write_mbps	float8 NOT NULL CONSTRAINT seq_write_positive CHECK (seq_write_mbps > 0),
+	rand_read_iops_qd32 float8 NOT NULL CONSTRAINT rand_read_iops_positive CHECK (rand_read_iops_qd32 > 0),
+	rand_write_iops_qd32 float8 NOT NULL CONSTRAINT rand_write_iops_positive CHECK (rand_write_iops_qd32 > 0),
+	channels		int NOT NULL CONSTRAINT channels_valid CHECK (channels BETWEEN 1 AND 1024),
+	interference_us	float8 NOT NULL DEFAULT 0 CONSTRAINT interference_nonnegative CHECK (interference_us >= 0),
+	flash_page_bytes int CONSTRAINT flash_page_valid
+					CHECK (flash_page_bytes BETWEEN 512 AND 65536 AND flash_page_bytes % 512 = 0),
+	pages_per_block	int CONSTRAINT pages_per_block_valid CHECK (pages_per_block BETWEEN 4 AND 4096),
+	erase_latency_us float8 CONSTRAINT erase_latency_nonnegative CHECK (erase_latency_us >= 0),
+	overprovision_percent float8 CONSTRAINT overprovision_valid CHECK (overprovision_percent BETWEEN 0 AND 100),
+	rpm				float8 CONSTRAINT rpm_valid CHECK (rpm BETWEEN 1000 AND 30000),
+	track_kb		int CONSTRAINT track_valid CHECK (track_kb BETWEEN 0 AND 65536),
+	avg_seek_ms		float8 CONSTRAINT seek_nonnegative CHECK (avg_seek_ms >= 0),
+	source			text NOT NULL CONSTRAINT source_given CHECK (source <> ''),
+	assumed			text NOT NULL DEFAULT '',
+	builtin			boolean NOT NULL DEFAULT false,
+	CONSTRAINT flash_columns CHECK ((kind IN ('ssd', 'nvme')) =
+		(flash_page_bytes IS NOT NULL AND pages_per_block IS NOT NULL AND
+		 erase_latency_us IS NOT NULL AND overprovision_percent IS NOT NULL)),
+	CONSTRAINT hdd_columns CHECK ((kind = 'hdd') =
+		(rpm IS NOT NULL AND track_kb IS NOT NULL AND avg_seek_ms IS NOT NULL)),
+	CONSTRAINT hdd_one_head CHECK (kind <> 'hdd' OR channels = 1)
+);
+COMMENT ON TABLE @extschema@.device_profile IS
+	'Device profiles for virtual device time (README "Devices and virtual time"); add your own rows';
+COMMENT ON COLUMN @extschema@.device_profile.read_latency_us IS 'random 4 KB read at queue depth 1, microseconds';
+COMMENT ON COLUMN @extschema@.device_profile.write_latency_us IS 'random 4 KB write at queue depth 1, microseconds';
+COMMENT ON COLUMN @extschema@.device_profile.seq_read_mbps IS 'sequential read bandwidth, 10^6 bytes/s';
+COMMENT ON COLUMN @extschema@.device_profile.rand_read_iops_qd32 IS '4 KB random read IOPS at high queue depth (ceiling of a batched round)';
+COMMENT ON COLUMN @extschema@.device_profile.channels IS 'requests the device serves at once (internal parallelism)';
+COMMENT ON COLUMN @extschema@.device_profile.interference_us IS 'wait of a read of a region written since the previous read';
+COMMENT ON COLUMN @extschema@.device_profile.flash_page_bytes IS 'NAND: FTL mapping unit (flash page)';
+COMMENT ON COLUMN @extschema@.device_profile.pages_per_block IS 'NAND: flash pages per erase block';
+COMMENT ON COLUMN @extschema@.device_profile.overprovision_percent IS 'NAND: spare blocks, percent of the user capacity';
+COMMENT ON COLUMN @extschema@.device_profile.track_kb IS 'HDD: jumps within this distance cost half a rotation, not a seek';
+COMMENT ON COLUMN @extschema@.device_profile.avg_seek_ms IS 'HDD: data sheet average seek, for reference (included in the latencies)';
+COMMENT ON COLUMN @extschema@.device_profile.source IS 'where the values come from';
+COMMENT ON COLUMN @extschema@.device_profile.assumed IS 'what was assumed where the sources are silent';
+
+INSERT INTO @extschema@.device_profile
+	(name, kind, description, read_latency_us, write_latency_us, seq_read_mbps, seq_write_mbps,
+	 rand_read_iops_qd32, rand_write_iops_qd32, channels, interference_us,
+	 flash_page_bytes, pages_per_block, erase_latency_us, overprovision_percent,
+	 rpm, track_kb, avg_seek_ms, source, assumed, builtin)
+VALUES
+('hdd_wd_7200', 'hdd', 'Western Digital 2 TB 7200 rpm HDD (seeds 001/002)',
+ 21115, 8858, 150, 150, 47.36, 112.9, 1, 0,
+ NULL, NULL, NULL, NULL, 7200, 1024, 8.9,
+ 'Seeds 001/002 Table 1: 4 KB random transfers measured with Iometer, read 0.185 MB/s, write 0.441 MB/s (MB = 2^20 bytes, as the SSD row shows: 285.156 MB/s = 73000 x 4 KB); latency = 1 / IOPS: read 47.36 IOPS = 21115 us, write 112.9 IOPS = 8858 us. 7200 rpm: seed 002 section 5.1.',
+ 'Sequential bandwidth 150 MB/s and average seek 8.9 ms: typical 7200 rpm 3.5" data sheet values (not in the seeds). Queue depth 32 IOPS = queue depth 1 (one head). Track 1024 KB (typical outer-zone track). No read/write interference.',
+ true),
+('ssd_kingston_v300', 'ssd', 'Kingston SSDNow V300 480 GB, SATA (seeds 001/002)',
+ 100, 50, 450, 450, 73000, 28000, 8, 200,
+ 4096, 64, 2000, 7, NULL, NULL, NULL,
+ 'Seeds 001/002 Table 1: 4 KB random transfers measured with Iometer, read 285.156 MB/s = 73000 IOPS, write 109.375 MB/s = 28000 IOPS (taken as the high queue depth figures). Flash page 4 KB and block 256 KB: seed 001 section 4 ("commonly 4KB and 256KB"). 480 GB: seed 002 section 5.1.',
+ 'Sequential 450/450 MB/s: Kingston data sheet for the 480 GB model. Queue depth 1 latency read 100 us, write 50 us, 8 channels (SandForce SF-2281), erase 2 ms, over-provisioning 7 %, interference 200 us: typical SATA MLC values, not in the seeds.',
+ true),
+('ssd_samsung_850pro', 'ssd', 'Samsung 850 Pro 250 GB, SATA (thesis Table 3.1)',
+ 100, 27.8, 550, 520, 100000, 90000, 8, 150,
+ 4096, 64, 2000, 7, NULL, NULL, NULL,
+ 'Thesis Table 3.1 (seed 003, manufacturer data sheet): sequential read 550 MB/s, write 520 MB/s; random read 100K IOPS at QD32 and 10K IOPS at QD1 (latency 1/10K = 100 us); random write 90K IOPS at QD32 and 36K at QD1 (27.8 us). Flash page 4 KB, block 256 KB: seed 001 section 4.',
+ 'Channels 8 (the QD32/QD1 read ratio is 10; MEX controller has 8 channels), erase 2 ms, over-provisioning 7 %, interference 150 us: typical values, not in the sources.',
+ true),
+('nvme_intel_p3700', 'nvme', 'Intel DC P3700, PCIe 3.0 NVMe (thesis Tables 3.1 and 4.1)',
+ 120, 30, 2700, 1100, 450000, 75000, 18, 100,
+ 4096, 64, 2000, 25, NULL, NULL, NULL,
+ 'Thesis Table 3.1 (seed 003) and Table 4.1 (seed 004 Table I): sequential read 2700 MB/s, write 1100 MB/s; random read 450K IOPS, write 75K IOPS (100% span); read latency 120 us, write latency 30 us (Table 4.1). Flash page 4 KB, block 256 KB: seed 001 section 4.',
+ 'Channels 18 (the controller''s channel count), erase 2 ms, over-provisioning 25 % (high-endurance data-centre drive), interference 100 us: typical values, not in the sources.',
+ true),
+('nvme_samsung_sm951a', 'nvme', 'Samsung SM951A 512 GB, PCIe 3.0 NVMe (thesis Table 3.1)',
+ 80, 25, 2150, 1550, 300000, 110000, 8, 150,
+ 4096, 64, 2000, 7, NULL, NULL, NULL,
+ 'Thesis Table 3.1 (seed 003): sequential read 2150 MB/s, write 1550 MB/s; random read 300K IOPS (4 KB, QD32), write 110K IOPS (4 KB, QD32); DRAM 512 MB. Flash page 4 KB, block 256 KB: seed 001 section 4.',
+ 'Queue depth 1 latency read 80 us, write 25 us (the DRAM cache absorbs writes), channels 8, erase 2 ms, over-provisioning 7 %, interference 150 us: typical values, the table is silent.',
+ true),
+('optane_memory_32gb', '3dxpoint', 'Intel Optane Memory series 32 GB, 3DXPoint (seed 004, thesis Table 4.1)',
+ 7, 18, 1350, 290, 240000, 65000, 2, 0,
+ NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+ 'Seed 004 Table I and thesis Table 4.1: sequential read 1350 MB/s, write 290 MB/s; random read 240K IOPS, write 65K IOPS; read latency 7 us, write latency 18 us. In-place writes, no erase-before-write: seed 003 ("3DXPoint supports bit addressability and allows in-place writes").',
+ 'Channels 2 (240K IOPS at high queue depth over 1/7 us = 143K at QD1), no read/write interference: assumptions, the tables are silent.',
+ true);
+
+ALTER TABLE @extschema@.device
+	ADD CONSTRAINT device_profile_known FOREIGN KEY (profile)
+	REFERENCES @extschema@.device_profile (name) ON UPDATE CASCADE;
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.device_profile', 'WHERE NOT builtin');
+REVOKE ALL ON @extschema@.device_profile FROM PUBLIC;
+GRANT SELECT, INSERT ON @extschema@.device_profile TO PUBLIC;
+
+CREATE FUNCTION @extschema@.device_simulate(
+	profile text,
+	ops text[],
+	page_size int DEFAULT 4096)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'festival_device_simulate'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.device_simulate(text, text[], int) IS
+	'run the device model of a profile on submissions such as ''r 0-15'', ''w 7 9'', ''t 100'' (truncate) on a fresh simulated drive; returns virtual time and FTL counters';

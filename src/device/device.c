@@ -118,29 +118,21 @@ device_validate_directory(const char *directory)
 
 /*
  * Check the parts of a device specification that do not depend on the file
- * system.  Features that later issues bring are refused clearly.
+ * system or the catalog.  Features that later issues bring are refused
+ * clearly.
  */
 void
 device_validate_spec(const DeviceSpec *spec)
 {
 	device_validate_directory(spec->directory);
 
-	if (spec->kind == DEVICE_KIND_MEMORY)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("device kind \"memory\" is not supported yet"),
-				 errhint("Use kind => 'file'; memory devices arrive with device profiles and virtual time.")));
 	if (spec->engine != DEVICE_ENGINE_SYNC)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("device engine \"%s\" is not supported yet",
 						device_engine_names[spec->engine]),
 				 errhint("Use engine => 'sync'.")));
-	if (spec->profile != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("device profiles are not supported yet"),
-				 errhint("Leave profile NULL; device profiles and virtual time arrive with the devices feature.")));
+	/* a profile's existence is checked against festival.device_profile */
 }
 
 static void

@@ -24,6 +24,7 @@
 
 #include "festival.h"
 #include "device/pageio.h"
+#include "device/profile.h"
 
 typedef enum DeviceKind
 {
@@ -79,5 +80,32 @@ extern PageIO *device_file_open(const DeviceSpec *spec, const char *path,
 								FestStats *stats);
 extern bool device_file_exists(const char *path);
 extern void device_file_unlink(const char *path);
+
+/* memory.c: the pages of a memory device */
+typedef struct MemoryPages MemoryPages;
+extern MemoryPages *memory_pages_create(uint32 page_size);
+extern uint64 memory_pages_count(const MemoryPages *mem);
+extern PageIO *memory_pageio_create(MemoryPages *mem, const char *label,
+									bool batched, FestStats *stats);
+
+/*
+ * open.c: what an open index keeps of its storage beyond one PageIO (see
+ * open.c): memory pages and the simulated drive, in their own context.
+ */
+struct SimDevice;
+typedef struct DeviceState
+{
+	MemoryContext cxt;			/* owns everything below */
+	DeviceProfile *profile;		/* NULL: no device model */
+	MemoryPages *pages;			/* memory devices */
+	struct SimDevice *sim;		/* with a profile */
+} DeviceState;
+
+extern DeviceState *device_state_create(MemoryContext parent,
+										const DeviceProfile *profile);
+extern PageIO *device_open(const DeviceSpec *spec, DeviceState *state,
+						   const char *path, uint32 page_size, bool create,
+						   FestStats *stats);
+extern bool device_state_holds_pages(const DeviceState *state);
 
 #endif							/* FEST_DEVICE_H */

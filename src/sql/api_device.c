@@ -66,6 +66,12 @@ festival_create_device(PG_FUNCTION_ARGS)
 									  device_engine_names);
 	spec.profile = PG_ARGISNULL(5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(5));
 	device_validate_spec(&spec);
+	if (spec.profile != NULL)
+		(void) catalog_load_profile(spec.profile);	/* errors if unknown */
+	if (spec.kind == DEVICE_KIND_MEMORY)
+		ereport(NOTICE,
+				(errmsg("indices on memory device \"%s\" keep their pages in the memory of the session using them; the pages are lost when the index is closed or the session ends",
+						spec.name)));
 
 	data_dir = device_data_directory(fest_data_directory_setting, true);
 	(void) device_resolve_directory(data_dir, spec.directory, true);

@@ -11,6 +11,7 @@
  */
 #include "sql/describe.h"
 #include "sql/args.h"
+#include "device/sim.h"
 
 #include "fmgr.h"
 #include "stats/jsonbuild.h"
@@ -69,6 +70,26 @@ ix_config_jsonb(OpenIndex *ix)
  * festival.stats(index): the state and counters of an index in this
  * session (opening it if needed), without changing anything.
  */
+/*
+ * "device": the storage of the open index: memory pages held, and the
+ * simulated drive (virtual clock, FTL) when the device has a profile.
+ */
+static void
+push_device_state(OpenIndex *ix, JsonbParseState **state)
+{
+	DeviceState *ds = ix->devstate;
+
+	jb_key(state, "device");
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	jb_string(state, "name", ix->cat.device.name);
+	jb_string(state, "kind", device_kind_names[ix->cat.device.kind]);
+	if (ds != NULL && ds->pages != NULL)
+		jb_int(state, "memory_pages", (int64) memory_pages_count(ds->pages));
+	if (ds != NULL && ds->sim != NULL)
+		sim_push_jsonb(ds->sim, state);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
 Datum
 festival_stats(PG_FUNCTION_ARGS)
 {
@@ -101,7 +122,9 @@ festival_stats(PG_FUNCTION_ARGS)
 		jb_int(&state, "srid", meta->srid);
 	else
 		jb_null(&state, "srid");
-	jb_string(&state, "file", ix->path);
+	/* a memory device has no file */
+	jb_string(&state, "file",
+			  ix->cat.device.kind == DEVICE_KIND_MEMORY ? NULL : ix->path);
 	jb_jsonb(&state, "config", config);
 	jb_key(&state, "buffers");
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
@@ -111,6 +134,7 @@ festival_stats(PG_FUNCTION_ARGS)
 	totals = ix->totals;
 	fest_stats_add(&totals, &ix->op_stats);
 	jb_jsonb(&state, "totals", fest_stats_to_jsonb(&totals));
+	push_device_state(ix, &state);
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 
 	ix_end_op(ix);

@@ -253,6 +253,81 @@ handle_file_path(OpenIndex *ix, bool create)
 	return device_file_path(dir, ix->cat.file_name);
 }
 
+/*
+ * The storage state of a newly opened index: a fresh simulated drive if
+ * its device has a profile, and no memory pages yet.
+ */
+static DeviceState *
+handle_device_state(OpenIndex *ix)
+{
+	DeviceProfile *profile = NULL;
+
+	if (ix->cat.device.profile != NULL)
+		profile = catalog_load_profile(ix->cat.device.profile);
+	return device_state_create(ix->cxt, profile);
+}
+
+static void start_op(OpenIndex *ix, bool modifying);
+
+/*
+ * Write the meta pages and the empty tree of a new index on its open
+ * storage, as one committed and flushed operation; the caller ends it.
+ */
+static void
+init_new_index(OpenIndex *ix, uint32 page_size)
+{
+	char	   *config_text = JsonbToCString(NULL, &ix->cat.options->root,
+											 VARSIZE(ix->cat.options));
+
+	memset(&ix->meta, 0, sizeof(FestMeta));
+	if (!pg_strong_random(&ix->meta.index_uid, sizeof(ix->meta.index_uid)))
+		ix->meta.index_uid = (uint64) GetCurrentTimestamp();
+	strlcpy(ix->meta.structure, ix->structure->name, sizeof(ix->meta.structure));
+	ix->meta.page_size = page_size;
+	ix->meta.flags = FEST_META_CLEAN | FEST_META_ALL_POINTS | FEST_META_ENTRIES_VALID;
+	ix->meta.page_count = FEST_FIRST_DATA_PAGE;
+	ix->meta.created_at = GetCurrentTimestamp();
+	ix->meta.config = config_text;
+
+	/* both slots valid from the start */
+	fest_meta_write(ix->io, &ix->meta);
+	fest_meta_write(ix->io, &ix->meta);
+
+	open_store(ix, true);
+	pending_unlink_on_abort(log_path_for(ix->path));
+
+	ix->open_complete = true;
+	start_op(ix, true);
+	ix->structure->init_empty(&ix->sidx);
+	ix_commit(ix);
+	ix_flush(ix);
+}
+
+/*
+ * A memory device keeps pages only while the index is open in one
+ * session.  Opened again (after festival.close() or in another session),
+ * the index starts empty, says so, and stays usable: festival.build()
+ * refills it.  A log left by a buffering framework describes pages that
+ * are gone, so it is removed rather than replayed.
+ */
+static void
+memory_index_lost(OpenIndex *ix, uint32 page_size)
+{
+	ereport(WARNING,
+			(errcode(ERRCODE_WARNING),
+			 errmsg("index \"%s\" is on memory device \"%s\" and its pages are gone; it is empty now",
+					ix->name, ix->cat.device.name),
+			 errdetail("Pages of a memory device live only while the index is open in the session that wrote them; it was closed or that session ended."),
+			 errhint("festival.build('%s') refills it from its source.", ix->name)));
+	device_file_unlink(log_path_for(ix->path));
+	ix->io = cache_wrap(tracing_pageio_wrap(device_open(&ix->cat.device, ix->devstate, ix->path,
+													 page_size, true, &ix->op_stats),
+											ix->name),
+						ix->config);
+	init_new_index(ix, page_size);
+	ix_end_op(ix);
+}
+
 /* What a reload carries over from a handle an ERROR interrupted. */
 typedef struct ReloadInfo
 {
@@ -266,7 +341,7 @@ typedef struct ReloadInfo
  * must reload after an ERROR, described by reload).
  */
 static OpenIndex *
-index_open(const char *name, const ReloadInfo *reload)
+index_open(const char *name, const ReloadInfo *reload, DeviceState *kept)
 {
 	IndexCatalog *cat = catalog_load_index(name, false);
 	OpenIndex  *ix = handle_create(name);
@@ -279,14 +354,30 @@ index_open(const char *name, const ReloadInfo *reload)
 	page_size = (uint32) config_int(ix->config, "page_size");
 
 	ix->path = handle_file_path(ix, false);
-	if (!device_file_exists(ix->path))
+	if (kept != NULL)
+	{
+		/* the storage state of the handle this one replaces */
+		MemoryContextSetParent(kept->cxt, ix->cxt);
+		ix->devstate = kept;
+	}
+	else
+		ix->devstate = handle_device_state(ix);
+
+	if (ix->cat.device.kind == DEVICE_KIND_MEMORY &&
+		!device_state_holds_pages(ix->devstate))
+	{
+		memory_index_lost(ix, page_size);
+		MemoryContextSwitchTo(old);
+		return ix;
+	}
+	if (ix->cat.device.kind == DEVICE_KIND_FILE && !device_file_exists(ix->path))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FILE),
 				 errmsg("file \"%s\" of index \"%s\" is missing", ix->path, name),
 				 errhint("Drop the index with festival.drop_index('%s') and create it again.",
 						 name)));
-	ix->io = cache_wrap(tracing_pageio_wrap(device_file_open(&ix->cat.device, ix->path,
-															 page_size, false, &ix->op_stats),
+	ix->io = cache_wrap(tracing_pageio_wrap(device_open(&ix->cat.device, ix->devstate, ix->path,
+													 page_size, false, &ix->op_stats),
 											ix->name),
 						ix->config);
 	fest_meta_read(ix->io, name, &ix->meta);
@@ -383,13 +474,22 @@ reload(OpenIndex *ix)
 {
 	ReloadInfo	info;
 	char		name[FEST_NAME_MAXLEN + 1];
+	DeviceState *kept;
 
 	info.consistent = ix->reload_consistent;
 	info.entry_count = ix->committed_entry_count;	/* as of the last commit */
 	info.entries_valid = ix->committed_entries_valid;
 	strlcpy(name, ix->name, sizeof(name));
+	/*
+	 * Memory pages and the simulated drive survive the reload (they are
+	 * the device, not the in-memory state of the index); parked in the
+	 * transaction's context, they are freed if reopening fails.
+	 */
+	kept = ix->devstate;
+	if (kept != NULL)
+		MemoryContextSetParent(kept->cxt, TopTransactionContext);
 	ix_discard(ix);
-	return index_open(name, &info);
+	return index_open(name, &info, kept);
 }
 
 static void
@@ -423,7 +523,7 @@ ix_begin_op(const char *name, IndexAccess access)
 	}
 	else
 	{
-		ix = index_open(name, NULL);
+		ix = index_open(name, NULL, NULL);
 		check_access(ix, access);
 	}
 	start_op(ix, access == IX_MODIFY);
@@ -549,7 +649,6 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 	OpenIndex  *ix = handle_create(cat->name);
 	MemoryContext old = MemoryContextSwitchTo(ix->cxt);
 	uint32		page_size = (uint32) config_int(config, "page_size");
-	char	   *config_text;
 
 	copy_catalog(&ix->cat, cat);
 	handle_lock(ix);
@@ -563,49 +662,39 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 						cat->name),
 				 errhint("Commit the drop before creating an index of the same name, or choose another name.")));
 
-	/*
-	 * The file name carries this database's OID and the catalog row is
-	 * already in place (any concurrent creator of the name waits on its
-	 * unique key), so an existing file is a leftover of this database: an
-	 * index dropped with DROP EXTENSION or a crashed creation.
-	 */
-	if (device_file_exists(ix->path))
+	ix->devstate = handle_device_state(ix);
+	if (ix->cat.device.kind == DEVICE_KIND_MEMORY)
 	{
 		ereport(NOTICE,
-				(errmsg("removing leftover file \"%s\" of an earlier index \"%s\"",
-						ix->path, cat->name)));
-		device_file_unlink(ix->path);
+				(errmsg("index \"%s\" is on memory device \"%s\": its pages live in this session's memory and are lost when the index is closed or the session ends",
+						cat->name, ix->cat.device.name)));
+		/* a log of an earlier index of this name would describe lost pages */
+		device_file_unlink(log_path_for(ix->path));
 	}
-	ix->io = cache_wrap(tracing_pageio_wrap(device_file_open(&ix->cat.device, ix->path,
-															 page_size, true, &ix->op_stats),
+	else
+	{
+		/*
+		 * The file name carries this database's OID and the catalog row is
+		 * already in place (any concurrent creator of the name waits on its
+		 * unique key), so an existing file is a leftover of this database:
+		 * an index dropped with DROP EXTENSION or a crashed creation.
+		 */
+		if (device_file_exists(ix->path))
+		{
+			ereport(NOTICE,
+					(errmsg("removing leftover file \"%s\" of an earlier index \"%s\"",
+							ix->path, cat->name)));
+			device_file_unlink(ix->path);
+		}
+	}
+	ix->io = cache_wrap(tracing_pageio_wrap(device_open(&ix->cat.device, ix->devstate, ix->path,
+													 page_size, true, &ix->op_stats),
 											ix->name),
 						ix->config);
-	pending_unlink_on_abort(ix->path);
+	if (ix->cat.device.kind == DEVICE_KIND_FILE)
+		pending_unlink_on_abort(ix->path);
 
-	config_text = JsonbToCString(NULL, &ix->cat.options->root,
-								 VARSIZE(ix->cat.options));
-	memset(&ix->meta, 0, sizeof(FestMeta));
-	if (!pg_strong_random(&ix->meta.index_uid, sizeof(ix->meta.index_uid)))
-		ix->meta.index_uid = (uint64) GetCurrentTimestamp();
-	strlcpy(ix->meta.structure, structure->name, sizeof(ix->meta.structure));
-	ix->meta.page_size = page_size;
-	ix->meta.flags = FEST_META_CLEAN | FEST_META_ALL_POINTS | FEST_META_ENTRIES_VALID;
-	ix->meta.page_count = FEST_FIRST_DATA_PAGE;
-	ix->meta.created_at = GetCurrentTimestamp();
-	ix->meta.config = config_text;
-
-	/* both slots valid from the start */
-	fest_meta_write(ix->io, &ix->meta);
-	fest_meta_write(ix->io, &ix->meta);
-
-	open_store(ix, true);
-	pending_unlink_on_abort(log_path_for(ix->path));
-
-	ix->open_complete = true;
-	start_op(ix, true);
-	structure->init_empty(&ix->sidx);
-	ix_commit(ix);
-	ix_flush(ix);
+	init_new_index(ix, page_size);
 
 	MemoryContextSwitchTo(old);
 	ix_end_op(ix);

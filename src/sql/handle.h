@@ -86,6 +86,7 @@ typedef struct OpenIndex
 	int64		op_start_cpu_ns;
 	TimestampTz opened_at;
 	char	   *postgis_schema; /* quoted, for SQL text */
+	DeviceState *devstate;		/* memory pages, simulated drive (device/open.c) */
 } OpenIndex;
 
 /* What an operation needs to be allowed to do. */
@@ -138,6 +139,9 @@ extern char *catalog_postgis_schema(void);
 extern char *catalog_lock_holder(const LOCKTAG *tag);
 extern void catalog_begin_privileged(Oid *saved_user, int *saved_context);
 extern void catalog_end_privileged(Oid saved_user, int saved_context);
+
+/* api_profile.c */
+extern DeviceProfile *catalog_load_profile(const char *name);
 
 /* run.c */
 extern void run_account(OpenIndex *ix, const FestStats *op);

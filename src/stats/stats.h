@@ -102,7 +102,13 @@
 	X(recovery_ns)			/* wall time replaying the log */ \
 	/* query kinds (queries counts every query, a batch's one by one) */ \
 	X(knn_queries) \
-	X(batch_queries)		/* festival.query_batch calls */
+	X(batch_queries)		/* festival.query_batch calls */ \
+	/* device model (device/sim.c); 0 without a device profile */ \
+	X(device_ns)			/* virtual device time */ \
+	X(device_erases)		/* simulated flash block erases */ \
+	X(ftl_host_writes)		/* FTL pages the host wrote to simulated flash */ \
+	X(ftl_flash_writes)		/* FTL pages programmed, GC copies included */ \
+	X(ftl_gc_runs)			/* blocks reclaimed by garbage collection */
 
 typedef struct FestStats
 {

@@ -1,0 +1,63 @@
+/*-------------------------------------------------------------------------
+ *
+ * profile.h
+ *	  Device profiles (rows of festival.device_profile): what the device
+ *	  model (device/sim.c) needs to advance a virtual clock.
+ *
+ * The model's inputs are deliberately few (README "Devices and virtual
+ * time"): a queue-depth-1 latency per random access, sequential
+ * bandwidth, a high-queue-depth IOPS ceiling, internal parallelism
+ * (channels), a read-after-write interference penalty, HDD rotation and
+ * track size, and for NAND flash the FTL geometry (mapping unit, pages per
+ * block, erase latency, over-provisioning).
+ *
+ * IDENTIFICATION
+ *	  src/device/profile.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FEST_PROFILE_H
+#define FEST_PROFILE_H
+
+#include "festival.h"
+
+typedef enum ProfileKind
+{
+	PROFILE_HDD,
+	PROFILE_SSD,				/* NAND flash behind SATA */
+	PROFILE_NVME,				/* NAND flash behind NVMe */
+	PROFILE_XPOINT				/* 3DXPoint: in-place writes, no FTL */
+} ProfileKind;
+
+extern const char *const profile_kind_names[];
+
+typedef struct DeviceProfile
+{
+	char	   *name;
+	ProfileKind kind;
+	double		read_latency_us;	/* random 4 KB read at queue depth 1 */
+	double		write_latency_us;
+	double		seq_read_mbps;	/* MB/s = 10^6 bytes/s */
+	double		seq_write_mbps;
+	double		rand_read_iops_qd32;	/* 4 KB at high queue depth */
+	double		rand_write_iops_qd32;
+	int			channels;		/* requests served at once */
+	double		interference_us;	/* a read of a region written since
+									 * the last read waits this long */
+	/* NAND flash only (0 otherwise) */
+	int			flash_page_bytes;	/* FTL mapping unit */
+	int			pages_per_block;
+	double		erase_latency_us;
+	double		overprovision_percent;
+	/* HDD only (0 otherwise) */
+	double		rpm;
+	int			track_kb;		/* jumps within this distance need no seek */
+} DeviceProfile;
+
+static inline bool
+profile_has_ftl(const DeviceProfile *p)
+{
+	return p->kind == PROFILE_SSD || p->kind == PROFILE_NVME;
+}
+
+#endif							/* FEST_PROFILE_H */

@@ -1,0 +1,241 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_profile.c
+ *	  Device profiles: loading a row of festival.device_profile, and
+ *	  festival.device_simulate(), which runs the device model on a crafted
+ *	  access pattern without any index or file.
+ *
+ * IDENTIFICATION
+ *	  src/sql/api_profile.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "sql/handle.h"
+#include "sql/args.h"
+
+#include "device/sim.h"
+#include "stats/jsonbuild.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(festival_device_simulate);
+
+/* Most pages one festival.device_simulate() call may touch. */
+#define SIMULATE_MAX_PAGES	(64 * 1024 * 1024)
+
+static const char *const profile_columns =
+	"kind, read_latency_us, write_latency_us, seq_read_mbps, seq_write_mbps, "
+	"rand_read_iops_qd32, rand_write_iops_qd32, channels, interference_us, "
+	"coalesce(flash_page_bytes, 0), coalesce(pages_per_block, 0), "
+	"coalesce(erase_latency_us, 0), coalesce(overprovision_percent, 0), "
+	"coalesce(rpm, 0), coalesce(track_kb, 0)";
+
+static double
+column_double(int col)
+{
+	char	   *value = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, col);
+
+	return value ? strtod(value, NULL) : 0;
+}
+
+static char *
+profile_names(void)
+{
+	char	   *names;
+
+	if (SPI_execute("SELECT string_agg(name, ', ' ORDER BY name) FROM festival.device_profile",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not list device profiles");
+	names = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	return names ? names : "(none)";
+}
+
+/*
+ * The named profile, allocated in the caller's context; an unknown name is
+ * an error whose hint lists the profiles.
+ */
+DeviceProfile *
+catalog_load_profile(const char *name)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	DeviceProfile *p;
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+	char	   *sql = psprintf("SELECT %s FROM festival.device_profile WHERE name = $1",
+							   profile_columns);
+	MemoryContext old;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args(sql, 1, types, values, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read festival.device_profile");
+	if (SPI_processed == 0)
+	{
+		char	   *names = profile_names();
+
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("device profile \"%s\" does not exist", name),
+				 errhint("Known profiles: %s.  Add one with INSERT INTO festival.device_profile.",
+						 names)));
+	}
+
+	old = MemoryContextSwitchTo(cxt);
+	p = palloc0(sizeof(DeviceProfile));
+	p->name = pstrdup(name);
+	p->kind = device_parse_choice("profile kind",
+								  SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1),
+								  profile_kind_names);
+	p->read_latency_us = column_double(2);
+	p->write_latency_us = column_double(3);
+	p->seq_read_mbps = column_double(4);
+	p->seq_write_mbps = column_double(5);
+	p->rand_read_iops_qd32 = column_double(6);
+	p->rand_write_iops_qd32 = column_double(7);
+	p->channels = (int) column_double(8);
+	p->interference_us = column_double(9);
+	p->flash_page_bytes = (int) column_double(10);
+	p->pages_per_block = (int) column_double(11);
+	p->erase_latency_us = column_double(12);
+	p->overprovision_percent = column_double(13);
+	p->rpm = column_double(14);
+	p->track_kb = (int) column_double(15);
+	MemoryContextSwitchTo(old);
+	SPI_finish();
+	return p;
+}
+
+/* Parse "N" or "N-M" into a page range. */
+static void
+parse_range(const char *token, const char *op, PageId *from, PageId *to)
+{
+	char	   *end;
+	unsigned long long a,
+				b;
+
+	errno = 0;
+	a = strtoull(token, &end, 10);
+	b = a;
+	if (*end == '-' && end != token)
+		b = strtoull(end + 1, &end, 10);
+	if (errno != 0 || *end != '\0' || !isdigit((unsigned char) token[0]) || b < a)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid page \"%s\" in operation \"%s\"", token, op),
+				 errhint("Write pages as N or N-M with N <= M, for example 'r 0-15' or 'w 7 9 11'.")));
+	*from = a;
+	*to = b;
+}
+
+/*
+ * festival.device_simulate(profile, ops, page_size): each element of ops is
+ * one submission: 'r' or 'w' followed by pages ("N" or "N-M"), or 't N'
+ * (truncate to N pages).  Returns the state of the simulated drive.
+ */
+Datum
+festival_device_simulate(PG_FUNCTION_ARGS)
+{
+	char	   *profile_name = fest_text_arg(fcinfo, 0, "profile");
+	ArrayType  *ops;
+	int64		page_size = fest_int64_arg(fcinfo, 2, "page_size");
+	DeviceProfile *profile;
+	SimDevice  *dev;
+	FestStats	stats;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nops;
+	int64		total_pages = 0;
+	JsonbParseState *state = NULL;
+	JsonbValue *result;
+
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("ops must not be NULL")));
+	ops = PG_GETARG_ARRAYTYPE_P(1);
+	if (page_size < FEST_MIN_PAGE_SIZE || page_size > FEST_MAX_PAGE_SIZE ||
+		page_size % FEST_PAGE_SIZE_MULTIPLE != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("page_size must be a multiple of %d between %d and %d",
+						FEST_PAGE_SIZE_MULTIPLE, FEST_MIN_PAGE_SIZE, FEST_MAX_PAGE_SIZE)));
+
+	profile = catalog_load_profile(profile_name);
+	dev = sim_device_create(profile, (uint32) page_size);
+	fest_stats_reset(&stats);
+
+	deconstruct_array(ops, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &nops);
+	for (int i = 0; i < nops; i++)
+	{
+		char	   *op;
+		char	   *save = NULL;
+		char	   *kind;
+		char	   *token;
+		PageId	   *pages = NULL;
+		int			n = 0;
+		int			cap = 0;
+
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("operation %d is NULL", i + 1)));
+		op = TextDatumGetCString(elems[i]);
+		kind = strtok_r(pstrdup(op), " \t", &save);
+		if (kind == NULL ||
+			(strcmp(kind, "r") != 0 && strcmp(kind, "w") != 0 && strcmp(kind, "t") != 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid operation \"%s\"", op),
+					 errhint("Operations are 'r PAGES', 'w PAGES' (PAGES: N or N-M, separated by spaces) or 't N' (truncate).")));
+
+		while ((token = strtok_r(NULL, " \t", &save)) != NULL)
+		{
+			PageId		from,
+						to;
+
+			parse_range(token, op, &from, &to);
+			if (to - from >= (uint64) (SIMULATE_MAX_PAGES - total_pages))
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("device_simulate touches at most %d pages per call",
+								SIMULATE_MAX_PAGES)));
+			total_pages += to - from + 1;
+			for (PageId p = from; p <= to; p++)
+			{
+				if (n == cap)
+				{
+					cap = Max(16, cap * 2);
+					pages = pages ? repalloc(pages, cap * sizeof(PageId))
+						: palloc(cap * sizeof(PageId));
+				}
+				pages[n++] = p;
+			}
+		}
+		if (n == 0 || (kind[0] == 't' && n != 1))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("operation \"%s\" names %s", op,
+							n == 0 ? "no page" : "more than one page count"),
+					 errhint("Write for example 'r 0-15', 'w 7 9 11' or 't 100'.")));
+		if (kind[0] == 't')
+			sim_truncate(dev, pages[0]);
+		else
+			sim_submit(dev, pages, n, kind[0] == 'w', &stats);
+		pfree(pages);
+	}
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	sim_push_jsonb(dev, &state);
+	jb_int(&state, "device_ns", stats.device_ns);
+	jb_int(&state, "device_erases", stats.device_erases);
+	jb_int(&state, "ftl_host_writes", stats.ftl_host_writes);
+	jb_int(&state, "ftl_flash_writes", stats.ftl_flash_writes);
+	jb_int(&state, "ftl_gc_runs", stats.ftl_gc_runs);
+	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	PG_RETURN_JSONB_P(JsonbValueToJsonb(result));
+}
