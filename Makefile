@@ -32,7 +32,7 @@ GEOS_CONFIG ?= geos-config
 PG_CPPFLAGS  = -I$(srcdir)/src $(shell $(GEOS_CONFIG) --cflags)
 PG_CFLAGS    = -Wall -Wextra -Werror -Wno-unused-parameter \
                -Wno-missing-field-initializers -Wno-sign-compare
-SHLIB_LINK   = $(shell $(GEOS_CONFIG) --clibs) -Wl,--version-script=$(srcdir)/festival.map
+SHLIB_LINK   = $(shell $(GEOS_CONFIG) --clibs) -laio -luring -Wl,--version-script=$(srcdir)/festival.map
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
