@@ -330,7 +330,7 @@ SELECT * FROM st_verify('new session');
 SELECT festival.build('st_m_rtree_ref', 'bulk');
 \set VERBOSITY default
 CREATE TABLE st_tiny (id bigint PRIMARY KEY, geom geometry NOT NULL);
-SELECT festival.create_index('st_tiny_str', 'rtree', 'st_dev', '{"page_size": 1024}', 'st_tiny');
+SELECT festival.create_index('st_tiny_str', 'rtree', 'st_dev', '{"page_size": 1024}', 'st_tiny') > 0 AS created;
 SELECT festival.build('st_tiny_str', 'str') AS loaded_empty,
 	   festival.stats('st_tiny_str')->>'height' AS height,
 	   (SELECT count(*) FROM festival.check('st_tiny_str')) AS check_rows;
