@@ -16,7 +16,7 @@ FEST_HEADERS  = $(wildcard src/*.h src/*/*.h)
 
 DATA         = festival--$(EXTVERSION).sql
 
-REGRESS      = fixture device create_validation modify predicates reopen check runs frameworks flash_units structures snapshot splits rstartree knn dwithin query_batch hilbert_rtree xbrtree results devices_sim
+REGRESS      = fixture device create_validation modify predicates reopen check runs frameworks flash_units structures snapshot splits rstartree knn dwithin query_batch hilbert_rtree xbrtree results devices_sim engines
 REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=postgis --load-extension=festival
 
 ifeq ($(origin PG_CONFIG), undefined)
@@ -32,7 +32,7 @@ GEOS_CONFIG ?= geos-config
 PG_CPPFLAGS  = -I$(srcdir)/src $(shell $(GEOS_CONFIG) --cflags)
 PG_CFLAGS    = -Wall -Wextra -Werror -Wno-unused-parameter \
                -Wno-missing-field-initializers -Wno-sign-compare
-SHLIB_LINK   = $(shell $(GEOS_CONFIG) --clibs) -Wl,--version-script=$(srcdir)/festival.map
+SHLIB_LINK   = $(shell $(GEOS_CONFIG) --clibs) -laio -luring -Wl,--version-script=$(srcdir)/festival.map
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)

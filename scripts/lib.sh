@@ -23,6 +23,7 @@ FEST_PACKAGES=(
     postgresql-15-postgis-3-scripts postgresql-contrib libgeos-dev make gcc
     postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
     python3-psycopg python3-matplotlib
+    libaio-dev liburing-dev
 )
 
 fest_log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

@@ -81,7 +81,7 @@ SELECT festival.create_device('dv_bad', 'a/../b');			-- ".." component
 SELECT festival.create_device('dv_bad', 'a b');				-- bad character
 SELECT festival.create_device('dv_bad', io => 'weird');		-- unknown io
 SELECT festival.create_device('dv_bad', profile => 'no_such');	-- unknown profile
-SELECT festival.create_device('dv_bad', engine => 'libaio');	-- not yet
+SELECT festival.create_device('dv_bad', engine => 'aio');		-- unknown engine
 SELECT festival.create_device('9dv');						-- bad name
 SELECT festival.drop_device('dv_unknown');					-- unknown
 \set VERBOSITY default

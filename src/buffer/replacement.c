@@ -167,6 +167,15 @@ replacement_lookup(Replacement *r, PageId page)
 	return e->data;
 }
 
+/* Is page resident?  Unlike a lookup, no replacement order changes. */
+bool
+replacement_contains(Replacement *r, PageId page)
+{
+	CacheEntry *e = find(r, page);
+
+	return e != NULL && e->list != CACHE_GHOST;
+}
+
 /*
  * Offer a page that missed.  Returns true if it was admitted (the cache
  * then owns data); payloads evicted to make room are appended to

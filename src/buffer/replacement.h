@@ -105,6 +105,7 @@ extern bool replacement_update(Replacement *r, PageId page, int64 bytes, void *d
 							   void **old_data);
 extern void *replacement_remove(Replacement *r, PageId page);
 extern bool replacement_is_ghost(Replacement *r, PageId page);
+extern bool replacement_contains(Replacement *r, PageId page);
 extern int	replacement_resident(Replacement *r);
 extern List *replacement_all(Replacement *r);
 extern List *replacement_clear(Replacement *r);

@@ -9,6 +9,7 @@
  *-------------------------------------------------------------------------
  */
 #include "device/device.h"
+#include "device/engine.h"
 
 #include <sys/stat.h>
 #include <limits.h>
@@ -126,12 +127,8 @@ device_validate_spec(const DeviceSpec *spec)
 {
 	device_validate_directory(spec->directory);
 
-	if (spec->engine != DEVICE_ENGINE_SYNC)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("device engine \"%s\" is not supported yet",
-						device_engine_names[spec->engine]),
-				 errhint("Use engine => 'sync'.")));
+	/* an engine this kernel refuses (io_uring disabled...) is refused now */
+	io_engine_require(spec->engine);
 	/* a profile's existence is checked against festival.device_profile */
 }
 

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * file.c
- *	  Index files on a file device: the PageIO of the sync engine.
+ *	  Index files on a file device: their PageIO.
  *
  * The file descriptor is opened once and held until the index is closed
  * (FESTIval reopened the file for every page).  It is registered with
@@ -12,8 +12,9 @@
  * crosses to the device; buffers are aligned to FEST_IO_ALIGN and page sizes
  * are multiples of 512.  With 'buffered', pages go through the OS cache.
  *
- * The sync engine reads and writes one page per pread/pwrite call, so a
- * batch of n pages is n submissions.
+ * How a batch of requests reaches the kernel is the engine's business
+ * (device/engine.h: sync, libaio, io_uring); this file times each batch and
+ * counts its pages and the submissions the engine used.
  *
  * IDENTIFICATION
  *	  src/device/file.c
@@ -21,6 +22,7 @@
  *-------------------------------------------------------------------------
  */
 #include "device/device.h"
+#include "device/engine.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -35,6 +37,7 @@ typedef struct FilePageIO
 	PageIO		io;				/* must be first */
 	int			fd;
 	char	   *path;
+	IOEngine   *engine;
 } FilePageIO;
 
 /*
@@ -83,71 +86,36 @@ timer_stop(PageIO *io, CallTimer *t)
 	return elapsed;
 }
 
-/*
- * Move one whole page between buffer and file, retrying partial transfers
- * and interrupted calls.  Reading past the end of the file yields zeros (a
- * page never written, which page verification reports); a write that makes
- * no progress is a full device.
- */
-static void
-transfer_page(FilePageIO *f, PageIORequest *req, bool write)
-{
-	uint32		page_size = f->io.page_size;
-	off_t		offset = (off_t) req->page * page_size;
-	size_t		done = 0;
-
-	while (done < page_size)
-	{
-		ssize_t		moved = write
-			? pwrite(f->fd, req->buf + done, page_size - done, offset + done)
-			: pread(f->fd, req->buf + done, page_size - done, offset + done);
-
-		if (moved < 0 && errno == EINTR)
-			continue;
-		if (moved == 0 && !write)
-		{
-			memset(req->buf + done, 0, page_size - done);
-			return;
-		}
-		if (moved == 0)
-			errno = ENOSPC;
-		if (moved <= 0)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not %s page " UINT64_FORMAT " of index file \"%s\": %m",
-							write ? "write" : "read", req->page, f->path)));
-		done += moved;
-	}
-}
-
 static void
 file_read(PageIO *io, PageIORequest *reqs, int n)
 {
-	for (int i = 0; i < n; i++)
-	{
-		CallTimer	t;
+	FilePageIO *f = (FilePageIO *) io;
+	CallTimer	t;
+	int			submissions;
 
-		timer_start(io, &t);
-		transfer_page((FilePageIO *) io, &reqs[i], false);
-		io->stats->read_ns += timer_stop(io, &t);
-		io->stats->pages_read++;
-		io->stats->read_submissions++;
-	}
+	if (n <= 0)
+		return;
+	timer_start(io, &t);
+	submissions = f->engine->ops->transfer(f->engine, reqs, n, false);
+	io->stats->read_ns += timer_stop(io, &t);
+	io->stats->pages_read += n;
+	io->stats->read_submissions += submissions;
 }
 
 static void
 file_write(PageIO *io, PageIORequest *reqs, int n)
 {
-	for (int i = 0; i < n; i++)
-	{
-		CallTimer	t;
+	FilePageIO *f = (FilePageIO *) io;
+	CallTimer	t;
+	int			submissions;
 
-		timer_start(io, &t);
-		transfer_page((FilePageIO *) io, &reqs[i], true);
-		io->stats->write_ns += timer_stop(io, &t);
-		io->stats->pages_written++;
-		io->stats->write_submissions++;
-	}
+	if (n <= 0)
+		return;
+	timer_start(io, &t);
+	submissions = f->engine->ops->transfer(f->engine, reqs, n, true);
+	io->stats->write_ns += timer_stop(io, &t);
+	io->stats->pages_written += n;
+	io->stats->write_submissions += submissions;
 }
 
 static void
@@ -194,6 +162,8 @@ file_close(PageIO *io)
 {
 	FilePageIO *f = (FilePageIO *) io;
 
+	if (f->engine != NULL)
+		f->engine->ops->close(f->engine);
 	if (f->fd >= 0)
 	{
 		/* closing drops the flock */
@@ -291,6 +261,21 @@ device_file_open(const DeviceSpec *spec, const char *path, uint32 page_size,
 	f->path = pstrdup(path);
 	f->io.label = f->path;
 	f->fd = fd;
+
+	/* an engine the kernel refuses is an error; the file is released */
+	PG_TRY();
+	{
+		f->engine = io_engine_create(spec->engine, fd, page_size, f->path);
+	}
+	PG_CATCH();
+	{
+		close(fd);
+		ReleaseExternalFD();
+		if (create)
+			(void) unlink(path);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	return &f->io;
 }
 

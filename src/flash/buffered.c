@@ -134,7 +134,10 @@ buffered_read_disk(BufferedStore *bs, PageId page, FestPageCheck *check)
 		return NULL;
 	}
 	image = pageio_alloc_buffer(ns->page_size);
-	pageio_read_one(ns->io, page, image);
+	if (ns_prefetch_find(&bs->prefetch, page) != NULL)
+		memcpy(image, ns_prefetch_find(&bs->prefetch, page), ns->page_size);
+	else
+		pageio_read_one(ns->io, page, image);
 	*check = fest_page_verify(image, ns->page_size, page, FEST_PAGE_NODE);
 	if (*check == FEST_PAGE_OK && !ns_header_plausible(ns, image))
 		*check = FEST_PAGE_IMPOSSIBLE;
@@ -235,6 +238,67 @@ buffered_read(NodeStore *ns, PageId page)
 		report_unreadable(ns, page, check);
 	remember_returned(bs, node);
 	return node;
+}
+
+/*
+ * Read the stored versions of pages ahead, as one batch: those the device
+ * must deliver to read_stored (pages not buffered or buffered as MOD, not
+ * held in memory by the framework, inside the file).  Pages with raw set
+ * are read whatever the buffer holds (a FAST unit's unchanged pages).
+ */
+static void
+prefetch_stored(BufferedStore *bs, const PageId *pages, int n, bool raw)
+{
+	NodeStore  *ns = &bs->ns;
+	PageId	   *fetch = palloc(Max(n, 1) * sizeof(PageId));
+	int			nfetch = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		BufPage    *bp = buffered_lookup(bs, pages[i]);
+
+		if (pages[i] < FEST_FIRST_DATA_PAGE || pages[i] >= ns->meta->page_count)
+			continue;
+		if (bp == NULL && raw)
+			fetch[nfetch++] = pages[i];
+		else if ((bp == NULL || bp->status == BUF_MOD) &&
+				 (bs->ops->stored_in_memory == NULL ||
+				  !bs->ops->stored_in_memory(bs, pages[i])))
+			fetch[nfetch++] = pages[i];
+	}
+	ns_prefetch_load(ns, &bs->prefetch, fetch, nfetch);
+	pfree(fetch);
+}
+
+/*
+ * Read several nodes: the stored versions the device must deliver are
+ * read as one batch, then each node is read as buffered_read does (merged
+ * with its buffered changes, counted the same way).
+ */
+static pg_noinline void
+read_each(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
+{
+	prefetch_stored((BufferedStore *) ns, pages, n, false);
+	for (int i = 0; i < n; i++)
+		out[i] = buffered_read(ns, pages[i]);
+}
+
+static void
+buffered_read_many(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
+{
+	BufferedStore *bs = (BufferedStore *) ns;
+
+	PG_TRY();
+	{
+		read_each(ns, pages, n, out);
+	}
+	PG_CATCH();
+	{
+		ns_prefetch_clear(&bs->prefetch);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	ns_prefetch_clear(&bs->prefetch);
 }
 
 static FestPageCheck
@@ -554,6 +618,68 @@ replay_flush_intent(BufferedStore *bs, const LogRecord *rec)
 }
 
 /*
+ * The images of a flushing unit's pages (ids sorted): each page's latest
+ * version, a free page for a DEL page, or for a page the buffer does not
+ * hold its stored image again.
+ */
+static void
+prepare_unit(BufferedStore *bs, const PageId *ids, int n, PageIORequest *reqs,
+			 TreeNode **written)
+{
+	NodeStore  *ns = &bs->ns;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		PageId		page = ids[i];
+		BufPage    *bp = buffered_lookup(bs, page);
+		char	   *image = pageio_alloc_buffer(ns->page_size);
+		FestPageCheck check;
+
+		reqs[i].page = page;
+		reqs[i].buf = image;
+		if (bp == NULL)
+		{
+			/*
+			 * FAST writes whole static units: a page without buffered
+			 * changes is read and written back as it is (a node or a free
+			 * page), an unnecessary write.
+			 */
+			if (ns_prefetch_find(&bs->prefetch, page) != NULL)
+				memcpy(image, ns_prefetch_find(&bs->prefetch, page), ns->page_size);
+			else
+				pageio_read_one(ns->io, page, image);
+			check = fest_page_verify(image, ns->page_size, page, 0);
+			if (check != FEST_PAGE_OK)
+				report_unreadable(ns, page, check);
+			ns->stats->unnecessary_flushed_pages++;
+			written[i] = NULL;
+			continue;
+		}
+		if (bp->status == BUF_DEL)
+		{
+			fest_page_init(image, ns->page_size, page, FEST_PAGE_FREE);
+			FestPageGetHeader(image)->link = bp->link;
+		}
+		else
+		{
+			TreeNode   *node;
+
+			bs->flushing = true;
+			node = latest_version(bs, page, &check);
+			bs->flushing = false;
+
+			if (node == NULL)
+				report_unreadable(ns, page, check);
+			ns_serialize(ns, node, image);
+			ns->stats->writes_per_level[node->level]++;
+			written[i] = node;
+		}
+		fest_page_seal(image, ns->page_size);
+	}
+}
+
+/*
  * Write a flushing unit: each page's latest version (or, for a page the
  * buffer does not hold, its stored version again: FAST's unnecessary
  * writes), in page order as one batch; sync the index file; then log the
@@ -589,51 +715,24 @@ buffered_write_unit(BufferedStore *bs, List *pages)
 
 	reqs = palloc(n * sizeof(PageIORequest));
 	written = palloc0(n * sizeof(TreeNode *));
-	for (i = 0; i < n; i++)
+
+	/*
+	 * The stored versions the unit needs (pages merged with their changes,
+	 * FAST's unchanged pages) are read as one batch first, like the unit
+	 * is written as one; the prefetch is dropped with the flush's memory.
+	 */
+	PG_TRY();
 	{
-		PageId		page = ids[i];
-		BufPage    *bp = buffered_lookup(bs, page);
-		char	   *image = pageio_alloc_buffer(ns->page_size);
-		FestPageCheck check;
-
-		reqs[i].page = page;
-		reqs[i].buf = image;
-		if (bp == NULL)
-		{
-			/*
-			 * FAST writes whole static units: a page without buffered
-			 * changes is read and written back as it is (a node or a free
-			 * page), an unnecessary write.
-			 */
-			pageio_read_one(ns->io, page, image);
-			check = fest_page_verify(image, ns->page_size, page, 0);
-			if (check != FEST_PAGE_OK)
-				report_unreadable(ns, page, check);
-			ns->stats->unnecessary_flushed_pages++;
-			written[i] = NULL;
-			continue;
-		}
-		if (bp->status == BUF_DEL)
-		{
-			fest_page_init(image, ns->page_size, page, FEST_PAGE_FREE);
-			FestPageGetHeader(image)->link = bp->link;
-		}
-		else
-		{
-			TreeNode   *node;
-
-			bs->flushing = true;
-			node = latest_version(bs, page, &check);
-			bs->flushing = false;
-
-			if (node == NULL)
-				report_unreadable(ns, page, check);
-			ns_serialize(ns, node, image);
-			ns->stats->writes_per_level[node->level]++;
-			written[i] = node;
-		}
-		fest_page_seal(image, ns->page_size);
+		prefetch_stored(bs, ids, n, true);
+		prepare_unit(bs, ids, n, reqs, written);
 	}
+	PG_CATCH();
+	{
+		ns_prefetch_clear(&bs->prefetch);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	ns_prefetch_clear(&bs->prefetch);
 
 	log_flush_intent(bs, reqs, n);
 	pageio_write(ns->io, reqs, n);
@@ -936,7 +1035,8 @@ const NodeStoreOps buffered_store_ops = {
 	.end_op = buffered_end_op,
 	.flush_some = buffered_flush_some,
 	.buffered = buffered_list,
-	.describe = describe_store
+	.describe = describe_store,
+	.read_many = buffered_read_many
 };
 
 /* One replayed record; see buffered_recover. */

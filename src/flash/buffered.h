@@ -126,6 +126,13 @@ typedef struct BufferedOps
 
 	/* Framework statistics for festival.stats() (gauges). */
 	void		(*describe) (BufferedStore *bs, JsonbParseState **state);
+
+	/*
+	 * Does read_stored have page without the device (eFIND's read buffer)?
+	 * Asked before reading pages ahead in a batch, without touching any
+	 * replacement order.  Optional: NULL means never.
+	 */
+	bool		(*stored_in_memory) (BufferedStore *bs, PageId page);
 } BufferedOps;
 
 /* Settings every buffering store takes from its options. */
@@ -155,6 +162,7 @@ struct BufferedStore
 								 * are read to merge, not at a caller's
 								 * request (eFIND's read queue ignores them) */
 	uint64		recovered_groups;	/* modifications replayed at open */
+	PagePrefetch prefetch;		/* stored images read ahead in one batch */
 	void	   *fw;				/* the framework's own state */
 };
 

@@ -609,6 +609,15 @@ efind_read_stored(BufferedStore *bs, PageId page, FestPageCheck *check)
 	return node;
 }
 
+/* Would efind_read_stored find page in the read buffer? */
+static bool
+efind_stored_in_memory(BufferedStore *bs, PageId page)
+{
+	EfindState *st = (EfindState *) bs->fw;
+
+	return st->rb != NULL && replacement_contains(st->rb, page);
+}
+
 /*
  * Temporal control of reads (IS algorithm 5) after a page was written: a
  * cached copy is refreshed; a page in the read queue is pre-cached.  The
@@ -974,7 +983,8 @@ static const BufferedOps efind_ops = {
 	.forget = efind_forget,
 	.deleted = efind_deleted,
 	.reset = efind_reset,
-	.describe = efind_describe
+	.describe = efind_describe,
+	.stored_in_memory = efind_stored_in_memory
 };
 
 NodeStore *

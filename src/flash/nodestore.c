@@ -217,3 +217,70 @@ ns_truncate_to_empty(NodeStore *ns)
 	ns->meta_dirty = true;
 	ns->op_touched = true;
 }
+
+static int
+pageid_cmp(const void *a, const void *b)
+{
+	PageId		x = *(const PageId *) a;
+	PageId		y = *(const PageId *) b;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/*
+ * Read pages[0..n) (reordered in place) with one pageio_read, in page
+ * order, each page once.  The images live in the current memory context.
+ */
+void
+ns_prefetch_load(NodeStore *ns, PagePrefetch *pf, PageId *pages, int n)
+{
+	int			m = 0;
+
+	ns_prefetch_clear(pf);
+	if (n <= 0)
+		return;
+	qsort(pages, n, sizeof(PageId), pageid_cmp);
+	pf->reqs = palloc(n * sizeof(PageIORequest));
+	for (int i = 0; i < n; i++)
+	{
+		if (m > 0 && pf->reqs[m - 1].page == pages[i])
+			continue;
+		pf->reqs[m].page = pages[i];
+		pf->reqs[m].buf = pageio_alloc_buffer(ns->page_size);
+		m++;
+	}
+	pageio_read(ns->io, pf->reqs, m);
+	pf->n = m;
+}
+
+/* The prefetched image of page, or NULL. */
+char *
+ns_prefetch_find(const PagePrefetch *pf, PageId page)
+{
+	int			lo = 0,
+				hi = pf->n - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (pf->reqs[mid].page == page)
+			return pf->reqs[mid].buf;
+		if (pf->reqs[mid].page < page)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
+}
+
+void
+ns_prefetch_clear(PagePrefetch *pf)
+{
+	for (int i = 0; i < pf->n; i++)
+		pageio_free_buffer(pf->reqs[i].buf);
+	if (pf->reqs != NULL)
+		pfree(pf->reqs);
+	pf->reqs = NULL;
+	pf->n = 0;
+}

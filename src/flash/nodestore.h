@@ -123,6 +123,12 @@ typedef struct NodeStoreOps
 	List	   *(*buffered) (NodeStore *ns);
 	/* gauges (buffer sizes...) as key/value pairs of an open object */
 	void		(*describe) (NodeStore *ns, JsonbParseState **state);
+	/*
+	 * Like read for each of n pages (out[i] for pages[i]), the device reads
+	 * issued together as one batch.  Optional: NULL reads one by one.
+	 */
+	void		(*read_many) (NodeStore *ns, const PageId *pages, int n,
+							  TreeNode **out);
 } NodeStoreOps;
 
 struct NodeStore
@@ -150,6 +156,17 @@ static inline TreeNode *
 ns_read(NodeStore *ns, PageId page)
 {
 	return ns->ops->read(ns, page);
+}
+
+/* Read several nodes; a store that can batches their device reads. */
+static inline void
+ns_read_many(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
+{
+	if (ns->ops->read_many != NULL)
+		ns->ops->read_many(ns, pages, n, out);
+	else
+		for (int i = 0; i < n; i++)
+			out[i] = ns->ops->read(ns, pages[i]);
 }
 
 static inline void
@@ -182,7 +199,23 @@ ns_flush(NodeStore *ns)
 	ns->ops->flush(ns);
 }
 
+/*
+ * Page images read ahead in one batch (ns_read_many, a flushing unit), which
+ * the store's one-page read path takes instead of reading again.  Only
+ * valid until ns_prefetch_clear: callers clear it after the reads and on
+ * an error, so no
+ * stale image outlives the call that loaded it.
+ */
+typedef struct PagePrefetch
+{
+	int			n;
+	PageIORequest *reqs;		/* sorted by page, no duplicates */
+} PagePrefetch;
+
 /* nodestore.c: helpers shared by every NodeStore */
+extern void ns_prefetch_load(NodeStore *ns, PagePrefetch *pf, PageId *pages, int n);
+extern char *ns_prefetch_find(const PagePrefetch *pf, PageId page);
+extern void ns_prefetch_clear(PagePrefetch *pf);
 extern void ns_init(NodeStore *ns, const NodeStoreOps *ops, PageIO *io, FestMeta *meta,
 					const NodeOps *node_ops, const char *index_name, FestStats *stats);
 extern uint32 ns_entry_size(const NodeStore *ns, uint16 level);
