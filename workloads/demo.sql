@@ -1,9 +1,11 @@
 -- workloads/demo.sql: festival's main job in one script.
 --
 -- Generates a point data set, builds R-trees with both splits and two page
--- sizes on a direct-I/O device (one insert at a time, as the seeds build),
--- runs 300 window queries on each (100 windows each covering 0.001%, 0.01%
--- and 0.1% of the extent, as in seed 000), runs the same queries through a
+-- sizes, an STR-packed R-tree, an R*-tree, a Hilbert R-tree and an
+-- xBR+-tree on a direct-I/O device that also simulates a SATA SSD (profile
+-- ssd_kingston_v300: every run records real and virtual device time), runs
+-- 300 window queries on each (100 windows each covering 0.001%, 0.01% and
+-- 0.1% of the extent, as in seed 000), runs the same queries through a
 -- PostGIS GiST index as the baseline, and prints the comparison from
 -- festival.run.
 --
@@ -29,7 +31,7 @@ CREATE EXTENSION IF NOT EXISTS festival CASCADE;
 SELECT festival.drop_index(name) FROM festival.index WHERE name LIKE 'demo\_%';
 DELETE FROM festival.run WHERE label LIKE 'demo:%';
 SELECT festival.drop_device('demo') FROM festival.device WHERE name = 'demo';
-SELECT festival.create_device('demo', 'demo', io => :'io');
+SELECT festival.create_device('demo', 'demo', io => :'io', profile => 'ssd_kingston_v300');
 
 -------------------------------------------------------------------------------
 -- Data: points in a 100 km square, half uniform and half in 25 Gaussian
@@ -107,26 +109,32 @@ $$;
 CREATE TEMP TABLE demo_answers (label text, answers bigint);
 
 -------------------------------------------------------------------------------
--- festival: R-tree, linear and quadratic split, 2 KB and 8 KB pages
+-- festival: R-tree, linear and quadratic split, 2 KB and 8 KB pages, one
+-- insert at a time; an STR-packed R-tree; the R*-tree, the Hilbert R-tree
+-- and the xBR+-tree (8 KB pages)
 -------------------------------------------------------------------------------
-CREATE TEMP TABLE demo_configs AS
-SELECT format('demo_%s_%s', split, page_size) AS name, split, page_size
-FROM unnest(ARRAY['linear', 'quadratic']) split,
-     unnest(ARRAY[2048, 8192]) page_size;
+CREATE TEMP TABLE demo_configs (name text, structure text, options jsonb, method text, title text);
+INSERT INTO demo_configs VALUES
+    ('demo_a_linear_2k', 'rtree', '{"split": "linear", "page_size": 2048}', 'insert', 'R-tree linear, 2 kB'),
+    ('demo_b_linear_8k', 'rtree', '{"split": "linear", "page_size": 8192}', 'insert', 'R-tree linear, 8 kB'),
+    ('demo_c_quadratic_2k', 'rtree', '{"split": "quadratic", "page_size": 2048}', 'insert', 'R-tree quadratic, 2 kB'),
+    ('demo_d_quadratic_8k', 'rtree', '{"split": "quadratic", "page_size": 8192}', 'insert', 'R-tree quadratic, 8 kB'),
+    ('demo_e_str_8k', 'rtree', '{"page_size": 8192}', 'str', 'R-tree STR-packed, 8 kB'),
+    ('demo_f_rstar_8k', 'rstartree', '{"page_size": 8192}', 'insert', 'R*-tree, 8 kB'),
+    ('demo_g_hilbert_8k', 'hilbert', '{"page_size": 8192}', 'insert', 'Hilbert R-tree, 8 kB'),
+    ('demo_h_xbr_8k', 'xbrtree', '{"page_size": 8192}', 'insert', 'xBR+-tree, 8 kB');
 
-SELECT festival.create_index(name, 'rtree', 'demo',
-                             jsonb_build_object('split', split, 'page_size', page_size),
-                             'demo_points')
+SELECT festival.create_index(name, structure, 'demo', options, 'demo_points')
 FROM demo_configs;
 
 -- one run per build and per query set; psql's \gexec runs each line
 SELECT format($f$SELECT festival.begin_run('demo: build %1$s');
-SELECT festival.build('%1$s');
+SELECT festival.build('%1$s', '%2$s');
 SELECT festival.end_run();
 SELECT festival.close('%1$s');
 SELECT festival.begin_run('demo: queries %1$s');
 INSERT INTO demo_answers SELECT 'demo: queries %1$s', pg_temp.festival_windows('%1$s');
-SELECT festival.end_run();$f$, name)
+SELECT festival.end_run();$f$, name, method)
 FROM demo_configs ORDER BY name \gexec
 
 -------------------------------------------------------------------------------
@@ -161,13 +169,12 @@ gist AS (
 SELECT runs.phase,
        CASE WHEN runs.ix = 'gist' AND runs.phase = 'build' THEN 'PostGIS GiST, CREATE INDEX'
             WHEN runs.ix = 'gist' THEN 'PostGIS GiST (baseline)'
-            ELSE format('R-tree %s, %s kB pages',
-                        runs.config -> runs.ix -> 'options' ->> 'split',
-                        (runs.config -> runs.ix -> 'options' ->> 'page_size')::int / 1024)
+            ELSE c.title
        END AS configuration,
        round(runs.wall_seconds::numeric, 3) AS wall_s,
        round(runs.cpu_seconds::numeric, 3) AS cpu_s,
        round(runs.io_seconds::numeric, 3) AS io_s,
+       nullif(round(runs.device_seconds::numeric, 3), 0) AS ssd_s,
        nullif(runs.pages_read, 0) AS pages_read,
        nullif(runs.pages_written, 0) AS pages_written,
        nullif(runs.nodes_visited, 0) AS nodes_visited,
@@ -176,10 +183,13 @@ SELECT runs.phase,
 FROM runs
 LEFT JOIN gist ON gist.phase = runs.phase
 LEFT JOIN demo_answers a ON a.label = runs.label
+LEFT JOIN demo_configs c ON c.name = runs.ix
 ORDER BY runs.phase, runs.ix = 'gist' DESC, runs.ix;
 
 \echo 'answers must be equal in every query row; "× GiST" is wall time relative to GiST (below 1 is faster).'
-\echo 'GiST works in shared buffers and CREATE INDEX sorts its input (a bulk load); the R-trees above insert'
-\echo 'one object at a time and every node access is a device I/O (io direct uses O_DIRECT): pages_read and'
-\echo 'pages_written count them. scripts/bench-gist compares with both in memory.'
+\echo 'GiST works in shared buffers and CREATE INDEX sorts its input (a bulk load); the trees above insert'
+\echo 'one object at a time (except the STR-packed one) and every node access is a device I/O (io direct'
+\echo 'uses O_DIRECT): pages_read and pages_written count them. ssd_s is the virtual time the simulated'
+\echo 'SATA SSD (profile ssd_kingston_v300) would need for the same submissions.'
+\echo 'scripts/bench-structures compares every structure with GiST with both in memory.'
 \echo 'Every figure is in festival.run (metrics and config hold the rest); festival.index lists the indices.'
