@@ -71,6 +71,8 @@ extern void engine_finish_page(IOEngine *e, PageIORequest *req, size_t done,
 							   bool write);
 extern void engine_report_failure(IOEngine *e, PageIORequest *req, bool write,
 								  int err);
+extern int	engine_settle_chunk(IOEngine *e, PageIORequest *chunk, int m,
+								int submitted, const long *results, bool write);
 
 /* engine_libaio.c */
 extern IOEngine *engine_libaio_create(int fd, uint32 page_size, const char *path);

@@ -157,19 +157,7 @@ uring_transfer(IOEngine *e, PageIORequest *reqs, int n, bool write)
 			io_uring_sqe_set_data(sqe, &chunk[i]);
 		}
 		submitted = submit_chunk(u, chunk, m, &submissions);
-
-		for (int i = 0; i < m; i++)
-		{
-			long		res = i < submitted ? u->results[i] : 0;
-
-			if (res < 0)
-				engine_report_failure(e, &chunk[i], write, (int) -res);
-			if (res < e->page_size)
-			{
-				engine_finish_page(e, &chunk[i], (size_t) res, write);
-				submissions++;
-			}
-		}
+		submissions += engine_settle_chunk(e, chunk, m, submitted, u->results, write);
 	}
 	return submissions;
 }

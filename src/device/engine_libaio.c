@@ -116,19 +116,7 @@ libaio_transfer(IOEngine *e, PageIORequest *reqs, int n, bool write)
 		}
 		submitted = submit_chunk(a, m, &submissions);
 		reap_chunk(a, chunk, submitted);
-
-		for (int i = 0; i < m; i++)
-		{
-			long		res = i < submitted ? a->results[i] : 0;
-
-			if (res < 0)
-				engine_report_failure(e, &chunk[i], write, (int) -res);
-			if (res < e->page_size)
-			{
-				engine_finish_page(e, &chunk[i], (size_t) res, write);
-				submissions++;
-			}
-		}
+		submissions += engine_settle_chunk(e, chunk, m, submitted, a->results, write);
 	}
 	return submissions;
 }

@@ -14,6 +14,33 @@
 
 #include <unistd.h>
 
+/*
+ * After a batched engine reaped a chunk of m requests, of which the first
+ * `submitted` were accepted (results[i]: bytes transferred, or -errno):
+ * raise the first failure, and finish short or unsubmitted transfers
+ * synchronously.  Returns the extra submissions that took.
+ */
+int
+engine_settle_chunk(IOEngine *e, PageIORequest *chunk, int m, int submitted,
+					const long *results, bool write)
+{
+	int			submissions = 0;
+
+	for (int i = 0; i < m; i++)
+	{
+		long		res = i < submitted ? results[i] : 0;
+
+		if (res < 0)
+			engine_report_failure(e, &chunk[i], write, (int) -res);
+		if (res < e->page_size)
+		{
+			engine_finish_page(e, &chunk[i], (size_t) res, write);
+			submissions++;
+		}
+	}
+	return submissions;
+}
+
 /* Raise the error of a failed page transfer (err: an errno value). */
 void
 engine_report_failure(IOEngine *e, PageIORequest *req, bool write, int err)

@@ -86,36 +86,44 @@ timer_stop(PageIO *io, CallTimer *t)
 	return elapsed;
 }
 
+/* One array of requests through the engine, timed and counted. */
 static void
-file_read(PageIO *io, PageIORequest *reqs, int n)
+file_transfer(PageIO *io, PageIORequest *reqs, int n, bool write)
 {
 	FilePageIO *f = (FilePageIO *) io;
 	CallTimer	t;
 	int			submissions;
+	int64		elapsed;
 
 	if (n <= 0)
 		return;
 	timer_start(io, &t);
-	submissions = f->engine->ops->transfer(f->engine, reqs, n, false);
-	io->stats->read_ns += timer_stop(io, &t);
-	io->stats->pages_read += n;
-	io->stats->read_submissions += submissions;
+	submissions = f->engine->ops->transfer(f->engine, reqs, n, write);
+	elapsed = timer_stop(io, &t);
+	if (write)
+	{
+		io->stats->write_ns += elapsed;
+		io->stats->pages_written += n;
+		io->stats->write_submissions += submissions;
+	}
+	else
+	{
+		io->stats->read_ns += elapsed;
+		io->stats->pages_read += n;
+		io->stats->read_submissions += submissions;
+	}
+}
+
+static void
+file_read(PageIO *io, PageIORequest *reqs, int n)
+{
+	file_transfer(io, reqs, n, false);
 }
 
 static void
 file_write(PageIO *io, PageIORequest *reqs, int n)
 {
-	FilePageIO *f = (FilePageIO *) io;
-	CallTimer	t;
-	int			submissions;
-
-	if (n <= 0)
-		return;
-	timer_start(io, &t);
-	submissions = f->engine->ops->transfer(f->engine, reqs, n, true);
-	io->stats->write_ns += timer_stop(io, &t);
-	io->stats->pages_written += n;
-	io->stats->write_submissions += submissions;
+	file_transfer(io, reqs, n, true);
 }
 
 static void
