@@ -15,9 +15,10 @@
  * (MBR, page, LHV) of the level below, M per node, until one node is
  * left: the root.  When the last node of a level would hold fewer than m
  * entries, the last two nodes share their entries evenly (both then hold
- * at least m, as M >= 2m - 1).  The first leaf reuses the page of the
- * empty root leaf left by init_empty.  Each node is committed once
- * written, so buffering stores (FAST, eFIND) can flush as the load goes.
+ * at least m, as M >= 2m - 1).  Each node is committed once written, so
+ * buffering stores (FAST, eFIND) can flush as the load goes; the empty
+ * root leaf left by init_empty is released only when the new root is set,
+ * so a load interrupted part-way leaves the empty tree.
  *
  * IDENTIFICATION
  *	  src/index/hilbert_rtree_load.c
@@ -54,12 +55,11 @@ level_layout(int64 n, uint32 max, uint32 min, uint32 **counts)
 
 /*
  * Write the nodes of one level from its entries (sorted), returning the
- * parent entries of the written nodes.  *reuse, when valid, is the page
- * for the first node (the empty root left by init_empty).
+ * parent entries of the written nodes.
  */
 static HilbertInternalEntry *
 pack_level(StructIndex *idx, const char *entries, int64 n, uint16 level,
-		   PageId *reuse, int64 *nparents)
+		   int64 *nparents)
 {
 	HilbertState *st = (HilbertState *) idx->state;
 	uint32		esize = level == 0 ? sizeof(HilbertLeafEntry) : sizeof(HilbertInternalEntry);
@@ -72,23 +72,13 @@ pack_level(StructIndex *idx, const char *entries, int64 n, uint16 level,
 	for (int64 i = 0; i < nnodes; i++)
 	{
 		TreeNode   *node;
-		PageId		page;
-		NodeWriteKind kind = NS_WRITE_NEW;
 
 		CHECK_FOR_INTERRUPTS();
-		if (*reuse != InvalidPageId)
-		{
-			page = *reuse;
-			*reuse = InvalidPageId;
-			kind = NS_WRITE_REPLACE;
-		}
-		else
-			page = ns_alloc(idx->ns, level);
-		node = ns_new_node(idx->ns, page, level);
+		node = ns_new_node(idx->ns, ns_alloc(idx->ns, level), level);
 		memcpy(node->entries, entries + (size_t) offset * esize, (size_t) counts[i] * esize);
 		node->nentries = counts[i];
 		offset += counts[i];
-		ns_write(idx->ns, node, kind);
+		ns_write(idx->ns, node, NS_WRITE_NEW);
 		hilbert_summary_entry(node, &parents[i]);
 		tree_free_node(node);
 		ns_commit(idx->ns);
@@ -112,7 +102,7 @@ hilbert_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method
 	char	   *entries;
 	int64		count = n;
 	uint16		level = 0;
-	PageId		reuse = idx->ns->meta->root;
+	PageId		empty_root = idx->ns->meta->root;
 
 	if (strcmp(method, "hilbert") != 0)
 		elog(ERROR, "unknown bulk load method \"%s\" for the Hilbert R-tree", method);
@@ -136,11 +126,16 @@ hilbert_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method
 	{
 		int64		nparents;
 		HilbertInternalEntry *parents = pack_level(idx, entries, count, level,
-												   &reuse, &nparents);
+												   &nparents);
 
 		pfree(entries);
 		if (nparents == 1)
 		{
+			/*
+			 * The root changes last: a load interrupted before this point
+			 * leaves the empty tree (every node was committed as written).
+			 */
+			ns_release(idx->ns, empty_root);
 			ns_set_root(idx->ns, (PageId) parents[0].child, level + 1);
 			pfree(parents);
 			break;

@@ -23,7 +23,8 @@
  * floor((M + 1) / 2) >= m entries.
  *
  * Nodes go through the NodeStore like every other write, one commit per
- * node, so buffering stores (FAST, eFIND) can flush as the tree grows.
+ * node, so buffering stores (FAST, eFIND) can flush as the tree grows; the
+ * root changes last, so an interrupted load leaves the empty tree.
  *
  * IDENTIFICATION
  *	  src/index/rtree_pack.c
@@ -193,6 +194,7 @@ rtree_bulk_load(StructIndex *idx, BulkItem *objects, int64 n, const char *method
 	PackItem   *items = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(PackItem));
 	uint16		level = 0;
 	Mbr			extent;
+	PageId		empty_root = ns->meta->root;
 
 	if (!str && strcmp(method, "hilbert") != 0)
 		elog(ERROR, "R-tree bulk loader called with method \"%s\"", method);
@@ -210,9 +212,6 @@ rtree_bulk_load(StructIndex *idx, BulkItem *objects, int64 n, const char *method
 			items[i].key = hilbert_of_box(&extent, &items[i].entry.box);
 		qsort(items, n, sizeof(PackItem), compare_key);
 	}
-
-	/* the empty root leaf of init_empty makes way for the packed tree */
-	ns_release(ns, ns->meta->root);
 
 	for (;;)
 	{
@@ -239,6 +238,13 @@ rtree_bulk_load(StructIndex *idx, BulkItem *objects, int64 n, const char *method
 		if (n == 1)
 			break;
 	}
+	/*
+	 * Only now does the empty root of init_empty make way for the packed
+	 * tree: every node was committed as it was written, so a load
+	 * interrupted before this point leaves the empty tree (and pages
+	 * nothing reaches, which check() reports and the next build reclaims).
+	 */
+	ns_release(ns, empty_root);
 	ns_set_root(ns, (PageId) items[0].entry.ref, level);
 	pfree(items);
 }

@@ -401,7 +401,10 @@ festival_build(PG_FUNCTION_ARGS)
 	{
 		MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
 
-		ix->committing = true;
+		/*
+		 * Loaders commit every node they write and change the root last, so
+		 * an ERROR part-way leaves a consistent (empty) tree to reload.
+		 */
 		ix->structure->bulk_load(&ix->sidx, bulk.items, bulk.n, method->name);
 		ix->meta.entry_count = bulk.n;
 		ix->op_stats.inserts += bulk.n;
