@@ -75,6 +75,19 @@ mbr_area(const Mbr *b)
 	return (b->xmax - b->xmin) * (b->ymax - b->ymin);
 }
 
+/* The low and high side of a box on an axis (0 = x, 1 = y). */
+static inline double
+mbr_low(const Mbr *b, int axis)
+{
+	return axis == 0 ? b->xmin : b->ymin;
+}
+
+static inline double
+mbr_high(const Mbr *b, int axis)
+{
+	return axis == 0 ? b->xmax : b->ymax;
+}
+
 /* Half the perimeter: the R*-tree's "margin". */
 static inline double
 mbr_margin(const Mbr *b)

@@ -52,43 +52,26 @@ typedef struct PackItem
 } PackItem;
 
 static inline double
-centre_x(const PackItem *p)
+centre(const PackItem *p, int axis)
 {
-	return p->entry.box.xmin / 2 + p->entry.box.xmax / 2;
+	return mbr_low(&p->entry.box, axis) / 2 + mbr_high(&p->entry.box, axis) / 2;
 }
 
-static inline double
-centre_y(const PackItem *p)
-{
-	return p->entry.box.ymin / 2 + p->entry.box.ymax / 2;
-}
-
-/* Ties by the other axis, then by reference: a packing is reproducible. */
+/*
+ * By the centre on one axis (*arg: 0 = x, 1 = y), ties by the other axis,
+ * then by reference: a packing is reproducible.
+ */
 static int
-compare_x(const void *a, const void *b)
+compare_on_axis(const void *a, const void *b, void *arg)
 {
 	const PackItem *p = a;
 	const PackItem *q = b;
-	double		d = centre_x(p) - centre_x(q);
+	int			axis = *(const int *) arg;
+	double		d = centre(p, axis) - centre(q, axis);
 
 	if (d != 0)
 		return d < 0 ? -1 : 1;
-	d = centre_y(p) - centre_y(q);
-	if (d != 0)
-		return d < 0 ? -1 : 1;
-	return p->entry.ref < q->entry.ref ? -1 : (p->entry.ref > q->entry.ref);
-}
-
-static int
-compare_y(const void *a, const void *b)
-{
-	const PackItem *p = a;
-	const PackItem *q = b;
-	double		d = centre_y(p) - centre_y(q);
-
-	if (d != 0)
-		return d < 0 ? -1 : 1;
-	d = centre_x(p) - centre_x(q);
+	d = centre(p, 1 - axis) - centre(q, 1 - axis);
 	if (d != 0)
 		return d < 0 ? -1 : 1;
 	return p->entry.ref < q->entry.ref ? -1 : (p->entry.ref > q->entry.ref);
@@ -162,22 +145,18 @@ pack_level_str(PackLevel *pl, PackItem *items, int64 n)
 {
 	int64		nodes = (n + pl->max_entries - 1) / pl->max_entries;
 	int64		slices = (int64) ceil(sqrt((double) nodes));
+	int			x_axis = 0;
+	int			y_axis = 1;
 
-	qsort(items, n, sizeof(PackItem), compare_x);
+	qsort_arg(items, n, sizeof(PackItem), compare_on_axis, &x_axis);
 	for (int64 s = 0; s < slices; s++)
 	{
 		int64		first = n * s / slices;
 		int64		size = n * (s + 1) / slices - first;
 
-		qsort(items + first, size, sizeof(PackItem), compare_y);
+		qsort_arg(items + first, size, sizeof(PackItem), compare_on_axis, &y_axis);
 		pack_run(pl, items + first, size);
 	}
-}
-
-static void
-pack_level_hilbert(PackLevel *pl, PackItem *items, int64 n)
-{
-	pack_run(pl, items, n);
 }
 
 /*
@@ -230,7 +209,7 @@ rtree_bulk_load(StructIndex *idx, BulkItem *objects, int64 n, const char *method
 		if (str)
 			pack_level_str(&pl, items, n);
 		else
-			pack_level_hilbert(&pl, items, n);
+			pack_run(&pl, items, n);	/* consecutive runs keep the curve's order */
 		pfree(items);
 		items = pl.parents;
 		n = pl.nparents;

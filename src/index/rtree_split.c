@@ -195,9 +195,9 @@ split_linear(const RtreeEntry *entries, int n, int min_fill, int *group,
 
 		for (int i = 0; i < n; i++)
 		{
-			double		lo = axis == 0 ? entries[i].box.xmin : entries[i].box.ymin;
-			double		hi = axis == 0 ? entries[i].box.xmax : entries[i].box.ymax;
-			double		best_lo = axis == 0 ? entries[high_low].box.xmin : entries[high_low].box.ymin;
+			double		lo = mbr_low(&entries[i].box, axis);
+			double		hi = mbr_high(&entries[i].box, axis);
+			double		best_lo = mbr_low(&entries[high_low].box, axis);
 
 			stats->entries_examined++;
 			if (lo > best_lo)
@@ -208,18 +208,17 @@ split_linear(const RtreeEntry *entries, int n, int min_fill, int *group,
 		/* the lowest high side among the other entries */
 		for (int i = 0; i < n; i++)
 		{
-			double		hi = axis == 0 ? entries[i].box.xmax : entries[i].box.ymax;
+			double		hi = mbr_high(&entries[i].box, axis);
 
 			if (i == high_low)
 				continue;
-			if (low_high < 0 ||
-				hi < (axis == 0 ? entries[low_high].box.xmax : entries[low_high].box.ymax))
+			if (low_high < 0 || hi < mbr_high(&entries[low_high].box, axis))
 				low_high = i;
 		}
 
 		width = max_high - min_low;
-		separation = (axis == 0 ? entries[high_low].box.xmin : entries[high_low].box.ymin) -
-			(axis == 0 ? entries[low_high].box.xmax : entries[low_high].box.ymax);
+		separation = mbr_low(&entries[high_low].box, axis) -
+			mbr_high(&entries[low_high].box, axis);
 		if (width > 0)
 			separation /= width;
 		else

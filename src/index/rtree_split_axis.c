@@ -34,18 +34,6 @@
  */
 #include "index/rtree.h"
 
-static inline double
-box_low(const Mbr *b, int axis)
-{
-	return axis == 0 ? b->xmin : b->ymin;
-}
-
-static inline double
-box_high(const Mbr *b, int axis)
-{
-	return axis == 0 ? b->xmax : b->ymax;
-}
-
 static Mbr
 entries_box(const RtreeEntry *entries, int n)
 {
@@ -77,13 +65,13 @@ compare_low_on_axis(const void *a, const void *b, void *arg)
 	int			ib = *(const int *) b;
 	const Mbr  *ba = &sa->entries[ia].box;
 	const Mbr  *bb = &sa->entries[ib].box;
-	double		la = box_low(ba, sa->axis);
-	double		lb = box_low(bb, sa->axis);
+	double		la = mbr_low(ba, sa->axis);
+	double		lb = mbr_low(bb, sa->axis);
 
 	if (la != lb)
 		return la < lb ? -1 : 1;
-	la = box_high(ba, sa->axis);
-	lb = box_high(bb, sa->axis);
+	la = mbr_high(ba, sa->axis);
+	lb = mbr_high(bb, sa->axis);
 	if (la != lb)
 		return la < lb ? -1 : 1;
 	return ia - ib;
@@ -108,9 +96,9 @@ rtree_split_greene(const RtreeEntry *entries, int n, int min_fill, int *group,
 	{
 		const Mbr  *s0 = &entries[seed0].box;
 		const Mbr  *s1 = &entries[seed1].box;
-		double		separation = Max(box_low(s0, a), box_low(s1, a)) -
-			Min(box_high(s0, a), box_high(s1, a));
-		double		width = box_high(&node, a) - box_low(&node, a);
+		double		separation = Max(mbr_low(s0, a), mbr_low(s1, a)) -
+			Min(mbr_high(s0, a), mbr_high(s1, a));
+		double		width = mbr_high(&node, a) - mbr_low(&node, a);
 
 		separation = width > 0 ? separation / width : 0.0;
 		if (separation > best)
@@ -194,8 +182,8 @@ distribute_by_borders(const RtreeEntry *entries, int n, int min_fill,
 
 	for (int i = 0; i < n; i++)
 	{
-		double		to_low = box_low(&entries[i].box, axis) - box_low(node, axis);
-		double		to_high = box_high(node, axis) - box_high(&entries[i].box, axis);
+		double		to_low = mbr_low(&entries[i].box, axis) - mbr_low(node, axis);
+		double		to_high = mbr_high(node, axis) - mbr_high(&entries[i].box, axis);
 
 		/* negative: closer to the low border */
 		preference[i] = to_low - to_high;

@@ -35,18 +35,6 @@ typedef struct RstarSortArg
 	bool		by_upper;
 } RstarSortArg;
 
-static inline double
-box_low(const Mbr *b, int axis)
-{
-	return axis == 0 ? b->xmin : b->ymin;
-}
-
-static inline double
-box_high(const Mbr *b, int axis)
-{
-	return axis == 0 ? b->xmax : b->ymax;
-}
-
 static int
 compare_on_axis(const void *a, const void *b, void *arg)
 {
@@ -55,13 +43,13 @@ compare_on_axis(const void *a, const void *b, void *arg)
 	int			ib = *(const int *) b;
 	const Mbr  *ba = &sa->entries[ia].box;
 	const Mbr  *bb = &sa->entries[ib].box;
-	double		ka = sa->by_upper ? box_high(ba, sa->axis) : box_low(ba, sa->axis);
-	double		kb = sa->by_upper ? box_high(bb, sa->axis) : box_low(bb, sa->axis);
+	double		ka = sa->by_upper ? mbr_high(ba, sa->axis) : mbr_low(ba, sa->axis);
+	double		kb = sa->by_upper ? mbr_high(bb, sa->axis) : mbr_low(bb, sa->axis);
 
 	if (ka != kb)
 		return ka < kb ? -1 : 1;
-	ka = sa->by_upper ? box_low(ba, sa->axis) : box_high(ba, sa->axis);
-	kb = sa->by_upper ? box_low(bb, sa->axis) : box_high(bb, sa->axis);
+	ka = sa->by_upper ? mbr_low(ba, sa->axis) : mbr_high(ba, sa->axis);
+	kb = sa->by_upper ? mbr_low(bb, sa->axis) : mbr_high(bb, sa->axis);
 	if (ka != kb)
 		return ka < kb ? -1 : 1;
 	return ia - ib;
