@@ -434,7 +434,8 @@ DECLARE
 BEGIN
 	IF baseline IS NULL OR candidate IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'baseline and candidate labels must not be NULL';
+			MESSAGE = 'baseline and candidate labels must not be NULL',
+			HINT = 'Give two labels of festival.run, e.g. festival.compare(''my baseline'', ''my candidate'').';
 	END IF;
 	FOREACH wanted IN ARRAY ARRAY[baseline, candidate] LOOP
 		IF NOT EXISTS (SELECT FROM @extschema@.run r WHERE r.label = wanted) THEN
@@ -524,11 +525,13 @@ AS $fn$
 BEGIN
 	IF table_name IS NULL OR n IS NULL OR extent IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'table_name, n, extent and seed must not be NULL';
+			MESSAGE = 'table_name, n, extent and seed must not be NULL',
+			HINT = 'Give every argument; extent is a box2d such as ST_MakeBox2D(ST_Point(0, 0), ST_Point(1000, 1000)).';
 	END IF;
 	IF n <= 0 THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('number of rows to generate must be positive, not %s', n);
+			MESSAGE = format('number of rows to generate must be positive, not %s', n),
+			HINT = 'Use n >= 1.';
 	END IF;
 	SELECT string_agg(quote_ident(part), '.' ORDER BY ord) INTO qualified
 	FROM unnest(parse_ident(table_name)) WITH ORDINALITY AS p(part, ord);
@@ -557,7 +560,8 @@ BEGIN
 	t := @extschema@.generator_target(table_name, n, extent);
 	IF distribution IS NULL OR seed IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'distribution and seed must not be NULL';
+			MESSAGE = 'distribution and seed must not be NULL',
+			HINT = 'Use distribution uniform, gaussian_clusters or zipf, and any integer seed.';
 	END IF;
 	IF distribution NOT IN ('uniform', 'gaussian_clusters', 'zipf') THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
@@ -591,7 +595,8 @@ BEGIN
 	t := @extschema@.generator_target(table_name, n, extent);
 	IF area_percent IS NULL OR seed IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'area_percent and seed must not be NULL';
+			MESSAGE = 'area_percent and seed must not be NULL',
+			HINT = 'The seeds use area_percent 0.001, 0.01, 0.1, 0.5 and 1, with any integer seed.';
 	END IF;
 	IF NOT (area_percent > 0 AND area_percent <= 100) THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
@@ -624,7 +629,8 @@ DECLARE
 BEGIN
 	t := @extschema@.generator_target(table_name, n, extent);
 	IF seed IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed', MESSAGE = 'seed must not be NULL';
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed', MESSAGE = 'seed must not be NULL',
+			HINT = 'Give any integer seed; the same seed gives the same points.';
 	END IF;
 	EXECUTE format('CREATE TABLE %s (id bigint PRIMARY KEY, geom %s.geometry(Point))',
 				   t.qualified, t.postgis);

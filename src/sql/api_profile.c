@@ -23,6 +23,9 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
+/* How device_simulate operations are written, for hints. */
+#define OPS_SYNTAX "Operations are 'r PAGES', 'w PAGES' (PAGES: N or N-M, separated by spaces) or 't N' (truncate)."
+
 PG_FUNCTION_INFO_V1(festival_device_simulate);
 
 /* Most pages one festival.device_simulate() call may touch. */
@@ -156,14 +159,16 @@ festival_device_simulate(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("ops must not be NULL")));
+				 errmsg("ops must not be NULL"),
+				 errhint("Give an array of operations, e.g. ARRAY['w 0-15', 'r 3']. %s", OPS_SYNTAX)));
 	ops = PG_GETARG_ARRAYTYPE_P(1);
 	if (page_size < FEST_MIN_PAGE_SIZE || page_size > FEST_MAX_PAGE_SIZE ||
 		page_size % FEST_PAGE_SIZE_MULTIPLE != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("page_size must be a multiple of %d between %d and %d",
-						FEST_PAGE_SIZE_MULTIPLE, FEST_MIN_PAGE_SIZE, FEST_MAX_PAGE_SIZE)));
+						FEST_PAGE_SIZE_MULTIPLE, FEST_MIN_PAGE_SIZE, FEST_MAX_PAGE_SIZE),
+				 errhint("Use the page size of the index the pattern stands for; 4096 by default.")));
 
 	profile = catalog_load_profile(profile_name);
 	dev = sim_device_create(profile, (uint32) page_size);
@@ -183,7 +188,8 @@ festival_device_simulate(PG_FUNCTION_ARGS)
 		if (nulls[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("operation %d is NULL", i + 1)));
+					 errmsg("operation %d is NULL", i + 1),
+					 errhint("Leave NULLs out of the array. %s", OPS_SYNTAX)));
 		op = TextDatumGetCString(elems[i]);
 		kind = strtok_r(pstrdup(op), " \t", &save);
 		if (kind == NULL ||
@@ -191,7 +197,7 @@ festival_device_simulate(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid operation \"%s\"", op),
-					 errhint("Operations are 'r PAGES', 'w PAGES' (PAGES: N or N-M, separated by spaces) or 't N' (truncate).")));
+					 errhint("%s", OPS_SYNTAX)));
 
 		while ((token = strtok_r(NULL, " \t", &save)) != NULL)
 		{

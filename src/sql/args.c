@@ -24,7 +24,8 @@ require_not_null(FunctionCallInfo fcinfo, int argno, const char *what)
 	if (PG_ARGISNULL(argno))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s must not be NULL", what)));
+				 errmsg("%s must not be NULL", what),
+				 errhint("Give a value; festival's functions never read NULL as a default.")));
 }
 
 char *
