@@ -190,6 +190,9 @@ class Victim:
         return self.read()
 
     def kill(self):
+        """Kill the backend; return what the session printed after the last
+        answer read (answers of statements that completed meanwhile) and
+        its messages."""
         try:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -198,7 +201,7 @@ class Victim:
             self.p.stdin.close()
         except BrokenPipeError:
             pass
-        self.p.stdout.read()
+        self.tail = self.p.stdout.read()
         self.p.wait()
         self.errors.seek(0)
         return self.errors.read()
@@ -373,7 +376,6 @@ def crash(args, db):
         next_id = rows + 1
         v = Victim(db)
         kill_after = rng.randrange(5, 120)
-        inflight = None
         ops = []
         for _ in range(kill_after + 40):
             if present and rng.random() < 0.3:
@@ -386,19 +388,23 @@ def crash(args, db):
         # kill_after of them are acknowledged, while it runs the next
         for op, i in ops:
             v.send(insert_sql(ix, i) if op == "insert" else delete_sql(ix, i))
-        acked = 0
-        for op, i in ops:
-            if acked == kill_after:
-                inflight = (op, i)
-                break
+        answers = []
+        for _ in range(kill_after):
             ans = v.read()
             if ans is None:
                 break
-            if ans == ["ack"]:
-                (present.add if op == "insert" else present.discard)(i)
-            acked += 1
+            answers.append(ans)
         v.kill()
         wait_for_server()
+        # statements that completed between the last answer read and the
+        # kill: their answers are in the session's last output
+        parts = v.tail.split(Victim.MARK + "\n")
+        answers += [p.splitlines() for p in parts[:-1]]
+        acked = len(answers)
+        for (op, i), ans in zip(ops, answers):
+            if ans == ["ack"]:
+                (present.add if op == "insert" else present.discard)(i)
+        inflight = ops[acked] if acked < len(ops) else None
         verdict, why = judge_crash(db, ix, fw, present, inflight)
         kind = "%s kill" % fw
         row = table.setdefault(kind, {"trials": 0, "correct": 0, "clean error": 0, "failure": 0})
@@ -429,8 +435,9 @@ def judge_crash(db, ix, fw, present, inflight):
     if (src ^ present) - allowed:
         return "failure", "source table differs from the acknowledged rows"
     if (index ^ present) - allowed:
-        lost = sorted((index ^ present) - allowed)[:10]
-        return "failure", "acknowledged changes missing from the index: %s" % lost
+        lost = sorted(present - index - allowed)[:10]
+        extra = sorted(index - present - allowed)[:10]
+        return "failure", "acknowledged rows missing from the index: %s; unacknowledged or deleted rows in it: %s" % (lost, extra)
     if "WARNING" in got.err and fw != "none":
         return "failure", "a log-backed index warned: " + got.err.strip()[:200]
     # reconcile the interrupted statement, then the check must be clean
