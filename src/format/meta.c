@@ -48,11 +48,10 @@ meta_encode(char *page, uint32 page_size, const FestMeta *meta, uint64 gen,
 /*
  * Write the meta data as a pair of generations, one into each slot: first
  * the slot the next generation goes to, then the other one (meta.h says
- * why a single damaged copy then never hides the latest state).  The two
- * writes are issued one after the other, never as one batch, so that the
- * second cannot reach the device before the first.  Both slots then hold
- * the current state, which also repairs a copy found damaged at open.  The
- * caller syncs when durability is needed.
+ * why a single damaged copy then never hides the latest state).  Both
+ * slots then hold the current state, which also repairs a copy found
+ * damaged at open.  The caller syncs when durability is needed; the state
+ * counts as written only once both writes are done.
  */
 void
 fest_meta_write(PageIO *io, FestMeta *meta)

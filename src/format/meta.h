@@ -14,8 +14,12 @@
  *	- the second write torn: page 1 holds S_k (generation 2k+1);
  *	- either copy damaged later (bit rot, a stray write): the other one
  *	  holds S_k.
- * With alternating single writes the surviving copy would be one update
- * old, and an old copy saying "clean" would hide a log that must be
+ * The argument needs no order between the two writes (a write-back cache
+ * below may reorder them): if only one of them is done and the other torn,
+ * the done one holds S_k or the other slot still holds S_{k-1}, and S_k was
+ * not yet acknowledged; it only needs the state to count as written once
+ * both writes are.  With alternating single writes the surviving copy would
+ * be one update old, and an old copy saying "clean" would hide a log that must be
  * replayed, or an old page count would cut off pages in use.  Two damaged
  * copies leave no valid meta page: an error, never a guess.  The price is
  * a second page write per meta update (meta_writes counts both).  Each copy is a normal page (format/page.h) of kind
