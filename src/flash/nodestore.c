@@ -159,6 +159,10 @@ ns_mark_unclean(NodeStore *ns)
 	if (ns->marked_unclean)
 		return;
 	ns->meta->flags &= ~FEST_META_CLEAN;
+	/*
+	 * Both writes of the pair precede the sync; only the first must reach
+	 * the device before the pages, and the sync orders both before them.
+	 */
 	ns_write_meta(ns);
 	/* the flag must be on disk before any page it covers */
 	pageio_sync(ns->io);
@@ -166,14 +170,15 @@ ns_mark_unclean(NodeStore *ns)
 }
 
 /*
- * After every page is written: sync the pages, then write and sync a meta
- * copy that says the file is clean and its entry count exact.  A suspect
- * file (see NodeStore) keeps its clean flag cleared.
+ * After every page is written: sync the pages, then write and sync the meta
+ * pair that says the file is clean and its entry count exact.  A suspect
+ * file (see NodeStore) keeps its clean flag cleared.  A meta copy found
+ * damaged at open is rewritten here even if nothing changed.
  */
 void
 ns_mark_clean(NodeStore *ns)
 {
-	if (!ns->marked_unclean && !ns->meta_dirty)
+	if (!ns->marked_unclean && !ns->meta_dirty && ns->meta->damaged_slot < 0)
 		return;
 	pageio_sync(ns->io);
 	if (!ns->suspect)

@@ -12,35 +12,19 @@
 
 #include "format/page.h"
 
-/*
- * Write the meta data as the next generation, into the slot that does not
- * hold the current one.  The caller syncs when durability is needed.
- */
-void
-fest_meta_write(PageIO *io, FestMeta *meta)
+/* Seal the meta data as generation gen of its slot into page. */
+static void
+meta_encode(char *page, uint32 page_size, const FestMeta *meta, uint64 gen,
+			size_t config_len)
 {
-	uint32		page_size = io->page_size;
-	char	   *page = pageio_alloc_buffer(page_size);
 	FestMetaDisk *disk = (FestMetaDisk *) FestPageGetBody(page);
-	size_t		config_len = meta->config ? strlen(meta->config) : 0;
-	PageId		slot;
-
-	if (config_len > FEST_META_CONFIG_MAX(page_size))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("index configuration needs %zu bytes but a %u-byte meta page holds %zu",
-						config_len, page_size,
-						(size_t) FEST_META_CONFIG_MAX(page_size)),
-				 errhint("Use a larger page_size.")));
-
-	meta->generation++;
-	slot = meta->generation % FEST_META_PAGES;
+	PageId		slot = gen % FEST_META_PAGES;
 
 	fest_page_init(page, page_size, slot, FEST_PAGE_META);
 	memcpy(disk->magic, FEST_META_MAGIC, sizeof(disk->magic));
 	disk->format_version = FEST_FORMAT_VERSION;
 	disk->page_size = page_size;
-	disk->generation = meta->generation;
+	disk->generation = gen;
 	disk->index_uid = meta->index_uid;
 	strncpy(disk->structure, meta->structure, FEST_STRUCTURE_NAMELEN);
 	disk->root = meta->root;
@@ -59,9 +43,40 @@ fest_meta_write(PageIO *io, FestMeta *meta)
 	if (config_len > 0)
 		memcpy((char *) disk + sizeof(FestMetaDisk), meta->config, config_len);
 	fest_page_seal(page, page_size);
+}
 
-	pageio_write_one(io, slot, page);
-	io->stats->meta_writes++;
+/*
+ * Write the meta data as a pair of generations, one into each slot: first
+ * the slot the next generation goes to, then the other one (meta.h says
+ * why a single damaged copy then never hides the latest state).  Both
+ * slots then hold the current state, which also repairs a copy found
+ * damaged at open.  The caller syncs when durability is needed; the state
+ * counts as written only once both writes are done.
+ */
+void
+fest_meta_write(PageIO *io, FestMeta *meta)
+{
+	uint32		page_size = io->page_size;
+	char	   *page = pageio_alloc_buffer(page_size);
+	size_t		config_len = meta->config ? strlen(meta->config) : 0;
+
+	if (config_len > FEST_META_CONFIG_MAX(page_size))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index configuration needs %zu bytes but a %u-byte meta page holds %zu",
+						config_len, page_size,
+						(size_t) FEST_META_CONFIG_MAX(page_size)),
+				 errhint("Use a larger page_size.")));
+
+	for (int i = 0; i < FEST_META_PAGES; i++)
+	{
+		meta->generation++;
+		meta_encode(page, page_size, meta, meta->generation, config_len);
+		pageio_write_one(io, meta->generation % FEST_META_PAGES, page);
+		io->stats->meta_writes++;
+	}
+	meta->damaged_slot = -1;
+	meta->damaged_reason = NULL;
 	pageio_free_buffer(page);
 }
 
@@ -131,7 +146,10 @@ meta_decode(const char *page, uint32 page_size, PageId slot, FestMeta *meta,
 
 /*
  * Read both meta copies and keep the valid one with the highest generation.
- * If neither is valid the index is corrupted.
+ * If neither is valid the index is corrupted.  A damaged copy is recorded
+ * in meta->damaged_slot (the caller decides whether to warn): paired
+ * writes make the other copy hold the latest state, so the index is used
+ * as if both were intact.
  */
 void
 fest_meta_read(PageIO *io, const char *index_name, FestMeta *meta)
@@ -171,10 +189,69 @@ fest_meta_read(PageIO *io, const char *index_name, FestMeta *meta)
 						 io->label, page_size)));
 
 	*meta = copies[best];
+	meta->damaged_slot = -1;
+	meta->damaged_reason = NULL;
+	for (int slot = 0; slot < FEST_META_PAGES; slot++)
+		if (!valid[slot])
+		{
+			meta->damaged_slot = slot;
+			meta->damaged_reason = reasons[slot];
+		}
 	for (int slot = 0; slot < FEST_META_PAGES; slot++)
 	{
 		if (slot != best && valid[slot])
 			pfree(copies[slot].config);
 		pageio_free_buffer(pages[slot]);
+	}
+}
+
+/*
+ * Warn that fest_meta_read found one copy damaged.  The other copy holds
+ * the latest state (paired writes), so this is a warning, not an error.
+ */
+void
+fest_meta_warn_damaged(const FestMeta *meta, const char *index_name)
+{
+	if (meta->damaged_slot < 0)
+		return;
+	ereport(WARNING,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("meta page %d of index \"%s\" is damaged: %s",
+					meta->damaged_slot, index_name, meta->damaged_reason),
+			 errdetail("Meta page %d, generation " UINT64_FORMAT ", is used; it holds the latest state.",
+					   1 - meta->damaged_slot, meta->generation),
+			 errhint("The damaged copy is rewritten at the next meta write (a change, festival.flush() or festival.close()); festival.check('%s') reports it until then.",
+					 index_name)));
+}
+
+/*
+ * Read both meta copies from the device and put into reasons[slot] why a
+ * copy cannot be trusted, or NULL for a valid copy.  For check(), which
+ * reports what is on the device now rather than what the open found.
+ */
+void
+fest_meta_check_copies(PageIO *io, const char *reasons[FEST_META_PAGES])
+{
+	uint32		page_size = io->page_size;
+	PageIORequest reqs[FEST_META_PAGES];
+
+	for (int slot = 0; slot < FEST_META_PAGES; slot++)
+	{
+		reqs[slot].page = slot;
+		reqs[slot].buf = pageio_alloc_buffer(page_size);
+	}
+	pageio_read(io, reqs, FEST_META_PAGES);
+	for (int slot = 0; slot < FEST_META_PAGES; slot++)
+	{
+		FestMeta	copy;
+		const char *reason = NULL;
+
+		if (meta_decode(reqs[slot].buf, page_size, slot, &copy, &reason))
+		{
+			pfree(copy.config);
+			reason = NULL;
+		}
+		reasons[slot] = reason;
+		pageio_free_buffer(reqs[slot].buf);
 	}
 }

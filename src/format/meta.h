@@ -3,10 +3,26 @@
  * meta.h
  *	  The meta pages of an index file.
  *
- * Pages 0 and 1 each hold a copy of the meta data.  Writes alternate
- * between them (generation g goes to page g % 2), so a torn meta write
- * leaves the other copy intact; a reader takes the valid copy with the
- * highest generation.  Each copy is a normal page (format/page.h) of kind
+ * Pages 0 and 1 each hold a copy of the meta data.  Generation g goes to
+ * page g % 2 and a reader takes the valid copy with the highest generation.
+ * Every meta write is a pair: the same state S_k is written twice, as
+ * generation 2k+1 into page 1 and then as generation 2k+2 into page 0
+ * (two writes in that order; the caller syncs after both).  So whenever one
+ * copy is damaged, the other holds the latest acknowledged state:
+ *	- the first write torn: page 0 still holds S_{k-1} (generation 2k), the
+ *	  latest completed state; the update in progress was not acknowledged;
+ *	- the second write torn: page 1 holds S_k (generation 2k+1);
+ *	- either copy damaged later (bit rot, a stray write): the other one
+ *	  holds S_k.
+ * The argument needs no order between the two writes (a write-back cache
+ * below may reorder them): if only one of them is done and the other torn,
+ * the done one holds S_k or the other slot still holds S_{k-1}, and S_k was
+ * not yet acknowledged; it only needs the state to count as written once
+ * both writes are.  With alternating single writes the surviving copy would
+ * be one update old, and an old copy saying "clean" would hide a log that must be
+ * replayed, or an old page count would cut off pages in use.  Two damaged
+ * copies leave no valid meta page: an error, never a guess.  The price is
+ * a second page write per meta update (meta_writes counts both).  Each copy is a normal page (format/page.h) of kind
  * FEST_PAGE_META whose body is:
  *
  *	offset size field
@@ -100,6 +116,9 @@ typedef struct FestMeta
 	int64		created_at;
 	uint8		structure_state[FEST_STRUCTURE_STATE_SIZE];
 	char	   *config;			/* JSON text, palloc'd */
+	/* set by fest_meta_read, cleared by fest_meta_write (not on disk) */
+	int			damaged_slot;	/* the copy found damaged, or -1 */
+	const char *damaged_reason; /* why (static text) */
 } FestMeta;
 
 /* Largest configuration text a page of this size can hold. */
@@ -108,5 +127,7 @@ typedef struct FestMeta
 
 extern void fest_meta_write(PageIO *io, FestMeta *meta);
 extern void fest_meta_read(PageIO *io, const char *index_name, FestMeta *meta);
+extern void fest_meta_warn_damaged(const FestMeta *meta, const char *index_name);
+extern void fest_meta_check_copies(PageIO *io, const char *reasons[FEST_META_PAGES]);
 
 #endif							/* FEST_META_H */

@@ -134,6 +134,19 @@ check_index_file(NodeStore *ns, CheckReport *report)
 	FestMeta   *meta = ns->meta;
 	PageId		free_page = meta->free_head;
 	uint64		free_seen = 0;
+	const char *meta_damage[FEST_META_PAGES];
+
+	/*
+	 * The meta copies as the device holds them now.  One damaged copy is a
+	 * warning: the other holds the latest state (paired writes, meta.h) and
+	 * the next meta write repairs it.  Both damaged cannot be open.
+	 */
+	fest_meta_check_copies(ns->io, meta_damage);
+	for (int slot = 0; slot < FEST_META_PAGES; slot++)
+		if (meta_damage[slot] != NULL)
+			check_warning(report, slot,
+						  "meta page %d is damaged (%s); the other copy holds the latest state, and the next meta write (a change, flush or close) rewrites it",
+						  slot, meta_damage[slot]);
 
 	while (free_page != InvalidPageId)
 	{

@@ -289,8 +289,7 @@ init_new_index(OpenIndex *ix, uint32 page_size)
 	ix->meta.created_at = GetCurrentTimestamp();
 	ix->meta.config = config_text;
 
-	/* both slots valid from the start */
-	fest_meta_write(ix->io, &ix->meta);
+	/* one paired write: both slots valid from the start */
 	fest_meta_write(ix->io, &ix->meta);
 
 	open_store(ix, true);
@@ -381,6 +380,7 @@ index_open(const char *name, const ReloadInfo *reload, DeviceState *kept)
 											ix->name),
 						ix->config);
 	fest_meta_read(ix->io, name, &ix->meta);
+	fest_meta_warn_damaged(&ix->meta, name);
 	if (strcmp(ix->meta.structure, ix->cat.structure) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

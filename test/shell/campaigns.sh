@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The standing damage campaigns at their small size, against the suite's
+# server: scripts/campaign-flips (50 byte flips in meta pages, data pages
+# and logs of closed and crashed indices) and scripts/campaign-crash (10
+# kill -9 trials in streams of inserts and deletes).  Each exits non-zero
+# on any failure (a backend crash, a wrong answer without an error, an
+# acknowledged change lost, check() silent about damage); the table they
+# print is shown as TAP comments.  Their --long modes are for humans.
+source "$(dirname "$0")/lib/tap.bash"
+
+if [ "$(psql -X -qAt -d postgres -c "SELECT inet_server_addr() IS NULL" 2>/dev/null)" != "t" ]; then
+    tap_skip_all "needs a server on a local Unix socket (the campaigns kill backends)"
+fi
+tap_plan 2
+root=$(cd "$(dirname "$0")/../.." && pwd)
+
+for c in flips crash; do
+    out=$("$root/scripts/campaign-$c" --no-setup 2>&1)
+    rc=$?
+    printf '%s\n' "$out" | sed 's/^/# /'
+    tap_ok "$rc" "campaign-$c: no failure ($(printf '%s\n' "$out" | grep '^total' | tr -s ' '))"
+done
+tap_done
