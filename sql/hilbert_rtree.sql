@@ -311,11 +311,14 @@ FROM (VALUES ('hr_copies'), ('hr_nosrc')) v(name);
 SELECT festival.create_index('hr_bad', 'hilbert', 'hr_dev');
 SELECT festival.create_index('hr_bad', 'hilbert', 'hr_dev', '{"extent": null}');
 CREATE TABLE hr_empty (id bigint, geom geometry);
-SELECT festival.create_index('hr_bad', 'hilbert', 'hr_dev', NULL, 'hr_empty');
+SELECT festival.create_index('hr_bad', 'hilbert', 'hr_dev', '{}', 'hr_empty');
 SELECT festival.create_index('hr_bad', 'hilbert', 'hr_dev', '{"extent": [10, 0, 5, 5]}');
 SELECT festival.create_index('hr_bad', 'hilbert', 'hr_dev', '{"extent": [0, 0, 0, 5]}');
 SELECT festival.create_index('hr_bad', 'hilbert', 'hr_dev', '{"extent": [0, 0, 5]}');
 SELECT festival.create_index('hr_bad', 'hilbert', 'hr_dev', '{"extent": "world"}');
+-- finite corners, but a width beyond double precision (every cell would be NaN)
+SELECT festival.create_index('hr_bad', 'hilbert', 'hr_dev', '{"extent": [-1e308, -1e308, 1e308, 1e308]}');
+SELECT festival.create_index('hr_bad', 'hilbert', 'hr_dev', '{"extent": [0, 0, 0, 0]}');
 SELECT festival.create_index('hr_bad', 'hilbert', 'hr_dev', '{"extent": [0, 0, 5, 5], "siblings": 0}');
 SELECT festival.create_index('hr_bad', 'hilbert', 'hr_dev', '{"extent": [0, 0, 5, 5], "min_fill": 60}');
 SELECT festival.create_index('hr_bad', 'hilbert', 'hr_dev', '{"extent": [0, 0, 5, 5], "page_size": 1024, "max_fill": 10}');

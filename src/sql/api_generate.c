@@ -226,7 +226,8 @@ check_count(int64 n)
 	if (n <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("number of rows to generate must be positive, not " INT64_FORMAT, n)));
+				 errmsg("number of rows to generate must be positive, not " INT64_FORMAT, n),
+				 errhint("Ask for at least one row.")));
 }
 
 PG_FUNCTION_INFO_V1(festival_generated_points);
