@@ -238,7 +238,6 @@ DELETE FROM hr_src WHERE id % 11 = 0;
 \c
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
-SELECT fx_wait_alone() AS alone;
 SELECT count(*) AS indices,
 	   count(*) FILTER (WHERE festival.stats(name)->>'clean_on_disk' = 'true') AS clean,
 	   count(*) FILTER (WHERE (festival.stats(name)->>'entries')::bigint = (SELECT count(*) FROM hr_src)) AS entries_exact

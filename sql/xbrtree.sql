@@ -217,7 +217,6 @@ FROM xb_index ORDER BY ord;
 \c
 SET client_min_messages = warning;
 SET festival.log_sync = never;
-SELECT fx_wait_alone() AS alone;
 SELECT * FROM xb_verify('new session');
 
 -------------------------------------------------------------------------------

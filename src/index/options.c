@@ -57,7 +57,7 @@ option_accepts(const OptionSpec *spec)
 			appendStringInfoString(&buf, "true or false");
 			break;
 		case OPT_BOX:
-			appendStringInfoString(&buf, "null or an array of four numbers [xmin, ymin, xmax, ymax] with xmin < xmax and ymin < ymax");
+			appendStringInfoString(&buf, "null or an array of four numbers [xmin, ymin, xmax, ymax] with xmin < xmax, ymin < ymax and a finite width and height");
 			break;
 		case OPT_CHOICE:
 			appendStringInfoString(&buf, "one of ");
@@ -219,7 +219,7 @@ set_value(OptionValue *value, const JsonbValue *v)
 							 errmsg("invalid value for option \"%s\": %s",
 									spec->name, problem),
 							 errdetail("%s", spec->description),
-							 errhint("Option \"%s\" accepts %s, each width and height finite.",
+							 errhint("Option \"%s\" accepts %s.",
 									 spec->name, option_accepts(spec))));
 			}
 			value->box_set = true;

@@ -209,11 +209,14 @@ festival_drop_index(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* festival.flush(index): write everything and mark the file clean. */
+/*
+ * festival.flush(index): write everything and mark the file clean.  It
+ * writes the file (and may drop a FAST or eFIND buffer), so it is a change.
+ */
 Datum
 festival_flush(PG_FUNCTION_ARGS)
 {
-	OpenIndex  *ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_READ);
+	OpenIndex  *ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_MODIFY);
 
 	ix_flush(ix);
 	ix_end_op(ix);

@@ -91,6 +91,16 @@ _PG_init(void)
 							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("festival.max_index_memory",
+							"Most memory one open index may use for its buffers and page cache.",
+							"buffer_size (FAST, eFIND) plus cache_size (when cache is not none); "
+							"checked when an index is created and opened.",
+							&fest_max_index_memory_kb,
+							1024 * 1024, 64, INT_MAX,
+							PGC_SUSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("festival");
 	handle_register_callbacks();
 }

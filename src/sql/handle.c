@@ -35,6 +35,7 @@
 #define FEST_ADVISORY_FIELD4 0x4653
 
 char	   *fest_data_directory_setting = NULL;
+int			fest_max_index_memory_kb = 1024 * 1024;
 int			fest_progress_interval = 10;
 bool		fest_track_io_cpu = false;
 
@@ -267,6 +268,45 @@ copy_catalog(IndexCatalog *dst, const IndexCatalog *src)
 	dst->device.profile = src->device.profile ? pstrdup(src->device.profile) : NULL;
 }
 
+/*
+ * The memory one open index may hold by its options: the framework's
+ * buffers (eFIND's read buffer is part of buffer_size) and the page cache.
+ * Node copies of one operation and the redo log's file are not counted.
+ */
+static int64
+index_memory_bytes(const FestConfig *config)
+{
+	const FrameworkDef *fw = framework_of(config);
+	int64		total = 0;
+
+	for (const OptionSpec *o = fw->options; o != NULL && o->name != NULL; o++)
+		if (strcmp(o->name, "buffer_size") == 0)
+			total += config_int(config, "buffer_size");
+	if (config_choice_index(config, "cache") != 0)
+		total += config_int(config, "cache_size");
+	return total;
+}
+
+/*
+ * The options' limits (1 GiB of buffer, 8 GiB of cache) only bound what a
+ * value can be; festival.max_index_memory, which only a superuser sets,
+ * says what this server grants one index.  Checked when an index is
+ * created and whenever it is opened, since the setting may have changed.
+ */
+static void
+check_memory_ceiling(const char *name, const FestConfig *config)
+{
+	int64		bytes = index_memory_bytes(config);
+	int64		ceiling = (int64) fest_max_index_memory_kb * 1024;
+
+	if (bytes > ceiling)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index \"%s\" needs " INT64_FORMAT " bytes of memory for its buffers and cache, more than festival.max_index_memory allows (" INT64_FORMAT " bytes)",
+						name, bytes, ceiling),
+				 errhint("Give smaller buffer_size or cache_size options, or ask a superuser to raise festival.max_index_memory.")));
+}
+
 /* Parse the configuration and set up the structure (in ix->cxt). */
 static void
 handle_configure(OpenIndex *ix, const StructureOps *structure)
@@ -276,6 +316,7 @@ handle_configure(OpenIndex *ix, const StructureOps *structure)
 	ix->structure = structure;
 	ix->config = index_options_parse(structure, ix->cat.options, &page_size,
 									 &ix->sidx.state);
+	check_memory_ceiling(ix->name, ix->config);
 	ix->sidx.config = ix->config;
 	ix->sidx.name = ix->name;
 	ix->sidx.stats = &ix->op_stats;
@@ -820,6 +861,12 @@ void
 ix_close(OpenIndex *ix)
 {
 	reject_busy(ix);
+	/* a reader changed nothing and may not write: just let go (as at xact end) */
+	if (!ix->keep_open)
+	{
+		ix_discard(ix);
+		return;
+	}
 	if (ix->needs_reload)
 	{
 		ix_settle_failed(ix);
