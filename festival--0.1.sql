@@ -533,6 +533,12 @@ BEGIN
 			MESSAGE = format('number of rows to generate must be positive, not %s', n),
 			HINT = 'Use n >= 1.';
 	END IF;
+	-- the bound of the C generators (api_generate.c), checked before the table exists
+	IF n > 100000000 THEN
+		RAISE EXCEPTION USING ERRCODE = 'program_limit_exceeded',
+			MESSAGE = format('cannot generate more than 100000000 rows in one call, not %s', n),
+			HINT = 'Generate in several calls (different seeds, or ids offset by the earlier counts).';
+	END IF;
 	SELECT string_agg(quote_ident(part), '.' ORDER BY ord) INTO qualified
 	FROM unnest(parse_ident(table_name)) WITH ORDINALITY AS p(part, ord);
 	IF to_regclass(qualified) IS NOT NULL THEN
