@@ -4,7 +4,10 @@
  *	  Open indices of this session, their operations, and the current run.
  *
  * An index is opened on first use in a session and stays open until
- * festival.close(), festival.drop_index() or the end of the session.  Open
+ * festival.close(), festival.drop_index() or the end of the session; a
+ * session that may only read it releases it at the end of each transaction
+ * (ix_release_readers).  Opening waits up to festival.open_timeout for
+ * another holder.  Open
  * means: the catalog row is loaded, a session-level advisory lock and an
  * flock() on the file are held (so another session gets a clear error
  * naming the holder), the meta page is read and the node store is ready.
