@@ -50,20 +50,29 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 tap_is "$qfail" 0 "$ROUNDS queries in back-to-back sessions all succeed"
 
+# until another backend holds festival's advisory lock (at most 10 s)
+wait_for_holder() {
+    for _ in $(seq 1 200); do
+        [ "$(qv -c "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 18003 AND granted AND pid <> pg_backend_pid()")" = 1 ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
 # deterministic: a session holds the index and ends 0.5 s later; opening
 # here waits for it (and fails at once with festival.open_timeout = 0)
 psql -X -qAt -c "SELECT count(*) FROM festival.query('b2b_ix', 'POINT(1 0)')" -c "SELECT pg_sleep(0.5)" >/dev/null 2>&1 &
 holder=$!
-sleep 0.2
+wait_for_holder
 start=$(date +%s%N)
 out=$(psql -X -qAt -c "SELECT count(*) FROM festival.query('b2b_ix', 'POINT(1 0)')" 2>&1)
 waited_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 wait $holder
-tap_is "$out" 1 "opening waits for a session that ends 0.5 s later (waited $waited_ms ms)"
+tap_is "$out" 1 "opening waits for a session that ends 0.5 s after it opened the index (waited $waited_ms ms)"
 
-psql -X -qAt -c "SELECT count(*) FROM festival.query('b2b_ix', 'POINT(1 0)')" -c "SELECT pg_sleep(0.5)" >/dev/null 2>&1 &
+psql -X -qAt -c "SELECT count(*) FROM festival.query('b2b_ix', 'POINT(1 0)')" -c "SELECT pg_sleep(3)" >/dev/null 2>&1 &
 holder=$!
-sleep 0.2
+wait_for_holder
 out=$(PGOPTIONS="-c festival.open_timeout=0" psql -X -qAt -c "SELECT count(*) FROM festival.query('b2b_ix', 'POINT(1 0)')" 2>&1)
 wait $holder
 tap_like "$out" 'is open in another session' "with festival.open_timeout = 0 it fails at once"
