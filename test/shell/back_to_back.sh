@@ -10,7 +10,7 @@
 source "$(dirname "$0")/lib/tap.bash"
 
 fresh_database festival_back_to_back
-ROUNDS=${BACK_TO_BACK_ROUNDS:-20}
+ROUNDS=${BACK_TO_BACK_ROUNDS:-10}
 tap_plan 8
 
 q <<'SQL' >/dev/null
