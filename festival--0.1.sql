@@ -395,6 +395,65 @@ REVOKE ALL ON @extschema@.index_snapshot, @extschema@.index_node,
 GRANT SELECT ON @extschema@.index_snapshot, @extschema@.index_node,
 	@extschema@.index_snapshot_level TO PUBLIC;
 
+-------------------------------------------------------------------------------
+-- Who sees result rows tied to an index
+-------------------------------------------------------------------------------
+
+/*
+ * Snapshots, dumps, traces and runs show what an index holds (leaf MBRs, the
+ * extent taken from the source), so a row tied to an index is visible to
+ * whoever may read that index: its owner (or a member of the owner's role),
+ * a superuser, or a role with SELECT on its source; an index without a
+ * source is readable by everyone.  Rows of a dropped index (or of an earlier
+ * index of the same name) are visible to superusers only.  Row-level
+ * security applies these to SELECT; festival's own functions write the
+ * tables as the extension's owner, which owns them and so is not filtered,
+ * and pg_dump (a superuser) sees every row.  Security invoker: the checks
+ * are the caller's.
+ */
+CREATE FUNCTION @extschema@.can_read_index_id(index_id bigint)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+	SELECT coalesce((SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user), false)
+		OR coalesce((SELECT pg_has_role(i.owner, 'USAGE')
+							OR i.source IS NULL
+							OR coalesce(has_table_privilege(i.source, 'SELECT'), false)
+					 FROM @extschema@.index i WHERE i.index_id = $1), false)
+$fn$;
+COMMENT ON FUNCTION @extschema@.can_read_index_id(bigint) IS
+	'may the current user read the index with this index_id (owner, superuser, SELECT on its source, or no source)? false for a dropped index, except for superusers';
+
+CREATE FUNCTION @extschema@.can_read_index(index text)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+	SELECT @extschema@.can_read_index_id(
+		coalesce((SELECT i.index_id FROM @extschema@.index i WHERE i.name = $1), -1))
+$fn$;
+COMMENT ON FUNCTION @extschema@.can_read_index(text) IS
+	'may the current user read the index of this name (see can_read_index_id)?';
+
+ALTER TABLE @extschema@.index_snapshot ENABLE ROW LEVEL SECURITY;
+CREATE POLICY readable_index ON @extschema@.index_snapshot FOR SELECT
+	USING (@extschema@.can_read_index_id(index_id));
+ALTER TABLE @extschema@.index_node ENABLE ROW LEVEL SECURITY;
+CREATE POLICY readable_index ON @extschema@.index_node FOR SELECT
+	USING (EXISTS (SELECT FROM @extschema@.index_snapshot s
+				   WHERE s.snapshot_id = index_node.snapshot_id));
+ALTER TABLE @extschema@.io_trace ENABLE ROW LEVEL SECURITY;
+CREATE POLICY readable_index ON @extschema@.io_trace FOR SELECT
+	USING (@extschema@.can_read_index(index_name));
+-- a run shows the configuration of every index it used
+ALTER TABLE @extschema@.run ENABLE ROW LEVEL SECURITY;
+CREATE POLICY readable_index ON @extschema@.run FOR SELECT
+	USING (NOT EXISTS (SELECT FROM jsonb_object_keys(config) AS k(name)
+					   WHERE NOT @extschema@.can_read_index(k.name)));
+-- the view reads index_snapshot as its owner: make it apply the caller's policies
+ALTER VIEW @extschema@.index_snapshot_level SET (security_invoker = true);
+
 CREATE FUNCTION @extschema@.snapshot(index text)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'festival_snapshot'
@@ -532,6 +591,12 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = format('number of rows to generate must be positive, not %s', n),
 			HINT = 'Use n >= 1.';
+	END IF;
+	-- the bound of the C generators (api_generate.c), checked before the table exists
+	IF n > 100000000 THEN
+		RAISE EXCEPTION USING ERRCODE = 'program_limit_exceeded',
+			MESSAGE = format('cannot generate more than 100000000 rows in one call, not %s', n),
+			HINT = 'Generate in several calls (different seeds, or ids offset by the earlier counts).';
 	END IF;
 	SELECT string_agg(quote_ident(part), '.' ORDER BY ord) INTO qualified
 	FROM unnest(parse_ident(table_name)) WITH ORDINALITY AS p(part, ord);

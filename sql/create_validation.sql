@@ -22,7 +22,7 @@ $$;
 -------------------------------------------------------------------------------
 -- Defaults and every option
 -------------------------------------------------------------------------------
--- no options, '{}' and NULL all mean the defaults
+-- no options and '{}' mean the defaults; NULL is refused (hint: '{}')
 SELECT festival.create_index('cv_default', 'rtree', 'cv_dev') > 0 AS created;
 SELECT festival.create_index('cv_empty', 'rtree', 'cv_dev', '{}') > 0 AS created;
 SELECT festival.create_index('cv_null', 'rtree', 'cv_dev', NULL) > 0 AS created;

@@ -317,7 +317,6 @@ FROM fx_compare('ds_mem_fast', 'ds_brute', ARRAY[1, 2, 12, 14, 21]) c;
 -- a new session: memory indices start empty again; file indices keep everything
 \c
 SET client_min_messages = warning;
-SELECT fx_wait_alone() AS alone;
 SELECT festival.stats('ds_mem_none')->>'entries' AS mem_entries_new_session,
 	   (festival.stats('ds_ssd_efind')->>'entries')::int = (SELECT count(*) FROM ds_src) AS file_entries_kept;
 -- check() reports the lost memory indices: they no longer match their source

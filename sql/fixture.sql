@@ -104,28 +104,6 @@ END
 $$;
 
 -------------------------------------------------------------------------------
--- fx_wait_alone(): after \c, wait (up to 30 s) until the previous backend
--- of this database has exited: its exit hook flushes the indices it left
--- open and releases their locks.
--------------------------------------------------------------------------------
-CREATE FUNCTION fx_wait_alone() RETURNS boolean
-LANGUAGE plpgsql AS $$
-BEGIN
-	FOR i IN 1 .. 3000 LOOP
-		IF NOT EXISTS (SELECT FROM pg_stat_activity
-					   WHERE datname = current_database()
-						 AND backend_type = 'client backend'
-						 AND pid <> pg_backend_pid()) THEN
-			RETURN true;
-		END IF;
-		PERFORM pg_sleep(0.01);
-		PERFORM pg_stat_clear_snapshot();
-	END LOOP;
-	RETURN false;
-END
-$$;
-
--------------------------------------------------------------------------------
 -- fx_src: mixed geometries.  Groups by id range:
 --      1..  900  points on a 10-unit grid, x, y in 0..290
 --   1001.. 1200  axis-aligned rectangles whose corners are grid points

@@ -314,7 +314,6 @@ FROM fw_index WHERE options->>'framework' IS NOT NULL;
 \c
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
-SELECT fx_wait_alone() AS alone;
 
 -- every index opens clean, with nothing to replay and nothing buffered
 SELECT count(*) AS indices,

@@ -320,7 +320,6 @@ SELECT * FROM st_verify('reopened');
 \c
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
-SELECT fx_wait_alone() AS alone;
 SELECT count(*) AS indices,
 	   count(*) FILTER (WHERE festival.stats(name)->>'clean_on_disk' = 'true') AS clean,
 	   count(*) FILTER (WHERE (festival.stats(name)->>'entries')::bigint

@@ -217,7 +217,6 @@ FROM xb_index ORDER BY ord;
 \c
 SET client_min_messages = warning;
 SET festival.log_sync = never;
-SELECT fx_wait_alone() AS alone;
 SELECT * FROM xb_verify('new session');
 
 -------------------------------------------------------------------------------
@@ -228,7 +227,7 @@ SELECT * FROM xb_verify('new session');
 SELECT festival.insert('xb_none_ins', 9001, 'LINESTRING(10 10, 20 20)');
 CREATE TABLE xb_mixed (id bigint PRIMARY KEY, geom geometry NOT NULL);
 INSERT INTO xb_mixed VALUES (1, 'POINT(1 1)'), (2, 'POLYGON((0 0, 5 0, 5 5, 0 0))');
-SELECT festival.create_index('xb_mixed_idx', 'xbrtree', 'xb_dev', NULL, 'xb_mixed', 'id', 'geom') > 0 AS created;
+SELECT festival.create_index('xb_mixed_idx', 'xbrtree', 'xb_dev', '{}', 'xb_mixed', 'id', 'geom') > 0 AS created;
 -- no such build method
 SELECT festival.build('xb_mixed_idx', 'str');
 SELECT festival.build('xb_mixed_idx');

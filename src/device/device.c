@@ -18,6 +18,9 @@
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/latch.h"
+#include "utils/timestamp.h"
 
 const char *const device_kind_names[] = {"file", "memory", NULL};
 const char *const device_io_names[] = {"direct", "buffered", NULL};
@@ -67,7 +70,8 @@ device_validate_directory(const char *directory)
 	if (directory[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("device directory must not be empty")));
+				 errmsg("device directory must not be empty"),
+				 errhint("Give a relative directory name, such as the device's name.")));
 	if (directory[0] == '/')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -77,7 +81,8 @@ device_validate_directory(const char *directory)
 		ereport(ERROR,
 				(errcode(ERRCODE_NAME_TOO_LONG),
 				 errmsg("device directory is longer than %d bytes",
-						DEVICE_DIRECTORY_MAXLEN)));
+						DEVICE_DIRECTORY_MAXLEN),
+				 errhint("Choose a shorter directory.")));
 
 	while (*p)
 	{
@@ -257,4 +262,35 @@ char *
 device_file_path(const char *device_directory, const char *file_name)
 {
 	return psprintf("%s/%s", device_directory, file_name);
+}
+
+/* festival.open_timeout (src/sql/festival.c defines the setting). */
+int			fest_open_timeout_ms = 5000;
+
+/* How long one wait for a lock holder sleeps before trying again. */
+#define HOLDER_POLL_MS	5
+
+/*
+ * Sleep a little if the wait that began at started may go on: a session
+ * that ends (or closes the index) releases it within milliseconds, so the
+ * next statement of a script must not fail because the previous backend is
+ * still exiting.  Cancellable; false once festival.open_timeout is over.
+ */
+bool
+device_wait_for_holder(TimestampTz started)
+{
+	long		waited_ms;
+
+	CHECK_FOR_INTERRUPTS();
+	if (fest_open_timeout_ms <= 0)
+		return false;
+	waited_ms = (long) ((GetCurrentTimestamp() - started) / 1000);
+	if (waited_ms >= fest_open_timeout_ms)
+		return false;
+	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					 Min(HOLDER_POLL_MS, fest_open_timeout_ms - waited_ms),
+					 PG_WAIT_EXTENSION);
+	ResetLatch(MyLatch);
+	CHECK_FOR_INTERRUPTS();
+	return true;
 }

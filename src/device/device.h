@@ -26,6 +26,8 @@
 #include "device/pageio.h"
 #include "device/profile.h"
 
+#include "datatype/timestamp.h"
+
 typedef enum DeviceKind
 {
 	DEVICE_KIND_FILE,
@@ -79,6 +81,14 @@ extern PageIO *device_file_open(const DeviceSpec *spec, const char *path,
 								uint32 page_size, bool create,
 								FestStats *stats);
 extern bool device_file_exists(const char *path);
+
+/*
+ * Waiting for an index another session holds (festival.open_timeout, in
+ * milliseconds; 0 means do not wait).  A caller polls: it tries to take
+ * the lock, and while device_wait_for_holder() returns true tries again.
+ */
+extern int	fest_open_timeout_ms;
+extern bool device_wait_for_holder(TimestampTz started);
 extern void device_file_unlink(const char *path);
 
 /* memory.c: the pages of a memory device */

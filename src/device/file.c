@@ -31,6 +31,7 @@
 
 #include "miscadmin.h"
 #include "storage/fd.h"
+#include "utils/timestamp.h"
 
 typedef struct FilePageIO
 {
@@ -202,6 +203,7 @@ device_file_open(const DeviceSpec *spec, const char *path, uint32 page_size,
 	FilePageIO *f;
 	int			flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW;
 	int			fd;
+	TimestampTz wait_started;
 
 	Assert(spec->kind == DEVICE_KIND_FILE);
 	Assert(page_size % FEST_PAGE_SIZE_MULTIPLE == 0);
@@ -245,9 +247,31 @@ device_file_open(const DeviceSpec *spec, const char *path, uint32 page_size,
 				 errmsg("could not open index file \"%s\": %m", path)));
 	}
 
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+	/* the previous holder may be a session that is just ending: wait for it */
+	wait_started = GetCurrentTimestamp();
+	while (flock(fd, LOCK_EX | LOCK_NB) != 0)
 	{
 		int			save_errno = errno;
+
+		if (save_errno == EWOULDBLOCK || save_errno == EINTR)
+		{
+			bool		retry;
+
+			/* an interrupt's ERROR must not leak the descriptor */
+			PG_TRY();
+			{
+				retry = device_wait_for_holder(wait_started);
+			}
+			PG_CATCH();
+			{
+				close(fd);
+				ReleaseExternalFD();
+				PG_RE_THROW();
+			}
+			PG_END_TRY();
+			if (retry)
+				continue;
+		}
 
 		close(fd);
 		ReleaseExternalFD();
@@ -255,7 +279,7 @@ device_file_open(const DeviceSpec *spec, const char *path, uint32 page_size,
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_IN_USE),
 					 errmsg("index file \"%s\" is locked by another process", path),
-					 errhint("Another server or session has it open; close it there first.")));
+					 errhint("Another server or session has it open; close it there first, or raise festival.open_timeout to wait longer.")));
 		errno = save_errno;
 		ereport(ERROR,
 				(errcode_for_file_access(),

@@ -57,7 +57,7 @@ option_accepts(const OptionSpec *spec)
 			appendStringInfoString(&buf, "true or false");
 			break;
 		case OPT_BOX:
-			appendStringInfoString(&buf, "null or an array of four numbers [xmin, ymin, xmax, ymax] with xmin < xmax and ymin < ymax");
+			appendStringInfoString(&buf, "null or an array of four numbers [xmin, ymin, xmax, ymax] with xmin < xmax, ymin < ymax and a finite width and height");
 			break;
 		case OPT_CHOICE:
 			appendStringInfoString(&buf, "one of ");
@@ -109,9 +109,12 @@ numeric_is_whole(Numeric value)
 
 /*
  * An OPT_BOX value: a JSON array of four finite numbers, a proper
- * rectangle.  v is a container value (the iterator runs with skipNested).
+ * rectangle whose width and height are finite too (an infinite width
+ * makes every grid cell and Hilbert coordinate NaN).  v is a container
+ * value (the iterator runs with skipNested).  Returns NULL if the value is
+ * good, or what is wrong with it.
  */
-static bool
+static const char *
 box_from_jsonb(const JsonbValue *v, double *box)
 {
 	JsonbIterator *it;
@@ -120,20 +123,30 @@ box_from_jsonb(const JsonbValue *v, double *box)
 	int			n = 0;
 
 	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
-		return false;
+		return "it is not an array";
 	it = JsonbIteratorInit(v->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &elem, true)) != WJB_DONE)
 	{
 		if (tok != WJB_ELEM)
 			continue;
-		if (elem.type != jbvNumeric || n >= 4)
-			return false;
+		if (elem.type != jbvNumeric)
+			return "an element is not a number";
+		if (n >= 4)
+			return "it has more than four numbers";
 		box[n++] = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
 													  NumericGetDatum(elem.val.numeric)));
 		if (isnan(box[n - 1]) || isinf(box[n - 1]))
-			return false;
+			return "a number is out of the range of double precision";
 	}
-	return n == 4 && box[0] < box[2] && box[1] < box[3];
+	if (n != 4)
+		return "it has fewer than four numbers";
+	if (!(box[0] < box[2]))
+		return "its width is not positive (xmin must be less than xmax)";
+	if (!(box[1] < box[3]))
+		return "its height is not positive (ymin must be less than ymax)";
+	if (isinf(box[2] - box[0]) || isinf(box[3] - box[1]))
+		return "its width or height exceeds the range of double precision";
+	return NULL;
 }
 
 /* Check and store one user-supplied value. */
@@ -195,8 +208,20 @@ set_value(OptionValue *value, const JsonbValue *v)
 				value->box_set = false;
 				break;
 			}
-			if (!box_from_jsonb(v, value->box))
+			if (v->type != jbvBinary)
 				bad_value(spec, shown);
+			{
+				const char *problem = box_from_jsonb(v, value->box);
+
+				if (problem != NULL)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("invalid value for option \"%s\": %s",
+									spec->name, problem),
+							 errdetail("%s", spec->description),
+							 errhint("Option \"%s\" accepts %s.",
+									 spec->name, option_accepts(spec))));
+			}
 			value->box_set = true;
 			break;
 		case OPT_CHOICE:

@@ -387,7 +387,8 @@ xbr_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 	if (n > PG_INT32_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("cannot bulk load more than %d points", PG_INT32_MAX)));
+				 errmsg("cannot bulk load more than %d points", PG_INT32_MAX),
+				 errhint("Load the rest with festival.insert(), or use build method 'insert'.")));
 
 	/* step 1: addresses, Z order */
 	for (int64 i = 0; i < n; i++)

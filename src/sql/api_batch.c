@@ -43,13 +43,15 @@ read_query_array(FunctionCallInfo fcinfo, int argno, int *count)
 	if (PG_ARGISNULL(argno))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("array of query geometries must not be NULL")));
+				 errmsg("array of query geometries must not be NULL"),
+				 errhint("Pass an array of geometries, such as ARRAY['POINT(0 0)'::geometry].")));
 	array = PG_GETARG_ARRAYTYPE_P(argno);
 	if (ARR_NDIM(array) > 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 				 errmsg("array of query geometries must have one dimension, not %d",
-						ARR_NDIM(array))));
+						ARR_NDIM(array)),
+				 errhint("Pass a one-dimensional array of geometries.")));
 	if (ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array)) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -220,13 +220,27 @@ read_extent(FunctionCallInfo fcinfo, int first, Extent *e)
 				 errhint("Pass a box2d such as 'BOX(0 0,1 1)'::box2d.")));
 }
 
+/*
+ * Most rows one generator call produces: 10^8 points are a table of about
+ * 7 GB and take minutes; a mistyped count must not run until cancelled.
+ * generator_target (festival--0.1.sql) checks the same bound.
+ */
+#define GENERATE_MAX_ROWS INT64CONST(100000000)
+
 static void
 check_count(int64 n)
 {
 	if (n <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("number of rows to generate must be positive, not " INT64_FORMAT, n)));
+				 errmsg("number of rows to generate must be positive, not " INT64_FORMAT, n),
+				 errhint("Ask for at least one row.")));
+	if (n > GENERATE_MAX_ROWS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("cannot generate more than " INT64_FORMAT " rows in one call, not " INT64_FORMAT,
+						GENERATE_MAX_ROWS, n),
+				 errhint("Generate in several calls (different seeds, or ids offset by the earlier counts).")));
 }
 
 PG_FUNCTION_INFO_V1(festival_generated_points);

@@ -100,12 +100,19 @@ festival_create_index(PG_FUNCTION_ARGS)
 	uint32		page_size;
 	void	   *state;
 	DeviceSpec *device;
-	Jsonb	   *user_options = PG_ARGISNULL(3) ? NULL : PG_GETARG_JSONB_P(3);
+	Jsonb	   *user_options;
 
 	memset(&cat, 0, sizeof(cat));
 	cat.name = fest_name_arg(fcinfo, 0, "index");
 	structure = structure_lookup(fest_text_arg(fcinfo, 1, "structure"));
 	device = catalog_load_device(fest_text_arg(fcinfo, 2, "device name"));
+	/* like every other argument, NULL is no default (source is the exception: none) */
+	if (PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("options must not be NULL"),
+				 errhint("Use '{}' for the defaults.")));
+	user_options = PG_GETARG_JSONB_P(3);
 
 	if (structure->needs_extent && !user_gives(user_options, "extent"))
 	{
@@ -185,7 +192,8 @@ festival_drop_index(PG_FUNCTION_ARGS)
 	if (!superuser() && !has_privs_of_role(GetUserId(), cat->owner))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("must be owner of index \"%s\" to drop it", name)));
+				 errmsg("must be owner of index \"%s\" to drop it", name),
+				 errhint("Ask its owner (festival.index.owner), a member of that role or a superuser.")));
 	/* written and released first: the drop may still be rolled back */
 	if (ix != NULL)
 		ix_close_for_drop(ix);
@@ -201,11 +209,14 @@ festival_drop_index(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* festival.flush(index): write everything and mark the file clean. */
+/*
+ * festival.flush(index): write everything and mark the file clean.  It
+ * writes the file (and may drop a FAST or eFIND buffer), so it is a change.
+ */
 Datum
 festival_flush(PG_FUNCTION_ARGS)
 {
-	OpenIndex  *ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_READ);
+	OpenIndex  *ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_MODIFY);
 
 	ix_flush(ix);
 	ix_end_op(ix);

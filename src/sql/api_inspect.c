@@ -202,11 +202,13 @@ festival_cache_simulate(PG_FUNCTION_ARGS)
 		ghosts < 1 || ghosts > 1000000)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cache_simulate needs capacity and ghosts from 1 to 1000000 and a1in_percent from 1 to 90")));
+				 errmsg("cache_simulate needs capacity and ghosts from 1 to 1000000 and a1in_percent from 1 to 90"),
+				 errhint("Change the out-of-range argument.")));
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("pages must not be NULL")));
+				 errmsg("pages must not be NULL"),
+				 errhint("Pass an array of page numbers; festival's functions never read NULL as a default.")));
 	pages_arr = PG_GETARG_ARRAYTYPE_P(2);
 	deconstruct_array(pages_arr, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE,
 					  &pages, &page_nulls, &npages);
@@ -217,7 +219,8 @@ festival_cache_simulate(PG_FUNCTION_ARGS)
 		if (nlevels != npages)
 			ereport(ERROR,
 					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-					 errmsg("levels has %d elements but pages has %d", nlevels, npages)));
+					 errmsg("levels has %d elements but pages has %d", nlevels, npages),
+				 errhint("Give one level per page, or no levels.")));
 	}
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -240,7 +243,8 @@ festival_cache_simulate(PG_FUNCTION_ARGS)
 		if (page_nulls[i] || (levels != NULL && level_nulls[i]))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("pages and levels must not contain NULL")));
+					 errmsg("pages and levels must not contain NULL"),
+				 errhint("Remove the NULL elements.")));
 		page = DatumGetInt64(pages[i]);
 		hit = replacement_lookup(r, (PageId) page) != NULL;
 		if (!hit)

@@ -175,7 +175,8 @@ festival_knn(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("k must not be NULL")));
+				 errmsg("k must not be NULL"),
+				 errhint("Give the number of neighbours to return, at least 1.")));
 	k = PG_GETARG_INT32(2);
 	if (k <= 0)
 		ereport(ERROR,

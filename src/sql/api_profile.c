@@ -209,7 +209,8 @@ festival_device_simulate(PG_FUNCTION_ARGS)
 				ereport(ERROR,
 						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 						 errmsg("device_simulate touches at most %d pages per call",
-								SIMULATE_MAX_PAGES)));
+								SIMULATE_MAX_PAGES),
+				 errhint("Split the operations over several calls.")));
 			total_pages += to - from + 1;
 			for (PageId p = from; p <= to; p++)
 			{

@@ -84,7 +84,8 @@ fest_init_int8_set(FunctionCallInfo fcinfo, const char *column)
 		!(rsinfo->allowedModes & SFRM_Materialize))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("set-valued function called in context that cannot accept a set")));
+				 errmsg("set-valued function called in context that cannot accept a set"),
+				 errhint("Call it in a FROM clause: SELECT * FROM festival.f(...).")));
 
 	old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
 	desc = CreateTemplateTupleDesc(1);

@@ -336,7 +336,8 @@ catalog_postgis_schema(void)
 	if (schema == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("extension \"postgis\" is not installed")));
+				 errmsg("extension \"postgis\" is not installed"),
+				 errhint("Run CREATE EXTENSION postgis.")));
 	return schema;
 }
 
@@ -351,6 +352,8 @@ catalog_lock_holder(const LOCKTAG *tag)
 	Oid			types[4] = {OIDOID, OIDOID, OIDOID, INT2OID};
 	Datum		values[4];
 	char	   *holder = NULL;
+	Oid			saved_user;
+	int			saved_context;
 
 	values[0] = ObjectIdGetDatum(tag->locktag_field1);
 	values[1] = ObjectIdGetDatum(tag->locktag_field2);
@@ -358,10 +361,20 @@ catalog_lock_holder(const LOCKTAG *tag)
 	values[3] = Int16GetDatum((int16) tag->locktag_field4);
 
 	spi_connect();
-	spi_exec("SELECT format('process %s (user %s, application \"%s\", connected since %s)', "
+
+	/*
+	 * As the extension's owner: pg_stat_activity hides another role's
+	 * connection time and application from an unprivileged user, and the
+	 * error is of no use without them.  A holder with no activity row is
+	 * a backend that is exiting.
+	 */
+	catalog_begin_privileged(&saved_user, &saved_context);
+	spi_exec("SELECT CASE WHEN a.pid IS NULL "
+			 "  THEN format('process %s (a session that is ending)', l.pid) "
+			 "  ELSE format('process %s (user %s, application \"%s\", connected since %s)', "
 			 "       l.pid, coalesce(a.usename::text, '?'), "
 			 "       coalesce(a.application_name, ''), "
-			 "       coalesce(to_char(a.backend_start, 'YYYY-MM-DD HH24:MI:SS'), '?')) "
+			 "       coalesce(to_char(a.backend_start, 'YYYY-MM-DD HH24:MI:SS TZ'), '?')) END "
 			 "FROM pg_catalog.pg_locks l "
 			 "LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid "
 			 "WHERE l.locktype = 'advisory' AND l.database = $1 "
@@ -369,6 +382,7 @@ catalog_lock_holder(const LOCKTAG *tag)
 			 "  AND l.granted AND l.pid <> pg_catalog.pg_backend_pid() "
 			 "LIMIT 1",
 			 4, types, values, NULL, true, SPI_OK_SELECT);
+	catalog_end_privileged(saved_user, saved_context);
 	if (SPI_processed == 1)
 		holder = get_text(1, cxt);
 	SPI_finish();

@@ -81,6 +81,26 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomIntVariable("festival.open_timeout",
+							"How long opening an index waits for another session to release it.",
+							"A session that ends, closes the index or (reading another role's "
+							"index) ends its transaction releases it; 0 fails at once.",
+							&fest_open_timeout_ms,
+							5000, 0, 3600000,
+							PGC_USERSET,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("festival.max_index_memory",
+							"Most memory one open index may use for its buffers and page cache.",
+							"buffer_size (FAST, eFIND) plus cache_size (when cache is not none); "
+							"checked when an index is created and opened.",
+							&fest_max_index_memory_kb,
+							1024 * 1024, 64, INT_MAX,
+							PGC_SUSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("festival");
 	handle_register_callbacks();
 }

@@ -94,7 +94,8 @@ geomarg_check_wkb(const uint8 *data, size_t len, const char *what,
 	if (!wkb_inspect(data, len, info, &error))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s cannot be read: %s", what, error)));
+				 errmsg("%s cannot be read: %s", what, error),
+				 errhint("Pass a valid geometry; ST_IsValidReason() and ST_AsText() help find what is wrong.")));
 	if (info->empty)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -110,7 +111,8 @@ geomarg_get(FunctionCallInfo fcinfo, int argno, const char *what, GeomArg *out)
 	if (PG_ARGISNULL(argno))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s must not be NULL", what)));
+				 errmsg("%s must not be NULL", what),
+				 errhint("Give a geometry; festival's functions never read NULL as a default.")));
 	geomarg_from_datum(fcinfo, argno, PG_GETARG_DATUM(argno), what, out);
 }
 

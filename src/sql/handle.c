@@ -35,6 +35,7 @@
 #define FEST_ADVISORY_FIELD4 0x4653
 
 char	   *fest_data_directory_setting = NULL;
+int			fest_max_index_memory_kb = 1024 * 1024;
 int			fest_progress_interval = 10;
 bool		fest_track_io_cpu = false;
 
@@ -75,7 +76,8 @@ fest_validate_name(const char *what, const char *name)
 	if (len == 0 || len > FEST_NAME_MAXLEN)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_NAME),
-				 errmsg("%s name must have 1 to %d characters", what, FEST_NAME_MAXLEN)));
+				 errmsg("%s name must have 1 to %d characters", what, FEST_NAME_MAXLEN),
+				 errhint("Names become file names: use 1 to %d ASCII letters, digits and underscores.", FEST_NAME_MAXLEN)));
 	for (size_t i = 0; i < len; i++)
 	{
 		unsigned char c = (unsigned char) name[i];
@@ -142,6 +144,35 @@ ix_discard(OpenIndex *ix)
 	MemoryContextDelete(ix->cxt);
 }
 
+/*
+ * At the end of a top-level transaction, give back the handles of indices
+ * this session only read: holding one until the session ends would lock
+ * the owner out for as long as a reader stays connected.  Indices a user
+ * who may change them has used stay open (repeated operations, benchmark
+ * loops and memory devices, whose pages live in the handle, rely on it).
+ *
+ * Runs in the commit and abort callbacks, so it does no I/O and raises no
+ * ERROR: a reader never changed the index, so there is nothing to write,
+ * and a read that an ERROR interrupted wrote nothing either (a handle that
+ * needs a reload is settled by nobody; its file is as the last writer left
+ * it).  ix_discard closes the file and releases the lock.
+ */
+void
+ix_release_readers(void)
+{
+	List	   *all = ix_all_open();
+	ListCell   *lc;
+
+	foreach(lc, all)
+	{
+		OpenIndex  *ix = (OpenIndex *) lfirst(lc);
+
+		if (!ix->keep_open && !ix->busy)
+			ix_discard(ix);
+	}
+	list_free(all);
+}
+
 /* Every open handle, for the session-level callbacks. */
 List *
 ix_all_open(void)
@@ -176,8 +207,28 @@ lock_conflict(const LOCKTAG *tag, const char *name)
 			(errcode(ERRCODE_OBJECT_IN_USE),
 			 errmsg("index \"%s\" is open in another session", name),
 			 holder ? errdetail("It is held by %s.", holder) : 0,
-			 errhint("Call festival.close('%s') in that session, or wait for it to end.",
-					 name)));
+			 errhint("Call festival.close('%s') in that session, or wait for it to end; festival.open_timeout (now %d ms) says how long opening waits.",
+					 name, fest_open_timeout_ms)));
+}
+
+/*
+ * Take the index's advisory lock, waiting up to festival.open_timeout for
+ * another holder to let go: a session that has just ended is still
+ * flushing and closing its indices for a few milliseconds, and a reader
+ * gives its handle back at the end of its transaction (ix_release_readers).
+ * Polling rather than a blocking LockAcquire keeps the wait bounded
+ * without touching lock_timeout, and cancellable.
+ */
+static void
+acquire_index_lock(const LOCKTAG *tag, const char *name, bool session_lock)
+{
+	TimestampTz started = GetCurrentTimestamp();
+
+	while (LockAcquire(tag, ExclusiveLock, session_lock, true) == LOCKACQUIRE_NOT_AVAIL)
+	{
+		if (!device_wait_for_holder(started))
+			lock_conflict(tag, name);
+	}
 }
 
 /* Take the session-level lock of an open handle. */
@@ -185,8 +236,7 @@ static void
 handle_lock(OpenIndex *ix)
 {
 	set_locktag(&ix->locktag, ix->cat.index_id);
-	if (LockAcquire(&ix->locktag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
-		lock_conflict(&ix->locktag, ix->name);
+	acquire_index_lock(&ix->locktag, ix->name, true);
 	ix->lock_held = true;
 }
 
@@ -199,8 +249,7 @@ void
 ix_lock_until_commit(int64 index_id, const char *name, LOCKTAG *tag)
 {
 	set_locktag(tag, index_id);
-	if (LockAcquire(tag, ExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
-		lock_conflict(tag, name);
+	acquire_index_lock(tag, name, false);
 }
 
 static void
@@ -219,6 +268,45 @@ copy_catalog(IndexCatalog *dst, const IndexCatalog *src)
 	dst->device.profile = src->device.profile ? pstrdup(src->device.profile) : NULL;
 }
 
+/*
+ * The memory one open index may hold by its options: the framework's
+ * buffers (eFIND's read buffer is part of buffer_size) and the page cache.
+ * Node copies of one operation and the redo log's file are not counted.
+ */
+static int64
+index_memory_bytes(const FestConfig *config)
+{
+	const FrameworkDef *fw = framework_of(config);
+	int64		total = 0;
+
+	for (const OptionSpec *o = fw->options; o != NULL && o->name != NULL; o++)
+		if (strcmp(o->name, "buffer_size") == 0)
+			total += config_int(config, "buffer_size");
+	if (config_choice_index(config, "cache") != 0)
+		total += config_int(config, "cache_size");
+	return total;
+}
+
+/*
+ * The options' limits (1 GiB of buffer, 8 GiB of cache) only bound what a
+ * value can be; festival.max_index_memory, which only a superuser sets,
+ * says what this server grants one index.  Checked when an index is
+ * created and whenever it is opened, since the setting may have changed.
+ */
+static void
+check_memory_ceiling(const char *name, const FestConfig *config)
+{
+	int64		bytes = index_memory_bytes(config);
+	int64		ceiling = (int64) fest_max_index_memory_kb * 1024;
+
+	if (bytes > ceiling)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index \"%s\" needs " INT64_FORMAT " bytes of memory for its buffers and cache, more than festival.max_index_memory allows (" INT64_FORMAT " bytes)",
+						name, bytes, ceiling),
+				 errhint("Give smaller buffer_size or cache_size options, or ask a superuser to raise festival.max_index_memory.")));
+}
+
 /* Parse the configuration and set up the structure (in ix->cxt). */
 static void
 handle_configure(OpenIndex *ix, const StructureOps *structure)
@@ -228,6 +316,7 @@ handle_configure(OpenIndex *ix, const StructureOps *structure)
 	ix->structure = structure;
 	ix->config = index_options_parse(structure, ix->cat.options, &page_size,
 									 &ix->sidx.state);
+	check_memory_ceiling(ix->name, ix->config);
 	ix->sidx.config = ix->config;
 	ix->sidx.name = ix->name;
 	ix->sidx.stats = &ix->op_stats;
@@ -385,7 +474,8 @@ index_open(const char *name, const ReloadInfo *reload, DeviceState *kept)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("file of index \"%s\" holds a \"%s\" index, but the catalog says \"%s\"",
-						name, ix->meta.structure, ix->cat.structure)));
+						name, ix->meta.structure, ix->cat.structure),
+				 errhint("The file belongs to another index; drop this one with festival.drop_index('%s') and create it again.", name)));
 
 	open_store(ix, false);
 
@@ -440,11 +530,16 @@ static void
 check_access(OpenIndex *ix, IndexAccess access)
 {
 	if (superuser() || has_privs_of_role(GetUserId(), ix->cat.owner))
+	{
+		/* see ix_release_readers */
+		ix->keep_open = true;
 		return;
+	}
 	if (access == IX_MODIFY)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("must be owner of index \"%s\" to change it", ix->name)));
+				 errmsg("must be owner of index \"%s\" to change it", ix->name),
+				 errhint("Ask its owner (festival.index.owner), a member of that role or a superuser.")));
 	if (OidIsValid(ix->cat.source) &&
 		pg_class_aclcheck(ix->cat.source, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
@@ -519,7 +614,12 @@ ix_begin_op(const char *name, IndexAccess access)
 		reject_busy(ix);
 		check_access(ix, access);
 		if (ix->needs_reload)
+		{
+			bool		keep_open = ix->keep_open;
+
 			ix = reload(ix);
+			ix->keep_open = keep_open;
+		}
 	}
 	else
 	{
@@ -651,6 +751,7 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 	uint32		page_size = (uint32) config_int(config, "page_size");
 
 	copy_catalog(&ix->cat, cat);
+	ix->keep_open = true;		/* its creator owns it */
 	handle_lock(ix);
 	handle_configure(ix, structure);
 	ix->path = handle_file_path(ix, true);
@@ -760,6 +861,12 @@ void
 ix_close(OpenIndex *ix)
 {
 	reject_busy(ix);
+	/* a reader changed nothing and may not write: just let go (as at xact end) */
+	if (!ix->keep_open)
+	{
+		ix_discard(ix);
+		return;
+	}
 	if (ix->needs_reload)
 	{
 		ix_settle_failed(ix);

@@ -4,7 +4,10 @@
  *	  Open indices of this session, their operations, and the current run.
  *
  * An index is opened on first use in a session and stays open until
- * festival.close(), festival.drop_index() or the end of the session.  Open
+ * festival.close(), festival.drop_index() or the end of the session; a
+ * session that may only read it releases it at the end of each transaction
+ * (ix_release_readers).  Opening waits up to festival.open_timeout for
+ * another holder.  Open
  * means: the catalog row is loaded, a session-level advisory lock and an
  * flock() on the file are held (so another session gets a clear error
  * naming the holder), the meta page is read and the node store is ready.
@@ -72,6 +75,10 @@ typedef struct OpenIndex
 	StructIndex sidx;
 	LOCKTAG		locktag;
 	bool		lock_held;
+	bool		keep_open;		/* a user who may change it used it: the
+								 * handle stays open until close or session
+								 * end; otherwise it is released at the end
+								 * of each transaction (ix_release_readers) */
 	bool		open_complete;	/* opened (or created) successfully */
 	bool		busy;			/* an operation is running */
 	bool		committing;		/* pages are being written */
@@ -114,9 +121,11 @@ extern void ix_mark_failed(OpenIndex *ix);
 extern void ix_discard(OpenIndex *ix);
 extern void ix_settle_failed(OpenIndex *ix);
 extern List *ix_all_open(void);
+extern void ix_release_readers(void);
 
 /* xact.c */
 extern void handle_register_callbacks(void);
+extern int	fest_max_index_memory_kb;
 extern char *fest_data_directory_setting;
 extern int	fest_progress_interval;
 extern bool fest_track_io_cpu;

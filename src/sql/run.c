@@ -248,7 +248,8 @@ festival_begin_run(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("run label must not be NULL")));
+				 errmsg("run label must not be NULL"),
+				 errhint("Give a label that names the run, such as 'exp=test'.")));
 	if (current_run != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -259,7 +260,8 @@ festival_begin_run(PG_FUNCTION_ARGS)
 	if (label[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("run label must not be empty")));
+				 errmsg("run label must not be empty"),
+				 errhint("Give a label that names the run, such as 'exp=test'.")));
 	if (PG_NARGS() > 1 && PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

@@ -52,7 +52,8 @@ source_validate(Oid relid, const char *id_column, const char *geom_column)
 	if (relname == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("source relation with OID %u does not exist", relid)));
+				 errmsg("source relation with OID %u does not exist", relid),
+				 errhint("Name an existing table, view or materialized view.")));
 	relkind = get_rel_relkind(relid);
 	if (relkind != RELKIND_RELATION && relkind != RELKIND_VIEW &&
 		relkind != RELKIND_MATVIEW && relkind != RELKIND_PARTITIONED_TABLE &&
@@ -60,11 +61,13 @@ source_validate(Oid relid, const char *id_column, const char *geom_column)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" cannot be a source: it is not a table, view or materialized view",
-						relname)));
+						relname),
+				 errhint("Create a view over it and use the view as the source.")));
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to read source table \"%s\"", relname)));
+				 errmsg("permission denied to read source table \"%s\"", relname),
+				 errhint("Ask for SELECT on \"%s\" from its owner.", relname)));
 
 	id_att = get_attnum(relid, id_column);
 	if (id_att == InvalidAttrNumber)
@@ -91,7 +94,8 @@ source_validate(Oid relid, const char *id_column, const char *geom_column)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("column \"%s\" of \"%s\" has type %s, not geometry", geom_column,
-						relname, format_type_be(geom_type))));
+						relname, format_type_be(geom_type)),
+				 errhint("Name a geometry column with geom_column, or a view that casts to geometry.")));
 
 	if (relkind == RELKIND_RELATION || relkind == RELKIND_MATVIEW ||
 		relkind == RELKIND_PARTITIONED_TABLE)

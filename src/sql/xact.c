@@ -11,6 +11,8 @@
  *   an index created in a transaction that aborts is removed, the file of
  *   a dropped index only when the drop commits.  Entries move to the
  *   parent when a subtransaction commits.
+ * - At the end of a top-level transaction, indices the session only read
+ *   are released (ix_release_readers).
  * - At the end of the session every open index is flushed and marked
  *   clean, so an index survives its session without an explicit close.
  *
@@ -152,11 +154,13 @@ fest_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_ABORT:
 			mark_failed_operations(1);
 			settle_pending(1, false, false);
+			ix_release_readers();
 			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PREPARE:
 			settle_pending(1, true, false);
+			ix_release_readers();
 			break;
 		default:
 			break;
