@@ -1154,6 +1154,9 @@ buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
 									   ALLOCSET_DEFAULT_SIZES);
 	create_tables(bs);
 	if (cfg->log_size > 0)
+	{
 		bs->log = log_open(log_path, meta->index_uid, create, index_name, stats);
+		log_set_fault(bs->log, io->fault);
+	}
 	meta_logged_now(bs);
 }

@@ -7,12 +7,16 @@
  * modification commits: nothing stays buffered between operations, as in
  * the disk-based indices of seeds 001/002.  Within one modification the
  * written pages are collected as page images and written together at
- * ns_commit, sorted by page number, followed by the meta page if the root,
- * height or allocation state changed.  Two consequences, both intended:
+ * ns_commit: first the pages that extend the file, then the existing ones
+ * from the top level down, then the meta page if the root, height or
+ * allocation state changed (see direct_commit for the exact order).  Consequences, all
+ * intended:
  *	- a node written twice by one insert costs one page write (the
  *	  logical writes stay visible as nodes_written);
  *	- an ERROR before the commit leaves the file exactly as it was, so the
- *	  open index can be reloaded from disk and used again.
+ *	  open index can be reloaded from disk and used again;
+ *	- so does an ERROR while writing the new pages (a full disk): they are
+ *	  cut off again and nothing refers to them.
  *
  * Freed pages are chained into a free list through their headers' link
  * field; ns_alloc takes the head of that list before growing the file.
@@ -43,6 +47,9 @@ typedef struct DirectStore
 	int			maxpending;
 	char	   *scratch;		/* aligned buffer for reads */
 	PagePrefetch prefetch;		/* pages read ahead by direct_read_many */
+	uint64		file_pages;		/* pages in the file as of the last commit */
+	PageId		committed_root; /* root and height as of the last commit */
+	uint32		committed_height;
 } DirectStore;
 
 static PendingPage *
@@ -256,48 +263,135 @@ direct_release(NodeStore *ns, PageId page)
 	ns->meta_dirty = true;
 }
 
+/*
+ * The commit's write order (see direct_commit): the pages that extend the
+ * file, then existing nodes from the top level down, then pages freed;
+ * by page number within each.
+ */
 static int
-pending_cmp(const void *a, const void *b)
+pending_group(const PendingPage *p, uint64 old_pages)
 {
-	PageId		pa = ((const PendingPage *) a)->page;
-	PageId		pb = ((const PendingPage *) b)->page;
-
-	return pa < pb ? -1 : (pa > pb ? 1 : 0);
+	if (p->page >= old_pages)
+		return 0;
+	return p->is_free ? 2 : 1;
 }
 
-/* Write the modification's pages in page order, then the meta if needed. */
+static int
+pending_cmp(const void *a, const void *b, void *arg)
+{
+	const PendingPage *pa = (const PendingPage *) a;
+	const PendingPage *pb = (const PendingPage *) b;
+	uint64		old_pages = *(const uint64 *) arg;
+	int			ga = pending_group(pa, old_pages);
+	int			gb = pending_group(pb, old_pages);
+
+	if (ga != gb)
+		return ga < gb ? -1 : 1;
+	if (ga == 1 && pa->level != pb->level)
+		return pa->level > pb->level ? -1 : 1;
+	return pa->page < pb->page ? -1 : (pa->page > pb->page ? 1 : 0);
+}
+
+/*
+ * Write one group of pending pages (already sealed) as one array.
+ */
+static void
+write_group(NodeStore *ns, PendingPage *pages, int n)
+{
+	PageIORequest *reqs;
+
+	if (n == 0)
+		return;
+	reqs = palloc(n * sizeof(PageIORequest));
+	for (int i = 0; i < n; i++)
+	{
+		reqs[i].page = pages[i].page;
+		reqs[i].buf = pages[i].image;
+	}
+	pageio_write(ns->io, reqs, n);
+	pfree(reqs);
+}
+
+/*
+ * Write the modification's pages and the meta in the order that lets a
+ * failure leave the file as it was, and a crash lose nothing committed:
+ *	1. the pages that extend the file (at or past the size it had when the
+ *	   modification began): nothing refers to them yet;
+ *	2. the meta, here if the root or height changed: it then refers to
+ *	   pages already written, and the old root it no longer names is
+ *	   still whole;
+ *	3. the existing nodes, parents before children: a parent that already
+ *	   points to a new sibling while its split child still holds every
+ *	   entry duplicates entries for a moment, but loses none (children
+ *	   first would drop the moved entries if a crash came in between);
+ *	   from here on a failure may leave the file damaged, which
+ *	   ns->overwriting tells the caller;
+ *	4. the pages freed, then the meta if not written in step 2.
+ * If a write fails before step 3, the file is cut back to its old size and
+ * the error raised: the file is exactly as before the modification (the
+ * meta writes go to the other meta slot, and ns_mark_unclean only cleared
+ * the clean flag).
+ */
 static void
 direct_commit(NodeStore *ns)
 {
 	DirectStore *ds = (DirectStore *) ns;
+	uint64		old_pages = ds->file_pages;
+	volatile int nnew = 0;
+	bool		root_changed;
 
 	if (ds->npending == 0 && !ns->meta_dirty)
 		return;
 
 	ns_mark_unclean(ns);
 
-	if (ds->npending > 0)
+	qsort_arg(ds->pending, ds->npending, sizeof(PendingPage), pending_cmp,
+			  &old_pages);
+	for (int i = 0; i < ds->npending; i++)
 	{
-		PageIORequest *reqs = palloc(ds->npending * sizeof(PageIORequest));
+		PendingPage *p = &ds->pending[i];
 
-		qsort(ds->pending, ds->npending, sizeof(PendingPage), pending_cmp);
-		for (int i = 0; i < ds->npending; i++)
-		{
-			PendingPage *p = &ds->pending[i];
-
-			fest_page_seal(p->image, ns->page_size);
-			reqs[i].page = p->page;
-			reqs[i].buf = p->image;
-			if (!p->is_free)
-				ns->stats->writes_per_level[p->level]++;
-		}
-		pageio_write(ns->io, reqs, ds->npending);
-		pfree(reqs);
+		fest_page_seal(p->image, ns->page_size);
+		if (!p->is_free)
+			ns->stats->writes_per_level[p->level]++;
+		if (p->page >= old_pages)
+			nnew++;
 	}
+	root_changed = ns->meta_dirty &&
+		(ns->meta->root != ds->committed_root ||
+		 ns->meta->height != ds->committed_height);
 
-	if (ns->meta_dirty)
-		ns_write_meta(ns);
+	PG_TRY();
+	{
+		int			nold = ds->npending - nnew;
 
+		write_group(ns, ds->pending, nnew);
+		if (root_changed)
+			ns_write_meta(ns);
+		ns->overwriting = nold > 0;
+		write_group(ns, ds->pending + nnew, nold);
+		if (ns->meta_dirty)
+			ns_write_meta(ns);
+	}
+	PG_CATCH();
+	{
+		if (!ns->overwriting && nnew > 0)
+		{
+			/*
+			 * Nothing committed was overwritten: drop the new pages.  If
+			 * even that fails, the file is longer than its meta says, which
+			 * check() reports as leaked pages and is otherwise harmless.
+			 */
+			ns->io->ops->truncate(ns->io, old_pages);
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	ns->overwriting = false;
+	ds->file_pages = Max(ds->file_pages, ns->meta->page_count);
+	ds->committed_root = ns->meta->root;
+	ds->committed_height = ns->meta->height;
 	ds->npending = 0;
 	MemoryContextReset(ds->pending_cxt);
 	ns->op_touched = false;
@@ -318,6 +412,9 @@ direct_reset(NodeStore *ns)
 	ds->npending = 0;
 	MemoryContextReset(ds->pending_cxt);
 	ns_truncate_to_empty(ns);
+	ds->file_pages = FEST_FIRST_DATA_PAGE;
+	ds->committed_root = InvalidPageId;
+	ds->committed_height = 0;
 }
 
 static void
@@ -404,5 +501,9 @@ direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	ds->maxpending = 16;
 	ds->pending = palloc(ds->maxpending * sizeof(PendingPage));
 	ds->scratch = pageio_alloc_buffer(io->page_size);
+	/* pages past the meta's count are leftovers of a failed commit */
+	ds->file_pages = meta->page_count;
+	ds->committed_root = meta->root;
+	ds->committed_height = meta->height;
 	return &ds->ns;
 }

@@ -18,6 +18,8 @@
  */
 #include "log/log.h"
 
+#include "device/fault.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,6 +42,8 @@ struct FestLog
 	bool		unsynced;		/* written since the last sync */
 	int64		last_sync_ns;
 	FestStats  *stats;
+	struct FaultState *fault;	/* the index's fault layer (testing), or NULL */
+	uint64		pending_lsn;	/* LSN of the first pending record */
 	/* compaction in progress */
 	char	   *tmp_path;
 	int			tmp_fd;
@@ -73,9 +77,24 @@ log_path_for(const char *index_path)
 }
 
 static void
-write_all(int fd, const char *data, size_t len, off_t offset, const char *path)
+write_all(FestLog *log, int fd, const char *data, size_t len, off_t offset,
+		  const char *path)
 {
 	size_t		done = 0;
+	bool		torn;
+	int			err = fault_check_log(log->fault, FAULT_LOG_WRITE, &torn);
+
+	if (err != 0)
+	{
+		/* an injected fault: a torn write lands its first half first */
+		if (torn && pwrite(fd, data, len / 2, offset) < 0)
+			err = errno;
+		errno = err;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write log file \"%s\": %m", path),
+				 errdetail("The fault was injected by festival.inject_fault().")));
+	}
 
 	while (done < len)
 	{
@@ -96,8 +115,19 @@ write_all(int fd, const char *data, size_t len, off_t offset, const char *path)
 }
 
 static void
-sync_fd(int fd, const char *path)
+sync_fd(FestLog *log, int fd, const char *path)
 {
+	bool		torn;
+	int			err = fault_check_log(log->fault, FAULT_LOG_SYNC, &torn);
+
+	if (err != 0)
+	{
+		errno = err;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not sync log file \"%s\": %m", path),
+				 errdetail("The fault was injected by festival.inject_fault().")));
+	}
 	if (fdatasync(fd) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -106,7 +136,7 @@ sync_fd(int fd, const char *path)
 
 /* Write a fresh header at the start of fd. */
 static void
-write_header(int fd, const char *path, uint64 index_uid, uint64 first_lsn)
+write_header(FestLog *log, int fd, const char *path, uint64 index_uid, uint64 first_lsn)
 {
 	char		block[FEST_LOG_HEADER_SIZE];
 	LogFileHeader *hdr = (LogFileHeader *) block;
@@ -118,7 +148,7 @@ write_header(int fd, const char *path, uint64 index_uid, uint64 first_lsn)
 	hdr->index_uid = index_uid;
 	hdr->first_lsn = first_lsn;
 	hdr->crc = crc_of(block, offsetof(LogFileHeader, crc));
-	write_all(fd, block, sizeof(block), 0, path);
+	write_all(log, fd, block, sizeof(block), 0, path);
 }
 
 static int
@@ -184,8 +214,8 @@ log_open(const char *path, uint64 index_uid, bool create,
 					(errcode_for_file_access(),
 					 errmsg("could not remove old log file \"%s\": %m", path)));
 		log->fd = open_fd(path, O_RDWR | O_CREAT | O_EXCL);
-		write_header(log->fd, path, index_uid, log->next_lsn);
-		sync_fd(log->fd, path);
+		write_header(log, log->fd, path, index_uid, log->next_lsn);
+		sync_fd(log, log->fd, path);
 		log->file_size = FEST_LOG_HEADER_SIZE;
 		return log;
 	}
@@ -229,6 +259,8 @@ log_append(FestLog *log, LogRecordType type, PageId page, uint16 level,
 	pg_crc32c	crc;
 	static const char zeros[FEST_LOG_ALIGN] = {0};
 
+	if (log->pending.len == 0)
+		log->pending_lsn = log->next_lsn;
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.magic = FEST_LOG_RECORD_MAGIC;
 	hdr.length = total;
@@ -275,11 +307,43 @@ write_pending(FestLog *log)
 	if (log->pending.len == 0)
 		return;
 	start = fest_now_ns();
-	write_all(fd, log->pending.data, log->pending.len, log->file_size, path);
+	PG_TRY();
+	{
+		write_all(log, fd, log->pending.data, log->pending.len, log->file_size,
+				  path);
+	}
+	PG_CATCH();
+	{
+		/*
+		 * Part of the records may have landed.  Cut the file back to the end
+		 * of the last complete group and forget the records (their
+		 * modification fails), so that later appends follow readable records
+		 * with consecutive LSNs: a replay stops at the first torn or
+		 * out-of-sequence record and would drop everything after it.
+		 */
+		if (ftruncate(fd, (off_t) log->file_size) != 0)
+		{
+			/* keep the write's error; a replay drops a torn tail anyway */
+		}
+		log->next_lsn = log->pending_lsn;
+		resetStringInfo(&log->pending);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	log_account(log, fest_now_ns() - start);
 	log->file_size += log->pending.len;
 	resetStringInfo(&log->pending);
 	log->unsynced = true;
+}
+
+/*
+ * Route the log's writes and syncs through the index's fault layer, so
+ * festival.inject_fault can fail them (targets log_write, log_sync).
+ */
+void
+log_set_fault(FestLog *log, struct FaultState *fault)
+{
+	log->fault = fault;
 }
 
 void
@@ -291,7 +355,7 @@ log_sync(FestLog *log)
 	if (!log->unsynced)
 		return;
 	start = fest_now_ns();
-	sync_fd(log->fd, log->path);
+	sync_fd(log, log->fd, log->path);
 	log_account(log, fest_now_ns() - start);
 	log->stats->log_syncs++;
 	log->unsynced = false;
@@ -335,7 +399,7 @@ log_truncate(FestLog *log)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not truncate log file \"%s\": %m", log->path)));
-	write_header(log->fd, log->path, log->index_uid, log->next_lsn);
+	write_header(log, log->fd, log->path, log->index_uid, log->next_lsn);
 	log->file_size = FEST_LOG_HEADER_SIZE;
 	log->unsynced = true;
 	log_sync(log);
@@ -488,7 +552,7 @@ log_rewrite_begin(FestLog *log)
 				(errcode_for_file_access(),
 				 errmsg("could not remove \"%s\": %m", log->tmp_path)));
 	log->tmp_fd = open_fd(log->tmp_path, O_RDWR | O_CREAT | O_EXCL);
-	write_header(log->tmp_fd, log->tmp_path, log->index_uid, log->next_lsn);
+	write_header(log, log->tmp_fd, log->tmp_path, log->index_uid, log->next_lsn);
 	log->file_size = FEST_LOG_HEADER_SIZE;
 }
 
@@ -515,7 +579,7 @@ log_rewrite_end(FestLog *log)
 {
 	log_append(log, LOG_COMMIT, InvalidPageId, 0, 0, 0, NULL, 0);
 	write_pending(log);
-	sync_fd(log->tmp_fd, log->tmp_path);
+	sync_fd(log, log->tmp_fd, log->tmp_path);
 	if (rename(log->tmp_path, log->path) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),

@@ -130,6 +130,8 @@ extern void log_replay(FestLog *log, LogApplyFn apply, void *arg,
 extern void log_rewrite_begin(FestLog *log);
 extern void log_rewrite_end(FestLog *log);
 extern void log_close(FestLog *log);
+struct FaultState;
+extern void log_set_fault(FestLog *log, struct FaultState *fault);
 extern char *log_path_for(const char *index_path);
 
 #endif							/* FEST_LOG_H */
