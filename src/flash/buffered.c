@@ -570,8 +570,10 @@ log_flush_intent(BufferedStore *bs, const PageIORequest *reqs, int n)
 	{
 		FlushIntentItem item;
 
-		if (buffered_lookup(bs, reqs[i].page) == NULL)
-			continue;			/* rewritten unchanged: no records */
+		/*
+		 * Every page of the unit, even one rewritten unchanged (it has no
+		 * records): replay must find each page the unit may have torn.
+		 */
 		memset(&item, 0, sizeof(item));
 		item.page = reqs[i].page;
 		item.checksum = FestPageGetHeader(reqs[i].buf)->checksum;
@@ -591,7 +593,11 @@ log_flush_intent(BufferedStore *bs, const PageIORequest *reqs, int n)
  * Replay of LOG_FLUSH_BEGIN: a page whose stored image carries the
  * checksum logged for it was written by that flush, so the records before
  * it are in the page; drop them as LOG_FLUSH would.  A page not written
- * (crash before its write) keeps its records.
+ * (crash before its write) keeps its records.  A page that fails
+ * verification was torn by the flush (a crash or a failed write in the
+ * middle of it): the log holds only the changes since the page was last
+ * written, not its older entries, so the index may have lost entries and
+ * is left suspect (changes refused until check or build).
  */
 static void
 replay_flush_intent(BufferedStore *bs, const LogRecord *rec)
@@ -606,12 +612,16 @@ replay_flush_intent(BufferedStore *bs, const LogRecord *rec)
 		BufPage    *bp;
 
 		memcpy(&item, rec->payload + i * sizeof(item), sizeof(item));
-		bp = buffered_lookup(bs, item.page);
-		if (bp == NULL || item.page >= npages)
+		if (item.page >= npages)
 			continue;
 		pageio_read_one(ns->io, item.page, image);
-		if (FestPageGetHeader(image)->checksum == item.checksum &&
-			fest_page_verify(image, ns->page_size, item.page, 0) == FEST_PAGE_OK)
+		if (fest_page_verify(image, ns->page_size, item.page, 0) != FEST_PAGE_OK)
+		{
+			bs->torn_pages++;
+			continue;
+		}
+		bp = buffered_lookup(bs, item.page);
+		if (bp != NULL && FestPageGetHeader(image)->checksum == item.checksum)
 			remove_page(bs, bp);
 	}
 	pageio_free_buffer(image);
@@ -1129,9 +1139,20 @@ buffered_recover(BufferedStore *bs)
 	ns->stats->recovery_ns += fest_now_ns() - start;
 	ns->stats->recoveries++;
 	ns->recovered = result.groups;
-	/* the replayed state is exact: nothing is suspect */
-	ns->suspect = false;
-	ns->meta->flags |= FEST_META_ENTRIES_VALID;
+	/*
+	 * The replayed state is exact, unless a flush tore pages; the entry
+	 * count is exact if a logged meta restored it (the meta written when
+	 * the file was marked unclean does not vouch for it).
+	 */
+	ns->suspect = bs->torn_pages > 0;
+	if (bs->torn_pages > 0)
+		ereport(WARNING,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" has " UINT64_FORMAT " pages torn by an interrupted flush that its log cannot restore",
+						ns->index_name, bs->torn_pages),
+				 errdetail("Until a check finds no error or a build rewrites it, the index refuses changes."),
+				 errhint("Run festival.check('%s'); festival.build('%s') rebuilds it.",
+						 ns->index_name, ns->index_name)));
 }
 
 /*

@@ -370,12 +370,34 @@ log_sync(FestLog *log)
 void
 log_commit(FestLog *log, LogSyncMode mode, int sync_interval_ms)
 {
+	uint64		group_start = log->file_size;
+	uint64		group_lsn;
+
 	log_append(log, LOG_COMMIT, InvalidPageId, 0, 0, 0, NULL, 0);
+	group_lsn = log->pending_lsn;
 	write_pending(log);
-	if (mode == LOG_SYNC_OPERATION ||
-		(mode == LOG_SYNC_TIMER &&
-		 fest_now_ns() - log->last_sync_ns >= (int64) sync_interval_ms * 1000000))
-		log_sync(log);
+	PG_TRY();
+	{
+		if (mode == LOG_SYNC_OPERATION ||
+			(mode == LOG_SYNC_TIMER &&
+			 fest_now_ns() - log->last_sync_ns >= (int64) sync_interval_ms * 1000000))
+			log_sync(log);
+	}
+	PG_CATCH();
+	{
+		/*
+		 * The group is written but not known to be durable, and its
+		 * modification fails: cut it off, so that a replay does not apply
+		 * a change that was never acknowledged.
+		 */
+		if (log->tmp_fd < 0 && ftruncate(log->fd, (off_t) group_start) == 0)
+		{
+			log->file_size = group_start;
+			log->next_lsn = group_lsn;
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 }
 
 uint64

@@ -268,7 +268,8 @@ BEGIN
     w := ft_measure(ix || '_w', structure, options, op, target, n, bulk);
     CREATE TEMP TABLE IF NOT EXISTS ft_outcomes (error text, outcome text);
     TRUNCATE ft_outcomes;
-    FOR e IN 0..2 LOOP
+    -- syncs fail or not; only writes can be torn
+    FOR e IN 0..(CASE WHEN target LIKE '%sync' THEN 1 ELSE 2 END) LOOP
         FOR p IN SELECT * FROM ft_positions(w, cap) LOOP
             INSERT INTO ft_outcomes VALUES ((ARRAY['ENOSPC', 'EIO', 'torn'])[e + 1],
                 ft_trial(ix || '_' || e || '_' || p, structure, options, op, target,
