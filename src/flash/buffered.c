@@ -835,6 +835,40 @@ compact_log(BufferedStore *bs)
 }
 
 /*
+ * After a modification's group is in the log: flush units until the buffer
+ * fits again and compact the log if it outgrew log_size.  The modification
+ * is durable already, so an error here (a full disk, say) must not read as
+ * "nothing changed": it is raised again with a detail saying the change is
+ * kept (the reload that follows replays it from the log).
+ */
+static void
+restore_capacity(BufferedStore *bs)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	PG_TRY();
+	{
+		flush_until(bs, bs->cfg.buffer_size);
+		if (log_size(bs->log) > (uint64) bs->cfg.log_size)
+			compact_log(bs);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(edata->sqlerrcode),
+				 errmsg("%s", edata->message),
+				 errdetail("The change was logged before this failure and is kept; making room in the buffer or the log failed."),
+				 edata->hint ? errhint("%s", edata->hint) : 0));
+	}
+	PG_END_TRY();
+}
+
+/*
  * End of a modification: log its records with the meta data as one group,
  * then restore the buffer's capacity by flushing units, then compact the
  * log if it outgrew log_size.
@@ -859,10 +893,10 @@ buffered_commit(NodeStore *ns)
 	else if (bs->log == NULL && hash_get_num_entries(bs->table) > 0)
 		ns_mark_unclean(ns);
 
-	flush_until(bs, bs->cfg.buffer_size);
-
-	if (bs->log != NULL && log_size(bs->log) > (uint64) bs->cfg.log_size)
-		compact_log(bs);
+	if (bs->log == NULL)
+		flush_until(bs, bs->cfg.buffer_size);
+	else
+		restore_capacity(bs);
 
 	bs->returned = NULL;
 	MemoryContextReset(bs->op_cxt);
