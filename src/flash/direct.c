@@ -48,6 +48,10 @@ typedef struct DirectStore
 	char	   *scratch;		/* aligned buffer for reads */
 	PagePrefetch prefetch;		/* pages read ahead by direct_read_many */
 	uint64		file_pages;		/* pages in the file as of the last commit */
+	PageId	   *reused;			/* pages this modification took from the
+								 * free list */
+	int			nreused;
+	int			maxreused;
 	PageId		committed_root; /* root and height as of the last commit */
 	uint32		committed_height;
 } DirectStore;
@@ -238,6 +242,12 @@ direct_alloc(NodeStore *ns, uint16 level)
 			report_fetch_failure(ns, page, check, image);
 		ns->meta->free_head = FestPageGetHeader(image)->link;
 		ns->meta->free_count--;
+		if (ds->nreused == ds->maxreused)
+		{
+			ds->maxreused *= 2;
+			ds->reused = repalloc(ds->reused, ds->maxreused * sizeof(PageId));
+		}
+		ds->reused[ds->nreused++] = page;
 	}
 	else
 		page = ns->meta->page_count++;
@@ -264,30 +274,44 @@ direct_release(NodeStore *ns, PageId page)
 }
 
 /*
- * The commit's write order (see direct_commit): the pages that extend the
- * file, then existing nodes from the top level down, then pages freed;
- * by page number within each.
+ * The commit's write groups, in order (see direct_commit): pages that
+ * extend the file, pages taken from the free list, existing nodes (from
+ * the top level down), pages freed; by page number within each.
  */
-static int
-pending_group(const PendingPage *p, uint64 old_pages)
+typedef enum CommitGroup
 {
-	if (p->page >= old_pages)
-		return 0;
-	return p->is_free ? 2 : 1;
+	GROUP_EXTENDING,
+	GROUP_REUSED,
+	GROUP_EXISTING,
+	GROUP_FREED,
+	NGROUPS
+} CommitGroup;
+
+static CommitGroup
+pending_group(const DirectStore *ds, const PendingPage *p)
+{
+	if (p->is_free)
+		return GROUP_FREED;
+	if (p->page >= ds->file_pages)
+		return GROUP_EXTENDING;
+	for (int i = 0; i < ds->nreused; i++)
+		if (ds->reused[i] == p->page)
+			return GROUP_REUSED;
+	return GROUP_EXISTING;
 }
 
 static int
 pending_cmp(const void *a, const void *b, void *arg)
 {
+	const DirectStore *ds = (const DirectStore *) arg;
 	const PendingPage *pa = (const PendingPage *) a;
 	const PendingPage *pb = (const PendingPage *) b;
-	uint64		old_pages = *(const uint64 *) arg;
-	int			ga = pending_group(pa, old_pages);
-	int			gb = pending_group(pb, old_pages);
+	CommitGroup ga = pending_group(ds, pa);
+	CommitGroup gb = pending_group(ds, pb);
 
 	if (ga != gb)
 		return ga < gb ? -1 : 1;
-	if (ga == 1 && pa->level != pb->level)
+	if (ga == GROUP_EXISTING && pa->level != pb->level)
 		return pa->level > pb->level ? -1 : 1;
 	return pa->page < pb->page ? -1 : (pa->page > pb->page ? 1 : 0);
 }
@@ -317,17 +341,19 @@ write_group(NodeStore *ns, PendingPage *pages, int n)
  * failure leave the file as it was, and a crash lose nothing committed:
  *	1. the pages that extend the file (at or past the size it had when the
  *	   modification began): nothing refers to them yet;
- *	2. the meta, here if the root or height changed: it then refers to
- *	   pages already written, and the old root it no longer names is
- *	   still whole;
- *	3. the existing nodes, parents before children: a parent that already
+ *	2. the pages taken from the free list: only the old meta's free list
+ *	   refers to them, so from here on a failure may leave the file damaged
+ *	   (ns->overwriting tells the caller), but a crash loses no entry;
+ *	3. the meta, if the root, height or allocation changed: it then covers
+ *	   the pages of steps 1 and 2, and the old root it may no longer name
+ *	   is still whole;
+ *	4. the existing nodes, parents before children: a parent that already
  *	   points to a new sibling while its split child still holds every
  *	   entry duplicates entries for a moment, but loses none (children
  *	   first would drop the moved entries if a crash came in between);
- *	   from here on a failure may leave the file damaged, which
- *	   ns->overwriting tells the caller;
- *	4. the pages freed, then the meta if not written in step 2.
- * If a write fails before step 3, the file is cut back to its old size and
+ *	5. the pages freed, then the meta again if it changed otherwise (the
+ *	   entry count alone, say) or only now.
+ * If a write fails before step 2, the file is cut back to its old size and
  * the error raised: the file is exactly as before the modification (the
  * meta writes go to the other meta slot, and ns_mark_unclean only cleared
  * the clean flag).
@@ -337,16 +363,15 @@ direct_commit(NodeStore *ns)
 {
 	DirectStore *ds = (DirectStore *) ns;
 	uint64		old_pages = ds->file_pages;
-	volatile int nnew = 0;
-	bool		root_changed;
+	int			count[NGROUPS] = {0};
+	bool		meta_early;
 
 	if (ds->npending == 0 && !ns->meta_dirty)
 		return;
 
 	ns_mark_unclean(ns);
 
-	qsort_arg(ds->pending, ds->npending, sizeof(PendingPage), pending_cmp,
-			  &old_pages);
+	qsort_arg(ds->pending, ds->npending, sizeof(PendingPage), pending_cmp, ds);
 	for (int i = 0; i < ds->npending; i++)
 	{
 		PendingPage *p = &ds->pending[i];
@@ -354,28 +379,33 @@ direct_commit(NodeStore *ns)
 		fest_page_seal(p->image, ns->page_size);
 		if (!p->is_free)
 			ns->stats->writes_per_level[p->level]++;
-		if (p->page >= old_pages)
-			nnew++;
+		count[pending_group(ds, p)]++;
 	}
-	root_changed = ns->meta_dirty &&
-		(ns->meta->root != ds->committed_root ||
+	meta_early = ns->meta_dirty &&
+		(count[GROUP_EXTENDING] > 0 || count[GROUP_REUSED] > 0 ||
+		 ns->meta->root != ds->committed_root ||
 		 ns->meta->height != ds->committed_height);
 
 	PG_TRY();
 	{
-		int			nold = ds->npending - nnew;
+		PendingPage *next = ds->pending;
 
-		write_group(ns, ds->pending, nnew);
-		if (root_changed)
+		write_group(ns, next, count[GROUP_EXTENDING]);
+		next += count[GROUP_EXTENDING];
+		ns->overwriting = count[GROUP_REUSED] > 0;
+		write_group(ns, next, count[GROUP_REUSED]);
+		next += count[GROUP_REUSED];
+		if (meta_early)
 			ns_write_meta(ns);
-		ns->overwriting = nold > 0;
-		write_group(ns, ds->pending + nnew, nold);
+		if (count[GROUP_EXISTING] + count[GROUP_FREED] > 0)
+			ns->overwriting = true;
+		write_group(ns, next, count[GROUP_EXISTING] + count[GROUP_FREED]);
 		if (ns->meta_dirty)
 			ns_write_meta(ns);
 	}
 	PG_CATCH();
 	{
-		if (!ns->overwriting && nnew > 0)
+		if (!ns->overwriting && count[GROUP_EXTENDING] > 0)
 		{
 			/*
 			 * Nothing committed was overwritten: drop the new pages.  If
@@ -392,6 +422,7 @@ direct_commit(NodeStore *ns)
 	ds->file_pages = Max(ds->file_pages, ns->meta->page_count);
 	ds->committed_root = ns->meta->root;
 	ds->committed_height = ns->meta->height;
+	ds->nreused = 0;
 	ds->npending = 0;
 	MemoryContextReset(ds->pending_cxt);
 	ns->op_touched = false;
@@ -410,6 +441,7 @@ direct_reset(NodeStore *ns)
 	DirectStore *ds = (DirectStore *) ns;
 
 	ds->npending = 0;
+	ds->nreused = 0;
 	MemoryContextReset(ds->pending_cxt);
 	ns_truncate_to_empty(ns);
 	ds->file_pages = FEST_FIRST_DATA_PAGE;
@@ -500,6 +532,8 @@ direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 											ALLOCSET_DEFAULT_SIZES);
 	ds->maxpending = 16;
 	ds->pending = palloc(ds->maxpending * sizeof(PendingPage));
+	ds->maxreused = 8;
+	ds->reused = palloc(ds->maxreused * sizeof(PageId));
 	ds->scratch = pageio_alloc_buffer(io->page_size);
 	/* pages past the meta's count are leftovers of a failed commit */
 	ds->file_pages = meta->page_count;
