@@ -421,13 +421,28 @@ index_open(const char *name, const ReloadInfo *reload, DeviceState *kept)
 		}
 		else if (reload != NULL && reload->damaged)
 		{
-			/* the store opened it suspect: it refuses changes until checked */
+			/*
+			 * The store opened it suspect: it refuses changes until
+			 * checked.  The entry count before the failed operation lets
+			 * check() see entries a torn split lost (or duplicated).
+			 */
 			Assert(ix->ns->suspect);
-			ix->meta.flags &= ~FEST_META_ENTRIES_VALID;
+			ix->meta.entry_count = reload->entry_count;
+			if (reload->entries_valid)
+				ix->meta.flags |= FEST_META_ENTRIES_VALID;
+			else
+				ix->meta.flags &= ~FEST_META_ENTRIES_VALID;
+			/*
+			 * Recorded on disk, so that no later session trusts it either:
+			 * only build() clears the flag (check() reports it).
+			 */
+			ix->meta.flags |= FEST_META_DAMAGED;
+			fest_meta_write(ix->io, &ix->meta);
+			pageio_sync(ix->io);
 			ereport(WARNING,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("index \"%s\" may be damaged: an operation failed while overwriting its pages", name),
-					 errdetail("Until a check finds no error or a build rewrites it, the index refuses changes."),
+					 errdetail("Until a build rewrites it, the index refuses changes."),
 					 errhint("Run festival.check('%s'); festival.build('%s') rebuilds it.",
 							 name, name)));
 		}
@@ -564,6 +579,13 @@ void
 ix_require_writable(OpenIndex *ix)
 {
 	ix_require_built(ix);
+	if (ix->meta.flags & FEST_META_DAMAGED)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" may be damaged and refuses changes", ix->name),
+				 errdetail("A write failed while overwriting its pages: entries may be lost."),
+				 errhint("Run festival.check('%s'); festival.build('%s') rebuilds it.",
+						 ix->name, ix->name)));
 	if (ix->ns->suspect)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -775,6 +797,7 @@ ix_reset_for_build(OpenIndex *ix)
 	ix->ns->ops->reset(ix->ns);
 	/* until build() finishes, the index holds part of its source */
 	ix->meta.flags |= FEST_META_BUILDING;
+	ix->meta.flags &= ~FEST_META_DAMAGED;
 	ix->meta.flags |= FEST_META_ALL_POINTS;
 	ix->meta.flags &= ~FEST_META_HAS_SRID;
 	ix->meta.srid = 0;
