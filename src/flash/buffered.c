@@ -10,6 +10,8 @@
  */
 #include "flash/buffered.h"
 
+#include "device/fault.h"
+
 #include "flash/framework.h"
 
 #include "format/page.h"
@@ -1189,6 +1191,14 @@ buffered_recover(BufferedStore *bs)
 						 ns->index_name, ns->index_name)));
 }
 
+/* The log's writes and syncs go through the index's fault layer. */
+static int
+log_fault_hook(void *arg, bool sync, bool *torn)
+{
+	return fault_check_log((FaultState *) arg,
+						   sync ? FAULT_LOG_SYNC : FAULT_LOG_WRITE, torn);
+}
+
 /*
  * Set up the shared part of a buffering store.  The framework sets ops and
  * its own state; buffered_recover is called last, once both are ready.
@@ -1211,7 +1221,8 @@ buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
 	if (cfg->log_size > 0)
 	{
 		bs->log = log_open(log_path, meta->index_uid, create, index_name, stats);
-		log_set_fault(bs->log, io->fault);
+		if (io->fault != NULL)
+			log_set_fault_hook(bs->log, log_fault_hook, io->fault);
 	}
 	meta_logged_now(bs);
 }

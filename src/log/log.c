@@ -18,8 +18,6 @@
  */
 #include "log/log.h"
 
-#include "device/fault.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,7 +40,8 @@ struct FestLog
 	bool		unsynced;		/* written since the last sync */
 	int64		last_sync_ns;
 	FestStats  *stats;
-	struct FaultState *fault;	/* the index's fault layer (testing), or NULL */
+	LogFaultHook fault_hook;	/* the index's fault layer (testing), or NULL */
+	void	   *fault_arg;
 	uint64		pending_lsn;	/* LSN of the first pending record */
 	/* compaction in progress */
 	char	   *tmp_path;
@@ -82,7 +81,7 @@ write_all(FestLog *log, int fd, const char *data, size_t len, off_t offset,
 {
 	size_t		done = 0;
 	bool		torn;
-	int			err = fault_check_log(log->fault, FAULT_LOG_WRITE, &torn);
+	int			err = log->fault_hook ? log->fault_hook(log->fault_arg, false, &torn) : 0;
 
 	if (err != 0)
 	{
@@ -118,7 +117,7 @@ static void
 sync_fd(FestLog *log, int fd, const char *path)
 {
 	bool		torn;
-	int			err = fault_check_log(log->fault, FAULT_LOG_SYNC, &torn);
+	int			err = log->fault_hook ? log->fault_hook(log->fault_arg, true, &torn) : 0;
 
 	if (err != 0)
 	{
@@ -337,13 +336,15 @@ write_pending(FestLog *log)
 }
 
 /*
- * Route the log's writes and syncs through the index's fault layer, so
- * festival.inject_fault can fail them (targets log_write, log_sync).
+ * Route the log's writes and syncs through the index's fault layer (set
+ * up by the node store, which sees both), so festival.inject_fault can fail
+ * them (targets log_write, log_sync).
  */
 void
-log_set_fault(FestLog *log, struct FaultState *fault)
+log_set_fault_hook(FestLog *log, LogFaultHook hook, void *arg)
 {
-	log->fault = fault;
+	log->fault_hook = hook;
+	log->fault_arg = arg;
 }
 
 void
