@@ -807,13 +807,16 @@ ix_reset_for_build(OpenIndex *ix)
 	MemoryContextSwitchTo(old);
 }
 
-/* build()'s last step before its flush: the index is complete. */
+/*
+ * build()'s last step before its flush: the index is complete.  The flush
+ * that follows writes the meta (marking the file clean), so clearing the
+ * flag costs no write of its own; if that flush fails, the index still
+ * asks for a build.
+ */
 void
 ix_finish_build(OpenIndex *ix)
 {
 	ix->meta.flags &= ~FEST_META_BUILDING;
-	ix->ns->meta_dirty = true;
-	ix_commit(ix);
 }
 
 /*
