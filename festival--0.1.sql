@@ -288,7 +288,7 @@ COMMENT ON FUNCTION @extschema@.flush_unit(text) IS
 CREATE FUNCTION @extschema@.inject_fault(index text, target text, after bigint, error text)
 RETURNS void
 AS 'MODULE_PATHNAME', 'festival_inject_fault'
-LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.inject_fault(text, text, bigint, text) IS
 	'testing tool (superuser): let after operations of target (write, read, sync, log_write, log_sync) reach the device, then fail the next with error (ENOSPC, EIO, torn, crash); one-shot';
 REVOKE ALL ON FUNCTION @extschema@.inject_fault(text, text, bigint, text) FROM PUBLIC;
@@ -296,7 +296,7 @@ REVOKE ALL ON FUNCTION @extschema@.inject_fault(text, text, bigint, text) FROM P
 CREATE FUNCTION @extschema@.clear_fault(index text)
 RETURNS void
 AS 'MODULE_PATHNAME', 'festival_clear_fault'
-LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.clear_fault(text) IS
 	'testing tool (superuser): disarm the fault inject_fault armed';
 REVOKE ALL ON FUNCTION @extschema@.clear_fault(text) FROM PUBLIC;
@@ -304,7 +304,7 @@ REVOKE ALL ON FUNCTION @extschema@.clear_fault(text) FROM PUBLIC;
 CREATE FUNCTION @extschema@.fault_status(index text)
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'festival_fault_status'
-LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.fault_status(text) IS
 	'testing tool (superuser): whether a fault is armed, how many fired, and the operations of each target seen since the index was opened';
 REVOKE ALL ON FUNCTION @extschema@.fault_status(text) FROM PUBLIC;

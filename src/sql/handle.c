@@ -808,15 +808,16 @@ ix_reset_for_build(OpenIndex *ix)
 }
 
 /*
- * build()'s last step before its flush: the index is complete.  The flush
- * that follows writes the meta (marking the file clean), so clearing the
- * flag costs no write of its own; if that flush fails, the index still
- * asks for a build.
+ * build()'s last step before its flush: the index is complete.  Written
+ * here and again by the flush, so that both meta copies say so (a reader
+ * falls back to the older copy when the newer one is damaged).
  */
 void
 ix_finish_build(OpenIndex *ix)
 {
 	ix->meta.flags &= ~FEST_META_BUILDING;
+	ix->ns->meta_dirty = true;
+	ix_commit(ix);
 }
 
 /*
