@@ -6,10 +6,10 @@
  *
  * What outlives a single PageIO lives in the index's DeviceState: the
  * pages of a memory device, the simulated drive (clock and FTL) of a
- * profiled device, and the fault layer's state (an armed fault must
- * survive the reload its own failure causes only in its counters).  Each open index has its own: one index file is one
- * simulated drive, and nothing is shared between indices or kept in
- * process-global state.  The handle layer keeps the DeviceState across
+ * profiled device, and the fault layer's state (its counters and an armed
+ * fault).  Each open index has its own: one index file is one simulated
+ * drive, and nothing is shared between indices or kept in process-global
+ * state.  The handle layer keeps the DeviceState across
  * the reload that follows an interrupted operation (the pages of a memory
  * device would otherwise be lost), and drops it when the index is closed.
  *
