@@ -265,7 +265,7 @@ END $$;
 CREATE FUNCTION ft_positions(w bigint, cap int) RETURNS SETOF bigint LANGUAGE sql AS $$
     SELECT DISTINCT p FROM (
         SELECT CASE WHEN cap <= 0 OR w <= cap THEN g
-                    ELSE (g * (w - 1)) / (cap - 1) END AS p
+                    ELSE (g * (w - 1)) / greatest(cap - 1, 1) END AS p
         FROM generate_series(0, CASE WHEN cap <= 0 OR w <= cap THEN w - 1 ELSE cap - 1 END) g) s
     ORDER BY p $$;
 
