@@ -13,7 +13,7 @@ faults_setup() {
 }
 
 # The cases: structure:bulk-method, and per framework operation:target.
-FAULT_STRUCTURES="rtree:str rstartree:str hilbert:hilbert xbrtree:bulk"
+FAULT_STRUCTURES=${FAULT_STRUCTURES:-"rtree:str rstartree:str hilbert:hilbert xbrtree:bulk"}
 FAULT_FRAMEWORKS="none fast efind"
 fault_operations() {   # fault_operations <framework>
     if [ "$1" = none ]; then
