@@ -25,9 +25,20 @@ fault_operations() {   # fault_operations <framework>
 
 # fault_case <structure> <framework> <operation> <target> <bulk> <cap>:
 # prints "writes|error|outcome|trials" lines (see ft_campaign).
+# With every position (cap 0) each error runs in a transaction of its own
+# (each trial's dropped index holds a lock until the end of the transaction).
 fault_case() {
-    q -F'|' -c "SET client_min_messages = error" \
-        -c "SELECT writes, error, outcome, trials FROM ft_campaign('$1', '$2', '$3', '$4', '$5', $6)"
+    local e
+    if [ "$6" -ne 0 ]; then
+        q -F'|' -c "SET client_min_messages = error" \
+            -c "SELECT writes, error, outcome, trials FROM ft_campaign('$1', '$2', '$3', '$4', '$5', $6)"
+        return
+    fi
+    for e in ENOSPC EIO torn; do
+        case "$4:$e" in *sync:torn) continue ;; esac
+        q -F'|' -c "SET client_min_messages = error" \
+            -c "SELECT writes, error, outcome, trials FROM ft_campaign('$1', '$2', '$3', '$4', '$5', 0, 150, ARRAY['$e'])"
+    done
 }
 
 # crash_trial <index> <structure> <framework> <op> <position>: a backend

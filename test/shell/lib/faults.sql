@@ -270,8 +270,11 @@ CREATE FUNCTION ft_positions(w bigint, cap int) RETURNS SETOF bigint LANGUAGE sq
     ORDER BY p $$;
 
 -- Every trial of one structure, framework and operation: a row per outcome.
+-- errors: the errors to try (NULL: ENOSPC, EIO and, for writes, torn).  A
+-- campaign runs in one transaction, and every trial's dropped index holds
+-- a lock until its end: long campaigns call this once per error.
 CREATE FUNCTION ft_campaign(structure text, framework text, op text, target text,
-                            bulk text, cap int, n int DEFAULT 150)
+                            bulk text, cap int, n int DEFAULT 150, errors text[] DEFAULT NULL)
 RETURNS TABLE (writes bigint, error text, outcome text, trials bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -291,6 +294,7 @@ BEGIN
     TRUNCATE ft_outcomes;
     -- syncs fail or not; only writes can be torn
     FOR e IN 0..(CASE WHEN target LIKE '%sync' THEN 1 ELSE 2 END) LOOP
+        CONTINUE WHEN errors IS NOT NULL AND NOT (ARRAY['ENOSPC', 'EIO', 'torn'])[e + 1] = ANY (errors);
         FOR p IN SELECT * FROM ft_positions(w, cap) LOOP
             INSERT INTO ft_outcomes VALUES ((ARRAY['ENOSPC', 'EIO', 'torn'])[e + 1],
                 ft_trial(ix || '_' || e || '_' || p, structure, options, op, target,
