@@ -285,6 +285,30 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.flush_unit(text) IS
 	'write the flushing unit the policy chooses next, as when the buffer is full; returns its pages';
 
+CREATE FUNCTION @extschema@.inject_fault(index text, target text, after bigint, error text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'festival_inject_fault'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.inject_fault(text, text, bigint, text) IS
+	'testing tool (superuser): let after operations of target (write, read, sync, log_write, log_sync) reach the device, then fail the next with error (ENOSPC, EIO, torn, crash); one-shot';
+REVOKE ALL ON FUNCTION @extschema@.inject_fault(text, text, bigint, text) FROM PUBLIC;
+
+CREATE FUNCTION @extschema@.clear_fault(index text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'festival_clear_fault'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.clear_fault(text) IS
+	'testing tool (superuser): disarm the fault inject_fault armed';
+REVOKE ALL ON FUNCTION @extschema@.clear_fault(text) FROM PUBLIC;
+
+CREATE FUNCTION @extschema@.fault_status(index text)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'festival_fault_status'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.fault_status(text) IS
+	'testing tool (superuser): whether a fault is armed, how many fired, and the operations of each target seen since the index was opened';
+REVOKE ALL ON FUNCTION @extschema@.fault_status(text) FROM PUBLIC;
+
 CREATE FUNCTION @extschema@.cache_simulate(policy text, capacity bigint, pages bigint[],
 										   levels int[] DEFAULT NULL, a1in_percent bigint DEFAULT 25,
 										   ghosts bigint DEFAULT NULL)

@@ -286,6 +286,7 @@ cache_pageio_create(PageIO *below, ReplacementPolicy policy, int64 capacity,
 	c->io.page_size = below->page_size;
 	c->io.stats = below->stats;
 	c->io.label = below->label;
+	c->io.fault = below->fault;
 	c->below = below;
 	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "festival page cache",
 								   ALLOCSET_DEFAULT_SIZES);

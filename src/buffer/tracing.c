@@ -124,6 +124,7 @@ tracing_pageio_wrap(PageIO *device, const char *index_name)
 	t->io.stats = device->stats;
 	t->io.time_cpu = device->time_cpu;
 	t->io.label = device->label;
+	t->io.fault = device->fault;
 	t->below = device;
 	t->index_name = index_name;
 	return &t->io;

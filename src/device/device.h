@@ -103,12 +103,14 @@ extern PageIO *memory_pageio_create(MemoryPages *mem, const char *label,
  * open.c): memory pages and the simulated drive, in their own context.
  */
 struct SimDevice;
+struct FaultState;
 typedef struct DeviceState
 {
 	MemoryContext cxt;			/* owns everything below */
 	DeviceProfile *profile;		/* NULL: no device model */
 	MemoryPages *pages;			/* memory devices */
 	struct SimDevice *sim;		/* with a profile */
+	struct FaultState *fault;	/* the fault layer's (device/fault.h) */
 } DeviceState;
 
 extern DeviceState *device_state_create(MemoryContext parent,

@@ -5,10 +5,11 @@
  *	  model stacked over it when the device has a profile.
  *
  * What outlives a single PageIO lives in the index's DeviceState: the
- * pages of a memory device and the simulated drive (clock and FTL) of a
- * profiled device.  Each open index has its own: one index file is one
- * simulated drive, and nothing is shared between indices or kept in
- * process-global state.  The handle layer keeps the DeviceState across
+ * pages of a memory device, the simulated drive (clock and FTL) of a
+ * profiled device, and the fault layer's state (its counters and an armed
+ * fault).  Each open index has its own: one index file is one simulated
+ * drive, and nothing is shared between indices or kept in process-global
+ * state.  The handle layer keeps the DeviceState across
  * the reload that follows an interrupted operation (the pages of a memory
  * device would otherwise be lost), and drops it when the index is closed.
  *
@@ -19,6 +20,7 @@
  */
 #include "device/device.h"
 
+#include "device/fault.h"
 #include "device/sim.h"
 #include "utils/memutils.h"
 
@@ -34,6 +36,7 @@ device_state_create(MemoryContext parent, const DeviceProfile *profile)
 	DeviceState *state = MemoryContextAllocZero(cxt, sizeof(DeviceState));
 
 	state->cxt = cxt;
+	state->fault = MemoryContextAllocZero(cxt, sizeof(FaultState));
 	if (profile != NULL)
 	{
 		state->profile = MemoryContextAlloc(cxt, sizeof(DeviceProfile));
@@ -74,6 +77,8 @@ device_open(const DeviceSpec *spec, DeviceState *state, const char *path,
 		io = device_file_open(spec, path, page_size, create, stats);
 		fresh = create;
 	}
+	/* directly above the device: it sees exactly what reaches it */
+	io = fault_pageio_create(io, state->fault);
 
 	if (state->profile == NULL)
 		return io;

@@ -59,6 +59,8 @@ struct PageIO
 	FestStats  *stats;			/* counters of the current operation */
 	bool		time_cpu;		/* also measure CPU time per call (costly) */
 	const char *label;			/* for messages: the file path */
+	/* the fault layer's state below this PageIO, or NULL (device/fault.h) */
+	struct FaultState *fault;
 };
 
 static inline void

@@ -436,6 +436,7 @@ sim_pageio_create(PageIO *below, SimDevice *dev, bool batched)
 	s->io.page_size = below->page_size;
 	s->io.stats = below->stats;
 	s->io.label = below->label;
+	s->io.fault = below->fault;
 	s->below = below;
 	s->dev = dev;
 	s->batched = batched;

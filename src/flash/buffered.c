@@ -10,6 +10,8 @@
  */
 #include "flash/buffered.h"
 
+#include "device/fault.h"
+
 #include "flash/framework.h"
 
 #include "format/page.h"
@@ -570,8 +572,10 @@ log_flush_intent(BufferedStore *bs, const PageIORequest *reqs, int n)
 	{
 		FlushIntentItem item;
 
-		if (buffered_lookup(bs, reqs[i].page) == NULL)
-			continue;			/* rewritten unchanged: no records */
+		/*
+		 * Every page of the unit, even one rewritten unchanged (it has no
+		 * records): replay must find each page the unit may have torn.
+		 */
 		memset(&item, 0, sizeof(item));
 		item.page = reqs[i].page;
 		item.checksum = FestPageGetHeader(reqs[i].buf)->checksum;
@@ -591,7 +595,11 @@ log_flush_intent(BufferedStore *bs, const PageIORequest *reqs, int n)
  * Replay of LOG_FLUSH_BEGIN: a page whose stored image carries the
  * checksum logged for it was written by that flush, so the records before
  * it are in the page; drop them as LOG_FLUSH would.  A page not written
- * (crash before its write) keeps its records.
+ * (crash before its write) keeps its records.  A page that fails
+ * verification was torn by the flush (a crash or a failed write in the
+ * middle of it): the log holds only the changes since the page was last
+ * written, not its older entries, so the index may have lost entries and
+ * is left suspect (changes refused until check or build).
  */
 static void
 replay_flush_intent(BufferedStore *bs, const LogRecord *rec)
@@ -606,12 +614,16 @@ replay_flush_intent(BufferedStore *bs, const LogRecord *rec)
 		BufPage    *bp;
 
 		memcpy(&item, rec->payload + i * sizeof(item), sizeof(item));
-		bp = buffered_lookup(bs, item.page);
-		if (bp == NULL || item.page >= npages)
+		if (item.page >= npages)
 			continue;
 		pageio_read_one(ns->io, item.page, image);
-		if (FestPageGetHeader(image)->checksum == item.checksum &&
-			fest_page_verify(image, ns->page_size, item.page, 0) == FEST_PAGE_OK)
+		if (fest_page_verify(image, ns->page_size, item.page, 0) != FEST_PAGE_OK)
+		{
+			bs->torn_pages++;
+			continue;
+		}
+		bp = buffered_lookup(bs, item.page);
+		if (bp != NULL && FestPageGetHeader(image)->checksum == item.checksum)
 			remove_page(bs, bp);
 	}
 	pageio_free_buffer(image);
@@ -825,6 +837,40 @@ compact_log(BufferedStore *bs)
 }
 
 /*
+ * After a modification's group is in the log: flush units until the buffer
+ * fits again and compact the log if it outgrew log_size.  The modification
+ * is durable already, so an error here (a full disk, say) must not read as
+ * "nothing changed": it is raised again with a detail saying the change is
+ * kept (the reload that follows replays it from the log).
+ */
+static void
+restore_capacity(BufferedStore *bs)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	PG_TRY();
+	{
+		flush_until(bs, bs->cfg.buffer_size);
+		if (log_size(bs->log) > (uint64) bs->cfg.log_size)
+			compact_log(bs);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(edata->sqlerrcode),
+				 errmsg("%s", edata->message),
+				 errdetail("The change was logged before this failure and is kept; making room in the buffer or the log failed."),
+				 edata->hint ? errhint("%s", edata->hint) : 0));
+	}
+	PG_END_TRY();
+}
+
+/*
  * End of a modification: log its records with the meta data as one group,
  * then restore the buffer's capacity by flushing units, then compact the
  * log if it outgrew log_size.
@@ -849,10 +895,10 @@ buffered_commit(NodeStore *ns)
 	else if (bs->log == NULL && hash_get_num_entries(bs->table) > 0)
 		ns_mark_unclean(ns);
 
-	flush_until(bs, bs->cfg.buffer_size);
-
-	if (bs->log != NULL && log_size(bs->log) > (uint64) bs->cfg.log_size)
-		compact_log(bs);
+	if (bs->log == NULL)
+		flush_until(bs, bs->cfg.buffer_size);
+	else
+		restore_capacity(bs);
 
 	bs->returned = NULL;
 	MemoryContextReset(bs->op_cxt);
@@ -1129,9 +1175,28 @@ buffered_recover(BufferedStore *bs)
 	ns->stats->recovery_ns += fest_now_ns() - start;
 	ns->stats->recoveries++;
 	ns->recovered = result.groups;
-	/* the replayed state is exact: nothing is suspect */
-	ns->suspect = false;
-	ns->meta->flags |= FEST_META_ENTRIES_VALID;
+	/*
+	 * The replayed state is exact, unless a flush tore pages; the entry
+	 * count is exact if a logged meta restored it (the meta written when
+	 * the file was marked unclean does not vouch for it).
+	 */
+	ns->suspect = bs->torn_pages > 0;
+	if (bs->torn_pages > 0)
+		ereport(WARNING,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" has " UINT64_FORMAT " pages torn by an interrupted flush that its log cannot restore",
+						ns->index_name, bs->torn_pages),
+				 errdetail("Until a check finds no error or a build rewrites it, the index refuses changes."),
+				 errhint("Run festival.check('%s'); festival.build('%s') rebuilds it.",
+						 ns->index_name, ns->index_name)));
+}
+
+/* The log's writes and syncs go through the index's fault layer. */
+static int
+log_fault_hook(void *arg, bool sync, bool *torn)
+{
+	return fault_check_log((FaultState *) arg,
+						   sync ? FAULT_LOG_SYNC : FAULT_LOG_WRITE, torn);
 }
 
 /*
@@ -1154,6 +1219,10 @@ buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
 									   ALLOCSET_DEFAULT_SIZES);
 	create_tables(bs);
 	if (cfg->log_size > 0)
+	{
 		bs->log = log_open(log_path, meta->index_uid, create, index_name, stats);
+		if (io->fault != NULL)
+			log_set_fault_hook(bs->log, log_fault_hook, io->fault);
+	}
 	meta_logged_now(bs);
 }

@@ -7,12 +7,16 @@
  * modification commits: nothing stays buffered between operations, as in
  * the disk-based indices of seeds 001/002.  Within one modification the
  * written pages are collected as page images and written together at
- * ns_commit, sorted by page number, followed by the meta page if the root,
- * height or allocation state changed.  Two consequences, both intended:
+ * ns_commit: first the pages that extend the file, then the existing ones
+ * from the top level down, then the meta page if the root, height or
+ * allocation state changed (see direct_commit for the exact order).  Consequences, all
+ * intended:
  *	- a node written twice by one insert costs one page write (the
  *	  logical writes stay visible as nodes_written);
  *	- an ERROR before the commit leaves the file exactly as it was, so the
- *	  open index can be reloaded from disk and used again.
+ *	  open index can be reloaded from disk and used again;
+ *	- so does an ERROR while writing the new pages (a full disk): they are
+ *	  cut off again and nothing refers to them.
  *
  * Freed pages are chained into a free list through their headers' link
  * field; ns_alloc takes the head of that list before growing the file.
@@ -43,6 +47,13 @@ typedef struct DirectStore
 	int			maxpending;
 	char	   *scratch;		/* aligned buffer for reads */
 	PagePrefetch prefetch;		/* pages read ahead by direct_read_many */
+	uint64		file_pages;		/* pages in the file as of the last commit */
+	PageId	   *reused;			/* pages this modification took from the
+								 * free list */
+	int			nreused;
+	int			maxreused;
+	PageId		committed_root; /* root and height as of the last commit */
+	uint32		committed_height;
 } DirectStore;
 
 static PendingPage *
@@ -231,6 +242,12 @@ direct_alloc(NodeStore *ns, uint16 level)
 			report_fetch_failure(ns, page, check, image);
 		ns->meta->free_head = FestPageGetHeader(image)->link;
 		ns->meta->free_count--;
+		if (ds->nreused == ds->maxreused)
+		{
+			ds->maxreused *= 2;
+			ds->reused = repalloc(ds->reused, ds->maxreused * sizeof(PageId));
+		}
+		ds->reused[ds->nreused++] = page;
 	}
 	else
 		page = ns->meta->page_count++;
@@ -256,48 +273,156 @@ direct_release(NodeStore *ns, PageId page)
 	ns->meta_dirty = true;
 }
 
-static int
-pending_cmp(const void *a, const void *b)
+/*
+ * The commit's write groups, in order (see direct_commit): pages that
+ * extend the file, pages taken from the free list, existing nodes (from
+ * the top level down), pages freed; by page number within each.
+ */
+typedef enum CommitGroup
 {
-	PageId		pa = ((const PendingPage *) a)->page;
-	PageId		pb = ((const PendingPage *) b)->page;
+	GROUP_EXTENDING,
+	GROUP_REUSED,
+	GROUP_EXISTING,
+	GROUP_FREED,
+	NGROUPS
+} CommitGroup;
 
-	return pa < pb ? -1 : (pa > pb ? 1 : 0);
+static CommitGroup
+pending_group(const DirectStore *ds, const PendingPage *p)
+{
+	if (p->is_free)
+		return GROUP_FREED;
+	if (p->page >= ds->file_pages)
+		return GROUP_EXTENDING;
+	for (int i = 0; i < ds->nreused; i++)
+		if (ds->reused[i] == p->page)
+			return GROUP_REUSED;
+	return GROUP_EXISTING;
 }
 
-/* Write the modification's pages in page order, then the meta if needed. */
+static int
+pending_cmp(const void *a, const void *b, void *arg)
+{
+	const DirectStore *ds = (const DirectStore *) arg;
+	const PendingPage *pa = (const PendingPage *) a;
+	const PendingPage *pb = (const PendingPage *) b;
+	CommitGroup ga = pending_group(ds, pa);
+	CommitGroup gb = pending_group(ds, pb);
+
+	if (ga != gb)
+		return ga < gb ? -1 : 1;
+	if (ga == GROUP_EXISTING && pa->level != pb->level)
+		return pa->level > pb->level ? -1 : 1;
+	return pa->page < pb->page ? -1 : (pa->page > pb->page ? 1 : 0);
+}
+
+/*
+ * Write one group of pending pages (already sealed) as one array.
+ */
+static void
+write_group(NodeStore *ns, PendingPage *pages, int n)
+{
+	PageIORequest *reqs;
+
+	if (n == 0)
+		return;
+	reqs = palloc(n * sizeof(PageIORequest));
+	for (int i = 0; i < n; i++)
+	{
+		reqs[i].page = pages[i].page;
+		reqs[i].buf = pages[i].image;
+	}
+	pageio_write(ns->io, reqs, n);
+	pfree(reqs);
+}
+
+/*
+ * Write the modification's pages and the meta in the order that lets a
+ * failure leave the file as it was, and a crash lose nothing committed:
+ *	1. the pages that extend the file (at or past the size it had when the
+ *	   modification began): nothing refers to them yet;
+ *	2. the pages taken from the free list: only the old meta's free list
+ *	   refers to them, so from here on a failure may leave the file damaged
+ *	   (ns->overwriting tells the caller), but a crash loses no entry;
+ *	3. the meta, if the root, height or allocation changed: it then covers
+ *	   the pages of steps 1 and 2, and the old root it may no longer name
+ *	   is still whole;
+ *	4. the existing nodes, parents before children: a parent that already
+ *	   points to a new sibling while its split child still holds every
+ *	   entry duplicates entries for a moment, but loses none (children
+ *	   first would drop the moved entries if a crash came in between);
+ *	5. the pages freed, then the meta again if it changed otherwise (the
+ *	   entry count alone, say) or only now.
+ * If a write fails before step 2, the file is cut back to its old size and
+ * the error raised: the file is exactly as before the modification (the
+ * meta writes go to the other meta slot, and ns_mark_unclean only cleared
+ * the clean flag).
+ */
 static void
 direct_commit(NodeStore *ns)
 {
 	DirectStore *ds = (DirectStore *) ns;
+	uint64		old_pages = ds->file_pages;
+	int			count[NGROUPS] = {0};
+	bool		meta_early;
 
 	if (ds->npending == 0 && !ns->meta_dirty)
 		return;
 
 	ns_mark_unclean(ns);
 
-	if (ds->npending > 0)
+	qsort_arg(ds->pending, ds->npending, sizeof(PendingPage), pending_cmp, ds);
+	for (int i = 0; i < ds->npending; i++)
 	{
-		PageIORequest *reqs = palloc(ds->npending * sizeof(PageIORequest));
+		PendingPage *p = &ds->pending[i];
 
-		qsort(ds->pending, ds->npending, sizeof(PendingPage), pending_cmp);
-		for (int i = 0; i < ds->npending; i++)
-		{
-			PendingPage *p = &ds->pending[i];
-
-			fest_page_seal(p->image, ns->page_size);
-			reqs[i].page = p->page;
-			reqs[i].buf = p->image;
-			if (!p->is_free)
-				ns->stats->writes_per_level[p->level]++;
-		}
-		pageio_write(ns->io, reqs, ds->npending);
-		pfree(reqs);
+		fest_page_seal(p->image, ns->page_size);
+		if (!p->is_free)
+			ns->stats->writes_per_level[p->level]++;
+		count[pending_group(ds, p)]++;
 	}
+	meta_early = ns->meta_dirty &&
+		(count[GROUP_EXTENDING] > 0 || count[GROUP_REUSED] > 0 ||
+		 ns->meta->root != ds->committed_root ||
+		 ns->meta->height != ds->committed_height);
 
-	if (ns->meta_dirty)
-		ns_write_meta(ns);
+	PG_TRY();
+	{
+		PendingPage *next = ds->pending;
 
+		write_group(ns, next, count[GROUP_EXTENDING]);
+		next += count[GROUP_EXTENDING];
+		ns->overwriting = count[GROUP_REUSED] > 0;
+		write_group(ns, next, count[GROUP_REUSED]);
+		next += count[GROUP_REUSED];
+		if (meta_early)
+			ns_write_meta(ns);
+		if (count[GROUP_EXISTING] + count[GROUP_FREED] > 0)
+			ns->overwriting = true;
+		write_group(ns, next, count[GROUP_EXISTING] + count[GROUP_FREED]);
+		if (ns->meta_dirty)
+			ns_write_meta(ns);
+	}
+	PG_CATCH();
+	{
+		if (!ns->overwriting && count[GROUP_EXTENDING] > 0)
+		{
+			/*
+			 * Nothing committed was overwritten: drop the new pages.  If
+			 * even that fails, the file is longer than its meta says, which
+			 * check() reports as leaked pages and is otherwise harmless.
+			 */
+			ns->io->ops->truncate(ns->io, old_pages);
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	ns->overwriting = false;
+	ds->file_pages = Max(ds->file_pages, ns->meta->page_count);
+	ds->committed_root = ns->meta->root;
+	ds->committed_height = ns->meta->height;
+	ds->nreused = 0;
 	ds->npending = 0;
 	MemoryContextReset(ds->pending_cxt);
 	ns->op_touched = false;
@@ -316,8 +441,12 @@ direct_reset(NodeStore *ns)
 	DirectStore *ds = (DirectStore *) ns;
 
 	ds->npending = 0;
+	ds->nreused = 0;
 	MemoryContextReset(ds->pending_cxt);
 	ns_truncate_to_empty(ns);
+	ds->file_pages = FEST_FIRST_DATA_PAGE;
+	ds->committed_root = InvalidPageId;
+	ds->committed_height = 0;
 }
 
 static void
@@ -403,6 +532,12 @@ direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 											ALLOCSET_DEFAULT_SIZES);
 	ds->maxpending = 16;
 	ds->pending = palloc(ds->maxpending * sizeof(PendingPage));
+	ds->maxreused = 8;
+	ds->reused = palloc(ds->maxreused * sizeof(PageId));
 	ds->scratch = pageio_alloc_buffer(io->page_size);
+	/* pages past the meta's count are leftovers of a failed commit */
+	ds->file_pages = meta->page_count;
+	ds->committed_root = meta->root;
+	ds->committed_height = meta->height;
 	return &ds->ns;
 }

@@ -156,14 +156,20 @@ ns_write_meta(NodeStore *ns)
 void
 ns_mark_unclean(NodeStore *ns)
 {
+	uint32		entries_valid = ns->meta->flags & FEST_META_ENTRIES_VALID;
+
 	if (ns->marked_unclean)
 		return;
-	ns->meta->flags &= ~FEST_META_CLEAN;
+	ns->meta->flags &= ~(FEST_META_CLEAN | FEST_META_ENTRIES_VALID);
 	/*
-	 * Both writes of the pair precede the sync; only the first must reach
-	 * the device before the pages, and the sync orders both before them.
+	 * The entry count in memory may already include the modification in
+	 * progress, which may yet fail: the copy on disk does not vouch for it
+	 * (a reload or a replay restores the count; check() recounts).  Both
+	 * writes of the meta pair precede the sync, which orders them before
+	 * the pages they cover.
 	 */
 	ns_write_meta(ns);
+	ns->meta->flags |= entries_valid;
 	/* the flag must be on disk before any page it covers */
 	pageio_sync(ns->io);
 	ns->marked_unclean = true;

@@ -149,6 +149,13 @@ struct NodeStore
 	bool		buffers;		/* holds changes in memory between operations */
 	bool		modifying_op;	/* the operation may write (set by the caller) */
 	bool		op_touched;		/* this operation wrote, allocated or freed */
+	/*
+	 * A commit is overwriting pages that held committed data (set before
+	 * the first such write, cleared when the commit completes): if it
+	 * fails now, the file may mix old and new pages.  A commit that fails
+	 * before this is set has left the file exactly as it was.
+	 */
+	bool		overwriting;
 	uint64		recovered;		/* modifications replayed from the log at open */
 };
 

@@ -71,6 +71,8 @@
 #define FEST_META_ALL_POINTS	0x0002	/* every entry so far was a POINT */
 #define FEST_META_HAS_SRID		0x0004	/* srid holds the indexed SRID */
 #define FEST_META_ENTRIES_VALID	0x0008	/* entry_count is exact */
+#define FEST_META_BUILDING		0x0010	/* a build began and has not finished */
+#define FEST_META_DAMAGED		0x0020	/* a write failed while overwriting pages */
 
 typedef struct FestMetaDisk
 {

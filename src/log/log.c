@@ -40,6 +40,9 @@ struct FestLog
 	bool		unsynced;		/* written since the last sync */
 	int64		last_sync_ns;
 	FestStats  *stats;
+	LogFaultHook fault_hook;	/* the index's fault layer (testing), or NULL */
+	void	   *fault_arg;
+	uint64		pending_lsn;	/* LSN of the first pending record */
 	/* compaction in progress */
 	char	   *tmp_path;
 	int			tmp_fd;
@@ -73,9 +76,24 @@ log_path_for(const char *index_path)
 }
 
 static void
-write_all(int fd, const char *data, size_t len, off_t offset, const char *path)
+write_all(FestLog *log, int fd, const char *data, size_t len, off_t offset,
+		  const char *path)
 {
 	size_t		done = 0;
+	bool		torn;
+	int			err = log->fault_hook ? log->fault_hook(log->fault_arg, false, &torn) : 0;
+
+	if (err != 0)
+	{
+		/* an injected fault: a torn write lands its first half first */
+		if (torn && pwrite(fd, data, len / 2, offset) < 0)
+			err = errno;
+		errno = err;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write log file \"%s\": %m", path),
+				 errdetail("The fault was injected by festival.inject_fault().")));
+	}
 
 	while (done < len)
 	{
@@ -96,8 +114,19 @@ write_all(int fd, const char *data, size_t len, off_t offset, const char *path)
 }
 
 static void
-sync_fd(int fd, const char *path)
+sync_fd(FestLog *log, int fd, const char *path)
 {
+	bool		torn;
+	int			err = log->fault_hook ? log->fault_hook(log->fault_arg, true, &torn) : 0;
+
+	if (err != 0)
+	{
+		errno = err;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not sync log file \"%s\": %m", path),
+				 errdetail("The fault was injected by festival.inject_fault().")));
+	}
 	if (fdatasync(fd) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -106,7 +135,7 @@ sync_fd(int fd, const char *path)
 
 /* Write a fresh header at the start of fd. */
 static void
-write_header(int fd, const char *path, uint64 index_uid, uint64 first_lsn)
+write_header(FestLog *log, int fd, const char *path, uint64 index_uid, uint64 first_lsn)
 {
 	char		block[FEST_LOG_HEADER_SIZE];
 	LogFileHeader *hdr = (LogFileHeader *) block;
@@ -118,7 +147,7 @@ write_header(int fd, const char *path, uint64 index_uid, uint64 first_lsn)
 	hdr->index_uid = index_uid;
 	hdr->first_lsn = first_lsn;
 	hdr->crc = crc_of(block, offsetof(LogFileHeader, crc));
-	write_all(fd, block, sizeof(block), 0, path);
+	write_all(log, fd, block, sizeof(block), 0, path);
 }
 
 static int
@@ -184,8 +213,8 @@ log_open(const char *path, uint64 index_uid, bool create,
 					(errcode_for_file_access(),
 					 errmsg("could not remove old log file \"%s\": %m", path)));
 		log->fd = open_fd(path, O_RDWR | O_CREAT | O_EXCL);
-		write_header(log->fd, path, index_uid, log->next_lsn);
-		sync_fd(log->fd, path);
+		write_header(log, log->fd, path, index_uid, log->next_lsn);
+		sync_fd(log, log->fd, path);
 		log->file_size = FEST_LOG_HEADER_SIZE;
 		return log;
 	}
@@ -229,6 +258,8 @@ log_append(FestLog *log, LogRecordType type, PageId page, uint16 level,
 	pg_crc32c	crc;
 	static const char zeros[FEST_LOG_ALIGN] = {0};
 
+	if (log->pending.len == 0)
+		log->pending_lsn = log->next_lsn;
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.magic = FEST_LOG_RECORD_MAGIC;
 	hdr.length = total;
@@ -275,11 +306,45 @@ write_pending(FestLog *log)
 	if (log->pending.len == 0)
 		return;
 	start = fest_now_ns();
-	write_all(fd, log->pending.data, log->pending.len, log->file_size, path);
+	PG_TRY();
+	{
+		write_all(log, fd, log->pending.data, log->pending.len, log->file_size,
+				  path);
+	}
+	PG_CATCH();
+	{
+		/*
+		 * Part of the records may have landed.  Cut the file back to the end
+		 * of the last complete group and forget the records (their
+		 * modification fails), so that later appends follow readable records
+		 * with consecutive LSNs: a replay stops at the first torn or
+		 * out-of-sequence record and would drop everything after it.
+		 */
+		if (ftruncate(fd, (off_t) log->file_size) != 0)
+		{
+			/* keep the write's error; a replay drops a torn tail anyway */
+		}
+		log->next_lsn = log->pending_lsn;
+		resetStringInfo(&log->pending);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	log_account(log, fest_now_ns() - start);
 	log->file_size += log->pending.len;
 	resetStringInfo(&log->pending);
 	log->unsynced = true;
+}
+
+/*
+ * Route the log's writes and syncs through the index's fault layer (set
+ * up by the node store, which sees both), so festival.inject_fault can fail
+ * them (targets log_write, log_sync).
+ */
+void
+log_set_fault_hook(FestLog *log, LogFaultHook hook, void *arg)
+{
+	log->fault_hook = hook;
+	log->fault_arg = arg;
 }
 
 void
@@ -291,7 +356,7 @@ log_sync(FestLog *log)
 	if (!log->unsynced)
 		return;
 	start = fest_now_ns();
-	sync_fd(log->fd, log->path);
+	sync_fd(log, log->fd, log->path);
 	log_account(log, fest_now_ns() - start);
 	log->stats->log_syncs++;
 	log->unsynced = false;
@@ -306,12 +371,34 @@ log_sync(FestLog *log)
 void
 log_commit(FestLog *log, LogSyncMode mode, int sync_interval_ms)
 {
+	uint64		group_start = log->file_size;
+	uint64		group_lsn;
+
 	log_append(log, LOG_COMMIT, InvalidPageId, 0, 0, 0, NULL, 0);
+	group_lsn = log->pending_lsn;
 	write_pending(log);
-	if (mode == LOG_SYNC_OPERATION ||
-		(mode == LOG_SYNC_TIMER &&
-		 fest_now_ns() - log->last_sync_ns >= (int64) sync_interval_ms * 1000000))
-		log_sync(log);
+	PG_TRY();
+	{
+		if (mode == LOG_SYNC_OPERATION ||
+			(mode == LOG_SYNC_TIMER &&
+			 fest_now_ns() - log->last_sync_ns >= (int64) sync_interval_ms * 1000000))
+			log_sync(log);
+	}
+	PG_CATCH();
+	{
+		/*
+		 * The group is written but not known to be durable, and its
+		 * modification fails: cut it off, so that a replay does not apply
+		 * a change that was never acknowledged.
+		 */
+		if (log->tmp_fd < 0 && ftruncate(log->fd, (off_t) group_start) == 0)
+		{
+			log->file_size = group_start;
+			log->next_lsn = group_lsn;
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 }
 
 uint64
@@ -335,7 +422,7 @@ log_truncate(FestLog *log)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not truncate log file \"%s\": %m", log->path)));
-	write_header(log->fd, log->path, log->index_uid, log->next_lsn);
+	write_header(log, log->fd, log->path, log->index_uid, log->next_lsn);
 	log->file_size = FEST_LOG_HEADER_SIZE;
 	log->unsynced = true;
 	log_sync(log);
@@ -488,7 +575,7 @@ log_rewrite_begin(FestLog *log)
 				(errcode_for_file_access(),
 				 errmsg("could not remove \"%s\": %m", log->tmp_path)));
 	log->tmp_fd = open_fd(log->tmp_path, O_RDWR | O_CREAT | O_EXCL);
-	write_header(log->tmp_fd, log->tmp_path, log->index_uid, log->next_lsn);
+	write_header(log, log->tmp_fd, log->tmp_path, log->index_uid, log->next_lsn);
 	log->file_size = FEST_LOG_HEADER_SIZE;
 }
 
@@ -515,7 +602,7 @@ log_rewrite_end(FestLog *log)
 {
 	log_append(log, LOG_COMMIT, InvalidPageId, 0, 0, 0, NULL, 0);
 	write_pending(log);
-	sync_fd(log->tmp_fd, log->tmp_path);
+	sync_fd(log, log->tmp_fd, log->tmp_path);
 	if (rename(log->tmp_path, log->path) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),

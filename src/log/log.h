@@ -130,6 +130,13 @@ extern void log_replay(FestLog *log, LogApplyFn apply, void *arg,
 extern void log_rewrite_begin(FestLog *log);
 extern void log_rewrite_end(FestLog *log);
 extern void log_close(FestLog *log);
+/*
+ * A fault hook (testing): called before each write (sync false) or sync of
+ * the log file; returns 0 to go on or the errno to fail with, and sets
+ * *torn when only the first half of a write should land first.
+ */
+typedef int (*LogFaultHook) (void *arg, bool sync, bool *torn);
+extern void log_set_fault_hook(FestLog *log, LogFaultHook hook, void *arg);
 extern char *log_path_for(const char *index_path);
 
 #endif							/* FEST_LOG_H */

@@ -105,6 +105,7 @@ festival_query_batch(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 
 	ix = ix_begin_op(name, IX_READ);
+	ix_require_built(ix);
 	for (int i = 0; i < n; i++)
 		geomarg_check_srid(ix, &asks[i].g.info,
 						   psprintf("query geometry %d of the array", i + 1), false);

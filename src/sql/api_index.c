@@ -423,6 +423,7 @@ festival_build(PG_FUNCTION_ARGS)
 		MemoryContextSwitchTo(old);
 	}
 
+	ix_finish_build(ix);
 	ix_flush(ix);
 	ix->op_stats.builds++;
 	ix_end_op(ix);

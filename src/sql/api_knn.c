@@ -187,6 +187,7 @@ festival_knn(PG_FUNCTION_ARGS)
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	ix = ix_begin_op(name, IX_READ);
+	ix_require_built(ix);
 	geomarg_check_srid(ix, &g.info, "query geometry", false);
 	exact = g.info.is_point && (ix->meta.flags & FEST_META_ALL_POINTS) != 0;
 

@@ -61,6 +61,7 @@ festival_insert(PG_FUNCTION_ARGS)
 
 	geomarg_get(fcinfo, 2, "geometry", &g);
 	ix = ix_begin_op(name, IX_MODIFY);
+	ix_require_writable(ix);
 	old = MemoryContextSwitchTo(ix->op_cxt);
 	if (!if_absent || !ix->structure->contains(&ix->sidx, id, &g.info.box))
 	{
@@ -87,6 +88,7 @@ festival_delete(PG_FUNCTION_ARGS)
 
 	geomarg_get(fcinfo, 2, "geometry", &g);
 	ix = ix_begin_op(name, IX_MODIFY);
+	ix_require_writable(ix);
 	old = MemoryContextSwitchTo(ix->op_cxt);
 	removed = remove_entry(ix, id, &g, "geometry");
 	if (removed)
@@ -117,6 +119,7 @@ festival_update(PG_FUNCTION_ARGS)
 	geomarg_get(fcinfo, 2, "old geometry", &old_g);
 	geomarg_get(fcinfo, 4, "new geometry", &new_g);
 	ix = ix_begin_op(name, IX_MODIFY);
+	ix_require_writable(ix);
 	old = MemoryContextSwitchTo(ix->op_cxt);
 	/* both geometries are checked before anything changes */
 	geomarg_check_srid(ix, &new_g.info, "new geometry", false);

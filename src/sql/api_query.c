@@ -44,6 +44,7 @@ festival_query(PG_FUNCTION_ARGS)
 	fest_init_int8_set(fcinfo, "id");
 
 	ix = ix_begin_op(name, IX_READ);
+	ix_require_built(ix);
 	geomarg_check_srid(ix, &ask.g.info, "query geometry", false);
 
 	old = MemoryContextSwitchTo(ix->op_cxt);

@@ -359,6 +359,21 @@ handle_device_state(OpenIndex *ix)
 static void start_op(OpenIndex *ix, bool modifying);
 
 /*
+ * The page I/O chain of an index, bottom to top: the device, the fault
+ * layer and the simulated drive (device_open stacks those over the device,
+ * with the index's DeviceState), then tracing, then the cache.  The one
+ * place the chain is assembled: a new layer (tiers) goes here.
+ */
+static PageIO *
+open_page_chain(OpenIndex *ix, uint32 page_size, bool create)
+{
+	PageIO	   *device = device_open(&ix->cat.device, ix->devstate, ix->path,
+									 page_size, create, &ix->op_stats);
+
+	return cache_wrap(tracing_pageio_wrap(device, ix->name), ix->config);
+}
+
+/*
  * Write the meta pages and the empty tree of a new index on its open
  * storage, as one committed and flushed operation; the caller ends it.
  */
@@ -408,10 +423,7 @@ memory_index_lost(OpenIndex *ix, uint32 page_size)
 			 errdetail("Pages of a memory device live only while the index is open in the session that wrote them; it was closed or that session ended."),
 			 errhint("festival.build('%s') refills it from its source.", ix->name)));
 	device_file_unlink(log_path_for(ix->path));
-	ix->io = cache_wrap(tracing_pageio_wrap(device_open(&ix->cat.device, ix->devstate, ix->path,
-													 page_size, true, &ix->op_stats),
-											ix->name),
-						ix->config);
+	ix->io = open_page_chain(ix, page_size, true);
 	init_new_index(ix, page_size);
 	ix_end_op(ix);
 }
@@ -419,7 +431,8 @@ memory_index_lost(OpenIndex *ix, uint32 page_size)
 /* What a reload carries over from a handle an ERROR interrupted. */
 typedef struct ReloadInfo
 {
-	bool		consistent;		/* no page of the failed operation written */
+	bool		consistent;		/* the failed operation left the file as it was */
+	bool		damaged;		/* it failed while overwriting committed pages */
 	uint64		entry_count;	/* entries before the failed operation */
 	bool		entries_valid;
 } ReloadInfo;
@@ -464,10 +477,7 @@ index_open(const char *name, const ReloadInfo *reload, DeviceState *kept)
 				 errmsg("file \"%s\" of index \"%s\" is missing", ix->path, name),
 				 errhint("Drop the index with festival.drop_index('%s') and create it again.",
 						 name)));
-	ix->io = cache_wrap(tracing_pageio_wrap(device_open(&ix->cat.device, ix->devstate, ix->path,
-													 page_size, false, &ix->op_stats),
-											ix->name),
-						ix->config);
+	ix->io = open_page_chain(ix, page_size, false);
 	fest_meta_read(ix->io, name, &ix->meta);
 	fest_meta_warn_damaged(&ix->meta, name);
 	if (strcmp(ix->meta.structure, ix->cat.structure) != 0)
@@ -498,6 +508,33 @@ index_open(const char *name, const ReloadInfo *reload, DeviceState *kept)
 				ix->meta.flags |= FEST_META_ENTRIES_VALID;
 			else
 				ix->meta.flags &= ~FEST_META_ENTRIES_VALID;
+		}
+		else if (reload != NULL && reload->damaged)
+		{
+			/*
+			 * The store opened it suspect: it refuses changes until
+			 * checked.  The entry count before the failed operation lets
+			 * check() see entries a torn split lost (or duplicated).
+			 */
+			Assert(ix->ns->suspect);
+			ix->meta.entry_count = reload->entry_count;
+			if (reload->entries_valid)
+				ix->meta.flags |= FEST_META_ENTRIES_VALID;
+			else
+				ix->meta.flags &= ~FEST_META_ENTRIES_VALID;
+			/*
+			 * Recorded on disk, so that no later session trusts it either:
+			 * only build() clears the flag (check() reports it).
+			 */
+			ix->meta.flags |= FEST_META_DAMAGED;
+			fest_meta_write(ix->io, &ix->meta);
+			pageio_sync(ix->io);
+			ereport(WARNING,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("index \"%s\" may be damaged: an operation failed while overwriting its pages", name),
+					 errdetail("Until a build rewrites it, the index refuses changes."),
+					 errhint("Run festival.check('%s'); festival.build('%s') rebuilds it.",
+							 name, name)));
 		}
 		else
 		{
@@ -572,6 +609,7 @@ reload(OpenIndex *ix)
 	DeviceState *kept;
 
 	info.consistent = ix->reload_consistent;
+	info.damaged = ix->reload_damaged;
 	info.entry_count = ix->committed_entry_count;	/* as of the last commit */
 	info.entries_valid = ix->committed_entries_valid;
 	strlcpy(name, ix->name, sizeof(name));
@@ -631,6 +669,48 @@ ix_begin_op(const char *name, IndexAccess access)
 }
 
 /*
+ * Refuse a change to an index that may be damaged: opened after an unclean
+ * shutdown without a log to replay, or reloaded after a write that failed
+ * while overwriting committed pages.  Either may hold a reference to a
+ * page that was never written, and a change would build on it.  check()
+ * lifts the refusal when it finds no error; build() rewrites the index.
+ */
+void
+ix_require_writable(OpenIndex *ix)
+{
+	ix_require_built(ix);
+	if (ix->meta.flags & FEST_META_DAMAGED)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" may be damaged and refuses changes", ix->name),
+				 errdetail("A write failed while overwriting its pages: entries may be lost."),
+				 errhint("Run festival.check('%s'); festival.build('%s') rebuilds it.",
+						 ix->name, ix->name)));
+	if (ix->ns->suspect)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" may be damaged and refuses changes", ix->name),
+				 errdetail("It was not closed cleanly, or an operation failed while writing it."),
+				 errhint("Run festival.check('%s'); festival.build('%s') rebuilds it.",
+						 ix->name, ix->name)));
+}
+
+/*
+ * Refuse to answer from, or change, an index whose build did not finish:
+ * it holds only part of its source.
+ */
+void
+ix_require_built(OpenIndex *ix)
+{
+	if (ix->meta.flags & FEST_META_BUILDING)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("index \"%s\" is incompletely built", ix->name),
+				 errdetail("A festival.build() of it failed or was interrupted; it holds only part of its source."),
+				 errhint("Run festival.build('%s').", ix->name)));
+}
+
+/*
  * Called by the abort callbacks for an operation an ERROR interrupted.
  * Frees nothing but per-operation memory: the next use reloads the index.
  */
@@ -663,11 +743,15 @@ ix_mark_failed(OpenIndex *ix)
 	ix->needs_reload = true;
 
 	/*
-	 * The file is consistent if nothing was being written and nothing lives
-	 * only in memory: a buffering store without a log loses its buffer on
-	 * the reload (with a log, the reload replays it).
+	 * The file is as it was unless the failure came while a commit was
+	 * overwriting committed pages (a write-through store writes new pages
+	 * first and cuts them off again if that fails: direct_commit), or
+	 * something lives only in memory: a buffering store without a log loses
+	 * its buffer on the reload (with a log, the reload replays it, whatever
+	 * the failed flush had written).
 	 */
-	ix->reload_consistent = ix->ns != NULL && !ix->committing && !ix->ns->suspect &&
+	ix->reload_damaged = ix->ns != NULL && ix->ns->overwriting && !ix->ns->has_log;
+	ix->reload_consistent = ix->ns != NULL && !ix->ns->overwriting && !ix->ns->suspect &&
 		!(ix->ns->buffers && !ix->ns->has_log);
 	ix->committing = false;
 	MemoryContextReset(ix->op_cxt);
@@ -788,10 +872,7 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 			device_file_unlink(ix->path);
 		}
 	}
-	ix->io = cache_wrap(tracing_pageio_wrap(device_open(&ix->cat.device, ix->devstate, ix->path,
-													 page_size, true, &ix->op_stats),
-											ix->name),
-						ix->config);
+	ix->io = open_page_chain(ix, page_size, true);
 	if (ix->cat.device.kind == DEVICE_KIND_FILE)
 		pending_unlink_on_abort(ix->path);
 
@@ -809,13 +890,35 @@ ix_reset_for_build(OpenIndex *ix)
 	MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
 
 	ix->committing = true;
+	/*
+	 * Emptying the file destroys the committed tree: until the empty tree
+	 * is committed, a failure leaves a damaged file (a log replays it).
+	 */
+	ix->ns->overwriting = !ix->ns->has_log;
 	ix->ns->ops->reset(ix->ns);
+	/* until build() finishes, the index holds part of its source */
+	ix->meta.flags |= FEST_META_BUILDING;
+	ix->meta.flags &= ~FEST_META_DAMAGED;
 	ix->meta.flags |= FEST_META_ALL_POINTS;
 	ix->meta.flags &= ~FEST_META_HAS_SRID;
 	ix->meta.srid = 0;
 	ix->structure->init_empty(&ix->sidx);
 	ix_commit(ix);
+	ix->ns->overwriting = false;
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * build()'s last step before its flush: the index is complete.  Written
+ * here and again by the flush, so that both meta copies say so (a reader
+ * falls back to the older copy when the newer one is damaged).
+ */
+void
+ix_finish_build(OpenIndex *ix)
+{
+	ix->meta.flags &= ~FEST_META_BUILDING;
+	ix->ns->meta_dirty = true;
+	ix_commit(ix);
 }
 
 /*

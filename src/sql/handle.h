@@ -84,7 +84,8 @@ typedef struct OpenIndex
 	bool		committing;		/* pages are being written */
 	int			op_nest_level;	/* transaction nesting level of the operation */
 	bool		needs_reload;	/* an ERROR interrupted an operation */
-	bool		reload_consistent;	/* ... before any page was written */
+	bool		reload_consistent;	/* ... and left the file as it was */
+	bool		reload_damaged; /* ... while overwriting committed pages */
 	uint64		committed_entry_count;	/* entry count at the last commit */
 	bool		committed_entries_valid;
 	FestStats	op_stats;		/* the current operation */
@@ -105,6 +106,9 @@ typedef enum IndexAccess
 
 /* handle.c */
 extern OpenIndex *ix_begin_op(const char *name, IndexAccess access);
+extern void ix_require_writable(OpenIndex *ix);
+extern void ix_require_built(OpenIndex *ix);
+extern void ix_finish_build(OpenIndex *ix);
 extern void ix_commit(OpenIndex *ix);
 extern void ix_flush(OpenIndex *ix);
 extern void ix_end_op(OpenIndex *ix);

@@ -36,7 +36,9 @@ tap_is() {   # tap_is <got> <expected> <description>
 # tap_match <want-match: 0|1> <got> <regex> <description>
 tap_match() {
     local matched=1
-    if printf '%s' "$2" | grep -Eq -- "$3"; then matched=0; fi
+    # a here-string, not a pipe: with pipefail, grep -q leaving early
+    # would fail the pipe (SIGPIPE) and turn a match into a mismatch
+    if grep -Eq -- "$3" <<<"$2"; then matched=0; fi
     if [ "$1" -eq 0 ]; then tap_ok "$matched" "$4"; else tap_ok $((1 - matched)) "$4"; fi
     if [ "$TAP_LAST_OK" -ne 0 ]; then
         echo "#   got:      '$2'"

@@ -1,0 +1,138 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_fault.c
+ *	  Testing tools: festival.inject_fault, clear_fault, fault_status.
+ *
+ * They arm the fault layer of an open index (device/fault.h), so that
+ * the crash and corruption suites can fail any page write, read or sync,
+ * or a write or sync of the redo log, at a chosen point of an operation.
+ * The fault state lives in the index's DeviceState: it survives the
+ * reload that follows the failure it causes, and is dropped when the
+ * index is closed.  Superusers only: a fault can kill the backend.
+ *
+ * IDENTIFICATION
+ *	  src/sql/api_fault.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "sql/handle.h"
+#include "sql/args.h"
+
+#include "device/fault.h"
+#include "miscadmin.h"
+#include "stats/jsonbuild.h"
+#include "utils/jsonb.h"
+
+PG_FUNCTION_INFO_V1(festival_inject_fault);
+PG_FUNCTION_INFO_V1(festival_clear_fault);
+PG_FUNCTION_INFO_V1(festival_fault_status);
+
+static void
+require_superuser(const char *what)
+{
+	if (!superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to %s", what),
+				 errhint("Only superusers may inject faults: a fault can make the backend kill itself.")));
+}
+
+static int
+parse_choice(const char *what, const char *value, const char *const *choices)
+{
+	StringInfoData list;
+
+	for (int i = 0; choices[i] != NULL; i++)
+		if (strcmp(value, choices[i]) == 0)
+			return i;
+	initStringInfo(&list);
+	for (int i = 0; choices[i] != NULL; i++)
+		appendStringInfo(&list, "%s%s", i > 0 ? ", " : "", choices[i]);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid fault %s \"%s\"", what, value),
+			 errhint("Accepted values: %s.", list.data)));
+	pg_unreachable();
+}
+
+/* The fault state of the named index, opening it if needed. */
+static FaultState *
+index_fault_state(const char *name)
+{
+	OpenIndex  *ix = ix_begin_op(name, IX_READ);
+	FaultState *fs = ix->devstate->fault;
+
+	ix_end_op(ix);
+	Assert(fs != NULL);
+	return fs;
+}
+
+/*
+ * festival.inject_fault(index, target, after, error): let `after`
+ * operations of target succeed, then fail the next one with error.
+ */
+Datum
+festival_inject_fault(PG_FUNCTION_ARGS)
+{
+	char	   *name;
+	FaultTarget target;
+	FaultError	error;
+	int64		after;
+
+	require_superuser("inject faults");
+	name = fest_name_arg(fcinfo, 0, "index");
+	target = (FaultTarget) parse_choice("target", fest_text_arg(fcinfo, 1, "fault target"),
+										fault_target_names);
+	after = fest_int64_arg(fcinfo, 2, "after");
+	error = (FaultError) parse_choice("error", fest_text_arg(fcinfo, 3, "fault error"),
+									  fault_error_names);
+	if (after < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("after must not be negative"),
+				 errhint("Give how many operations of the target succeed before the fault: 0 fails the next one.")));
+	if (error == FAULT_TORN && target != FAULT_WRITE && target != FAULT_LOG_WRITE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("only writes can be torn"),
+				 errhint("Use target write or log_write with error torn.")));
+	fault_arm(index_fault_state(name), target, after, error);
+	PG_RETURN_VOID();
+}
+
+/* festival.clear_fault(index): disarm. */
+Datum
+festival_clear_fault(PG_FUNCTION_ARGS)
+{
+	char	   *name;
+
+	require_superuser("clear faults");
+	name = fest_name_arg(fcinfo, 0, "index");
+	fault_disarm(index_fault_state(name));
+	PG_RETURN_VOID();
+}
+
+/*
+ * festival.fault_status(index): whether a fault is armed, how many fired,
+ * and the operations of each target the fault layer has seen since the
+ * index was opened (a test measures an operation's page writes with it).
+ */
+Datum
+festival_fault_status(PG_FUNCTION_ARGS)
+{
+	char	   *name;
+	FaultState *fs;
+	JsonbParseState *state = NULL;
+	JsonbValue *result;
+
+	require_superuser("inspect faults");
+	name = fest_name_arg(fcinfo, 0, "index");
+	fs = index_fault_state(name);
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	jb_bool(&state, "armed", fs->armed);
+	jb_int(&state, "fired", (int64) fs->fired);
+	for (int t = 0; t < FAULT_NTARGETS; t++)
+		jb_int(&state, fault_target_names[t], (int64) fs->seen[t]);
+	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	PG_RETURN_JSONB_P(JsonbValueToJsonb(result));
+}
