@@ -35,6 +35,7 @@ static const StructureOps *const structures[] = {
 	&rstartree_structure,
 	&hilbert_rtree_structure,
 	&xbrtree_structure,
+	&gridfile_structure,
 	NULL
 };
 
