@@ -217,8 +217,8 @@ def flip_byte(path, offset):
 
 def options_json(structure, fw, rng):
     o = {"framework": fw, "page_size": PAGE}
-    if structure == "xbrtree":
-        o["extent"] = [0, 0, 1000, 1000]  # it indexes points inside only
+    if structure in ("xbrtree", "gridfile"):
+        o["extent"] = [0, 0, 1000, 1000]  # they index points inside only
     if fw != "none" and rng.random() < 0.3:
         o["buffer_size"] = 4096  # flushing units written constantly
     return str(o).replace("'", '"')
@@ -251,7 +251,7 @@ def flips(args, db):
         trials = []
         for _ in range(min(batch, args.flips - n)):
             n += 1
-            t = {"ix": "f%d" % n, "structure": rng.choice(STRUCTURES),
+            t = {"ix": "f%d" % n, "structure": rng.choice(args.structures or STRUCTURES),
                  "fw": rng.choice(FRAMEWORKS),
                  "state": rng.choice(["closed", "crashed"])}
             t["options"] = options_json(t["structure"], t["fw"], rng)
@@ -366,7 +366,7 @@ def crash(args, db):
     rows = 300
     for n in range(1, args.kills + 1):
         ix = "k%d" % n
-        structure = rng.choice(["rtree", "rstartree", "xbrtree"])
+        structure = rng.choice(args.structures or ["rtree", "rstartree", "xbrtree"])
         fw = FRAMEWORKS[(n - 1) % 3]
         options = options_json(structure, fw, rng)
         if fw != "none" and rng.random() < 0.3:
@@ -483,6 +483,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--verbose", action="store_true", help="one line per trial")
     ap.add_argument("--keep", action="store_true", help="keep the database and indices")
+    ap.add_argument("--structures", type=lambda v: v.split(","), default=None,
+                    help="comma-separated structures to draw from instead of the standing mix")
     args = ap.parse_args()
     if args.trials is not None and args.trials < 1:
         ap.error("--trials must be at least 1")

@@ -151,15 +151,28 @@ grid_line(int64 c, double lo, double hi)
 /*
  * The cell of a coordinate inside [lo, hi]: the last one whose low line
  * is at or below it, so that cells are half-open and the top edge falls in
- * the last cell.  A binary search over grid_line, rather than a division,
- * so that a point is inside the box of its cell's regions exactly.
+ * the last cell.  Defined by grid_line rather than by a division, so that
+ * a point is exactly inside the box of its cell's regions: the division
+ * only guesses, the lines confirm (a few steps fix a rounded guess; a
+ * binary search over the lines is the fallback).
  */
 static int64
 grid_cell(double v, double lo, double hi)
 {
+	double		t = (v - lo) / (hi - lo) * (double) GF_CELLS;
+	int64		g = t > 0.0 ? (t < (double) (GF_CELLS - 1) ? (int64) t : GF_CELLS - 1) : 0;
 	int64		a = 0,
 				b = GF_CELLS - 1;
 
+	for (int step = 0; step < 4; step++)
+	{
+		if (g > 0 && grid_line(g, lo, hi) > v)
+			g--;
+		else if (g < GF_CELLS - 1 && grid_line(g + 1, lo, hi) <= v)
+			g++;
+		else
+			return g;
+	}
 	while (a < b)
 	{
 		int64		mid = a + (b - a + 1) / 2;

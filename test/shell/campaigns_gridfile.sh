@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The damage campaigns restricted to the grid file (structure 'gridfile'),
+# against the suite's server: 9 kill -9 trials in streams of inserts and
+# deletes (three under each of the frameworks none, FAST and eFIND: every
+# acknowledged change survives, check() is clean once the interrupted
+# statement is reconciled) and 24 byte flips in meta pages, data pages and
+# logs (each answered correctly or refused with a clean error naming the
+# damage).  The standing campaigns (campaigns.sh) keep their own mix.
+source "$(dirname "$0")/lib/tap.bash"
+
+if [ "$(psql -X -qAt -d postgres -c "SELECT inet_server_addr() IS NULL" 2>/dev/null)" != "t" ]; then
+    tap_skip_all "needs a server on a local Unix socket (the campaigns kill backends)"
+fi
+tap_plan 2
+root=$(cd "$(dirname "$0")/../.." && pwd)
+
+for c in crash:9 flips:24; do
+    out=$("$root/scripts/campaign-${c%%:*}" --no-setup --structures gridfile --trials "${c##*:}" --seed 3 2>&1)
+    rc=$?
+    printf '%s\n' "$out" | sed 's/^/# /'
+    tap_ok "$rc" "campaign-${c%%:*} on gridfile: no failure ($(printf '%s\n' "$out" | grep '^total' | tr -s ' '))"
+done
+tap_done
