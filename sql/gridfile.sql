@@ -64,15 +64,19 @@ INSERT INTO fx_query VALUES
 	(926, 'gf: the upper right quarter', ST_MakeEnvelope(150, 150, 300, 300)),
 	(927, 'gf: the extent''s top edge', ST_MakeEnvelope(0, 300, 300, 300));
 
-CREATE TABLE gf_index (ord int PRIMARY KEY, name text NOT NULL UNIQUE, options jsonb NOT NULL);
+CREATE TABLE gf_index (ord int PRIMARY KEY, name text NOT NULL UNIQUE, method text NOT NULL,
+					   options jsonb NOT NULL);
 INSERT INTO gf_index VALUES
-	(1, 'gf_none', '{"page_size": 1024}'),
-	(2, 'gf_fast', '{"page_size": 1024, "framework": "fast", "buffer_size": 16384,
+	(1, 'gf_none', 'insert', '{"page_size": 1024}'),
+	(2, 'gf_fast', 'insert', '{"page_size": 1024, "framework": "fast", "buffer_size": 16384,
 		"flushing_unit": 4, "flushing_policy": "fast_star"}'),
-	(3, 'gf_efind', '{"page_size": 1024, "framework": "efind", "buffer_size": 16384,
+	(3, 'gf_efind', 'insert', '{"page_size": 1024, "framework": "efind", "buffer_size": 16384,
 		"flushing_unit": 4, "flushing_policy": "mhao", "read_buffer_policy": "lru",
 		"read_buffer_percent": 20, "temporal_control": "both"}'),
-	(4, 'gf_cache', '{"page_size": 1024, "cache": "s2q", "cache_size": 20480}');
+	(4, 'gf_cache', 'insert', '{"page_size": 1024, "cache": "s2q", "cache_size": 20480}'),
+	-- bulk loaded (its pages differ from the inserted ones': no same_as_none)
+	(5, 'gf_bulk_efind', 'bulk', '{"page_size": 1024, "framework": "efind", "buffer_size": 16384,
+		"flushing_unit": 3}');
 
 -- the extent is taken from the source
 SELECT name, festival.create_index(name, 'gridfile', 'gf_dev', options, 'gf_src', 'id', 'geom') > 0 AS created
@@ -159,7 +163,7 @@ BEGIN
 		   (SELECT count(*) FROM festival.check(i.name)),
 		   (festival.stats(i.name)->>'height')::int,
 		   (SELECT count(*) FROM gf_nodes(i.name) n WHERE n.level = 1),
-		   CASE WHEN i.name = 'gf_none' THEN NULL ELSE
+		   CASE WHEN i.name = 'gf_none' OR i.method <> 'insert' THEN NULL ELSE
 			   NOT EXISTS ((SELECT * FROM gf_nodes(i.name) EXCEPT ALL SELECT * FROM gf_nodes('gf_none'))
 						   UNION ALL
 						   (SELECT * FROM gf_nodes('gf_none') EXCEPT ALL SELECT * FROM gf_nodes(i.name))) END
@@ -172,9 +176,17 @@ END
 $$;
 
 -------------------------------------------------------------------------------
--- Phase 1: build (one point at a time)
+-- Phase 1: build (one point at a time, and bulk loaded)
 -------------------------------------------------------------------------------
-SELECT name, festival.build(name) AS built FROM gf_index ORDER BY ord;
+SELECT name, festival.build(name, method) AS built FROM gf_index ORDER BY ord;
+-- the loader's regions are those insertion reaches here: buddy splits of
+-- overflowing regions only (same buckets, same points)
+SELECT count(*) AS different_buckets
+FROM ((SELECT level, ref, x1, y1, x2, y2 FROM gf_nodes('gf_bulk_efind') WHERE level <= 1
+	   EXCEPT ALL SELECT level, ref, x1, y1, x2, y2 FROM gf_nodes('gf_none') WHERE level <= 1)
+	  UNION ALL
+	  (SELECT level, ref, x1, y1, x2, y2 FROM gf_nodes('gf_none') WHERE level <= 1
+	   EXCEPT ALL SELECT level, ref, x1, y1, x2, y2 FROM gf_nodes('gf_bulk_efind') WHERE level <= 1)) d;
 SELECT * FROM gf_verify('build');
 
 -- the thesis's count (Fevgas 2019, §3.3: a point search costs one
@@ -320,8 +332,9 @@ CREATE TABLE gf_mixed (id bigint PRIMARY KEY, geom geometry NOT NULL);
 INSERT INTO gf_mixed VALUES (1, 'POINT(1 1)'), (2, 'POLYGON((0 0, 5 0, 5 5, 0 0))');
 SELECT festival.create_index('gf_mixed_idx', 'gridfile', 'gf_dev', NULL, 'gf_mixed', 'id', 'geom') > 0 AS created;
 SELECT festival.build('gf_mixed_idx');
--- no bulk loader
+-- the same through the bulk loader, and a method it does not have
 SELECT festival.build('gf_mixed_idx', 'bulk');
+SELECT festival.build('gf_mixed_idx', 'str');
 -- NULLs
 SELECT festival.insert('gf_none', 9003, NULL);
 SELECT festival.insert('gf_none', NULL, 'POINT(1 1)');
@@ -332,6 +345,7 @@ INSERT INTO gf_out VALUES (1, 'POINT(1 1)'), (2, 'POINT(150 50)');
 SELECT festival.create_index('gf_small', 'gridfile', 'gf_dev', '{"extent": [0, 0, 100, 100]}',
 							 'gf_out', 'id', 'geom') > 0 AS created;
 SELECT festival.build('gf_small');
+SELECT festival.build('gf_small', 'bulk');
 -- no source and no extent; pages too small
 SELECT festival.create_index('gf_noext', 'gridfile', 'gf_dev');
 SELECT festival.create_index('gf_tiny', 'gridfile', 'gf_dev', '{"extent": [0, 0, 1, 1], "page_size": 1024, "max_fill": 10}');
@@ -340,7 +354,12 @@ CREATE TABLE gf_copies AS SELECT i::bigint AS id, 'POINT(5 5)'::geometry AS geom
 SELECT festival.create_index('gf_copies_idx', 'gridfile', 'gf_dev', '{"page_size": 1024, "extent": [0, 0, 10, 10]}',
 							 'gf_copies', 'id', 'geom') > 0 AS created;
 SELECT festival.build('gf_copies_idx');
+SELECT festival.build('gf_copies_idx', 'bulk');
 \set VERBOSITY terse
+-- the loader refused before writing anything: an empty, clean index
+SELECT (festival.stats('gf_copies_idx')->>'height')::int AS height,
+	   (SELECT count(*) FROM festival.query('gf_copies_idx', 'POINT(5 5)')) AS copies,
+	   (SELECT count(*) FROM festival.check('gf_copies_idx') WHERE message NOT LIKE '%source table%') AS check_rows;
 -- the same without a source, one copy at a time
 SELECT festival.drop_index('gf_copies_idx');
 SELECT festival.create_index('gf_copies_idx', 'gridfile', 'gf_dev', '{"page_size": 1024, "extent": [0, 0, 10, 10]}') > 0 AS created;

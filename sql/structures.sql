@@ -91,11 +91,12 @@ INSERT INTO st_index VALUES
 		'{"framework": "efind", "buffer_size": 16384, "flushing_unit": 3, "extent": [-100, -100, 500, 500]}'),
 	(111, 'st_p_xbr_fast', 'st_points', 'xbrtree', 'insert',
 		'{"framework": "fast", "buffer_size": 16384, "extent": [-50, -50, 450, 350]}'),
-	-- the grid file (GFFM, points only) under every node store
+	-- the grid file (GFFM, points only) under every node store, inserted and
+	-- bulk loaded
 	(112, 'st_p_grid', 'st_points', 'gridfile', 'insert', '{"extent": [-100, -100, 500, 500]}'),
 	(113, 'st_p_grid_fast', 'st_points', 'gridfile', 'insert',
 		'{"framework": "fast", "buffer_size": 16384, "flushing_unit": 3, "extent": [-50, -50, 450, 350]}'),
-	(114, 'st_p_grid_efind', 'st_points', 'gridfile', 'insert',
+	(114, 'st_p_grid_efind_bulk', 'st_points', 'gridfile', 'bulk',
 		'{"framework": "efind", "buffer_size": 16384, "flushing_unit": 3, "merge_fill": 50,
 		  "extent": [-100, -100, 500, 500]}');
 UPDATE st_index SET options = options || '{"page_size": 1024}';

@@ -71,6 +71,11 @@ static const OptionSpec gf_options[] = {
 	{0}
 };
 
+static const BuildMethod gf_build_methods[] = {
+	{"bulk", "grid file bulk loading: points sorted by grid cell, the extent halved until every part fits in a bucket, directory levels cut the same way (festival's)"},
+	{NULL, NULL}
+};
+
 /* ------------------------------------------------------------------ */
 /* NodeOps                                                            */
 /* ------------------------------------------------------------------ */
@@ -828,7 +833,7 @@ const StructureOps gridfile_structure = {
 	.describe = gf_describe,
 	.points_only = true,
 	.needs_extent = true,
-	.build_methods = NULL,
-	.bulk_load = NULL,
+	.build_methods = gf_build_methods,
+	.bulk_load = gf_bulk_load,
 	.entry_region = gf_entry_region
 };

@@ -142,6 +142,10 @@ extern bool gf_point_inside(const GfState *st, double x, double y);
 extern void gf_region_box(const GfState *st, uint64 addr, Mbr *box);
 extern int	gf_locate(const TreeNode *node, uint64 point);
 
+/* gridfile_bulk.c */
+extern void gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n,
+						 const char *method);
+
 /* gridfile_check.c */
 extern void gf_check(StructIndex *idx, CheckReport *report);
 
