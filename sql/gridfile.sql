@@ -28,6 +28,8 @@ SET festival.progress_interval = 0;
 SET festival.log_sync = never;
 
 SELECT festival.create_device('gf_dev', io => 'buffered');
+-- a batching engine, for the cache clru (one submission per batch)
+SELECT festival.create_device('gf_aio', io => 'buffered', engine => 'libaio');
 
 -- the data: fx_pts (a grid with copies and off-grid points: uniform), a
 -- dense cluster, points on halving lines, and 35 copies of one point
@@ -76,10 +78,15 @@ INSERT INTO gf_index VALUES
 	(4, 'gf_cache', 'insert', '{"page_size": 1024, "cache": "s2q", "cache_size": 20480}'),
 	-- bulk loaded (its pages differ from the inserted ones': no same_as_none)
 	(5, 'gf_bulk_efind', 'bulk', '{"page_size": 1024, "framework": "efind", "buffer_size": 16384,
-		"flushing_unit": 3}');
+		"flushing_unit": 3}'),
+	-- the thesis's hot/cold buffer: 24 pages, cold lists of 3, 18 hot
+	-- pages (13 directory, 5 data)
+	(6, 'gf_clru', 'insert', '{"page_size": 1024, "cache": "clru", "cache_size": 24576,
+		"cache_clru_pages": 3, "cache_directory_percent": 75}');
 
 -- the extent is taken from the source
-SELECT name, festival.create_index(name, 'gridfile', 'gf_dev', options, 'gf_src', 'id', 'geom') > 0 AS created
+SELECT name, festival.create_index(name, 'gridfile', CASE name WHEN 'gf_clru' THEN 'gf_aio' ELSE 'gf_dev' END,
+								   options, 'gf_src', 'id', 'geom') > 0 AS created
 FROM gf_index ORDER BY ord;
 SELECT festival.stats('gf_none')->'config'->'options'->'extent' AS extent,
 	   festival.stats('gf_none')->'config'->'derived' AS derived;
@@ -210,6 +217,13 @@ SELECT count(*) AS found FROM festival.query('gf_cache', 'POINT(40 40)');
 SELECT (gf_reads('gf_cache')->>'nodes_visited')::int - (b.t->>'nodes_visited')::int AS nodes_read,
 	   (gf_reads('gf_cache')->>'pages_read')::int - (b.t->>'pages_read')::int AS device_reads
 FROM gf_before b WHERE b.name = 'gf_cache';
+
+-- under clru, dirty pages reach the device in batches (a full cold list
+-- of 3 pages, and the sync at the end of the build): under libaio, a
+-- batch is one submission
+SELECT (t->>'cache_writebacks')::int > 2 * (t->>'write_submissions')::int AS batched,
+	   (t->>'cache_writebacks')::int <= (t->>'pages_written')::int AS counted
+FROM gf_before WHERE name = 'gf_clru';
 
 -------------------------------------------------------------------------------
 -- Phase 2: inserts (one at a time, the same order for every index)
@@ -407,6 +421,7 @@ SELECT count(festival.drop_index(name)) AS dropped
 FROM (SELECT name FROM gf_index
 	  UNION ALL VALUES ('gf_mixed_idx'), ('gf_small'), ('gf_copies_idx'), ('gf_free')) n;
 SELECT festival.drop_device('gf_dev');
+SELECT festival.drop_device('gf_aio');
 DELETE FROM fx_query WHERE qid BETWEEN 921 AND 927;
 DROP FUNCTION gf_verify(text), gf_nodes(text), gf_knn_wrong(text), gf_batch_wrong(text), gf_reads(text);
 DROP TABLE gf_src, gf_later, gf_index, gf_qids, gf_gone, gf_moves, gf_gone2, gf_mixed, gf_copies, gf_out,
