@@ -388,6 +388,31 @@ SELECT festival.insert('gf_copies_idx', 44, 'POINT(5.00001 5)') AS next_cell,
 	   (festival.stats('gf_copies_idx')->>'height')::int AS height,
 	   (SELECT count(*) FROM festival.query('gf_copies_idx', 'POINT(5 5)')) AS copies,
 	   (SELECT count(*) FROM festival.check('gf_copies_idx')) AS check_rows;
+-- tiny pages (8 points per bucket, 4 regions per directory page): two
+-- points 1e-5 apart in a full bucket need some 40 halvings, whose regions
+-- overflow the root so much that one insertion adds several levels
+SELECT festival.create_index('gf_deep', 'gridfile', 'gf_dev', '{"page_size": 1024, "max_fill": 20, "extent": [0, 0, 10, 10]}') > 0 AS created;
+SELECT count(*) FILTER (WHERE festival.insert('gf_deep', i, 'POINT(5 5)')) AS inserted FROM generate_series(1, 8) i;
+SELECT festival.insert('gf_deep', 100, 'POINT(5.00001 5)') AS inserted,
+	   (festival.stats('gf_deep')->>'height')::int AS height,
+	   (SELECT count(*) FROM festival.check('gf_deep')) AS check_rows,
+	   (SELECT count(*) FROM festival.query('gf_deep', ST_MakeEnvelope(0, 0, 10, 10))) AS found;
+SELECT count(*) FILTER (WHERE festival.insert('gf_deep', 200 + i, ST_MakePoint(5 + i * 1e-6, 5 + i * 1e-6))) AS inserted
+FROM generate_series(1, 30) i;
+SELECT (festival.stats('gf_deep')->>'height')::int AS height,
+	   (SELECT count(*) FROM festival.check('gf_deep')) AS check_rows,
+	   (SELECT count(*) FROM festival.query('gf_deep', ST_MakeEnvelope(5, 5, 5.00002, 5.00002))) AS found;
+SELECT count(*) FILTER (WHERE festival.delete('gf_deep', i, 'POINT(5 5)')) AS deleted FROM generate_series(1, 8) i;
+SELECT count(*) FILTER (WHERE festival.delete('gf_deep', 200 + i, ST_MakePoint(5 + i * 1e-6, 5 + i * 1e-6))) AS deleted
+FROM generate_series(1, 30) i;
+-- one point left: merges freed pages, but the height stays (a level goes
+-- only when the root holds one region; a page whose region is one cut
+-- finer on its buddy's side cannot merge), and the index is correct
+SELECT (festival.stats('gf_deep')->>'height')::int AS height,
+	   (festival.stats('gf_deep')->>'free_pages')::int > 10 AS freed,
+	   (SELECT count(*) FROM festival.check('gf_deep')) AS check_rows,
+	   (SELECT array_agg(id) FROM festival.query('gf_deep', ST_MakeEnvelope(0, 0, 10, 10))) AS left_over;
+
 -- the refused calls changed nothing
 SELECT count(*) AS check_rows, (SELECT count(*) FROM festival.query('gf_none', ST_MakeEnvelope(0, 0, 300, 300))) AS found,
 	   (SELECT count(*) FROM gf_src) AS expected
@@ -419,7 +444,7 @@ SELECT (festival.stats('gf_free')->>'height')::int AS height, (festival.stats('g
 -------------------------------------------------------------------------------
 SELECT count(festival.drop_index(name)) AS dropped
 FROM (SELECT name FROM gf_index
-	  UNION ALL VALUES ('gf_mixed_idx'), ('gf_small'), ('gf_copies_idx'), ('gf_free')) n;
+	  UNION ALL VALUES ('gf_mixed_idx'), ('gf_small'), ('gf_copies_idx'), ('gf_free'), ('gf_deep')) n;
 SELECT festival.drop_device('gf_dev');
 SELECT festival.drop_device('gf_aio');
 DELETE FROM fx_query WHERE qid BETWEEN 921 AND 927;

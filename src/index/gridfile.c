@@ -24,7 +24,9 @@
  *	  merged with its buddy (the region differing in the last bit), when
  *	  the buddy is one page of the same parent and both fit in one page;
  *	  merges repeat while they apply, then move up a level.  A root
- *	  directory left with one entry is replaced by its child.
+ *	  directory left with one entry is replaced by its child, the only way
+ *	  the index loses a level (all buckets stay at level 0): a page whose
+ *	  buddy region is cut finer stays, even when empty.
  *	- Sub-directory capacity: one page of 48-byte entries (170 regions in
  *	  8 KB), times max_fill percent; buckets: one page of 24-byte points
  *	  (340 in 8 KB), times max_fill percent.
