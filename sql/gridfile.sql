@@ -28,7 +28,7 @@ SET festival.progress_interval = 0;
 SET festival.log_sync = never;
 
 SELECT festival.create_device('gf_dev', io => 'buffered');
--- a batching engine, for the cache clru (one submission per batch)
+-- a batching engine, for the cache clru and P-RQ (one submission per batch)
 SELECT festival.create_device('gf_aio', io => 'buffered', engine => 'libaio');
 
 -- the data: fx_pts (a grid with copies and off-grid points: uniform), a
@@ -82,10 +82,12 @@ INSERT INTO gf_index VALUES
 	-- the thesis's hot/cold buffer: 24 pages, cold lists of 3, 18 hot
 	-- pages (13 directory, 5 data)
 	(6, 'gf_clru', 'insert', '{"page_size": 1024, "cache": "clru", "cache_size": 24576,
-		"cache_clru_pages": 3, "cache_directory_percent": 75}');
+		"cache_clru_pages": 3, "cache_directory_percent": 75}'),
+	-- window queries by the thesis's batched P-RQ (Alg. 6)
+	(7, 'gf_prq', 'insert', '{"page_size": 1024, "range_algorithm": "p-rq"}');
 
 -- the extent is taken from the source
-SELECT name, festival.create_index(name, 'gridfile', CASE name WHEN 'gf_clru' THEN 'gf_aio' ELSE 'gf_dev' END,
+SELECT name, festival.create_index(name, 'gridfile', CASE WHEN name IN ('gf_clru', 'gf_prq') THEN 'gf_aio' ELSE 'gf_dev' END,
 								   options, 'gf_src', 'id', 'geom') > 0 AS created
 FROM gf_index ORDER BY ord;
 SELECT festival.stats('gf_none')->'config'->'options'->'extent' AS extent,
@@ -224,6 +226,17 @@ FROM gf_before b WHERE b.name = 'gf_cache';
 SELECT (t->>'cache_writebacks')::int > 2 * (t->>'write_submissions')::int AS batched,
 	   (t->>'cache_writebacks')::int <= (t->>'pages_written')::int AS counted
 FROM gf_before WHERE name = 'gf_clru';
+
+-- RQ against P-RQ (Fevgas 2019, §3.5.1): the same window reads the same
+-- pages of the same index; RQ (sync engine) one submission per page, P-RQ
+-- (libaio) one per group of a level's pages
+TRUNCATE gf_before;
+INSERT INTO gf_before SELECT name, gf_reads(name) FROM gf_index;
+SELECT (SELECT count(*) FROM festival.query('gf_none', ST_MakeEnvelope(20, 20, 280, 180))) AS rq_found,
+	   (SELECT count(*) FROM festival.query('gf_prq', ST_MakeEnvelope(20, 20, 280, 180))) AS prq_found;
+SELECT b.name, (gf_reads(b.name)->>'pages_read')::int - (b.t->>'pages_read')::int AS pages_read,
+	   (gf_reads(b.name)->>'read_submissions')::int - (b.t->>'read_submissions')::int AS read_submissions
+FROM gf_before b JOIN gf_index i USING (name) WHERE b.name IN ('gf_none', 'gf_prq') ORDER BY i.ord;
 
 -------------------------------------------------------------------------------
 -- Phase 2: inserts (one at a time, the same order for every index)

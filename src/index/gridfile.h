@@ -93,6 +93,7 @@ typedef struct GfState
 	uint32		bucket_merge;	/* a bucket left with at most this many
 								 * points merges with its buddy if they fit */
 	uint32		dir_merge;
+	bool		batched_range;	/* range_algorithm p-rq */
 } GfState;
 
 /* ---- region addresses ---- */
