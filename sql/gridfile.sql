@@ -238,6 +238,29 @@ SELECT b.name, (gf_reads(b.name)->>'pages_read')::int - (b.t->>'pages_read')::in
 	   (gf_reads(b.name)->>'read_submissions')::int - (b.t->>'read_submissions')::int AS read_submissions
 FROM gf_before b JOIN gf_index i USING (name) WHERE b.name IN ('gf_none', 'gf_prq') ORDER BY i.ord;
 
+-- the group point query (Fevgas 2019, §3.5.3, Alg. 8) is festival.query_batch
+-- over points: each level's pages for all the points read in groups, where
+-- separate point queries read root, sub-directory and bucket for each point
+-- (libaio, 20 grid points of fx_pts in different buckets)
+CREATE TABLE gf_group AS
+SELECT array_agg(ST_MakePoint(10 * (i % 31), 10 * ((i * 7) % 31)) ORDER BY i) AS pts FROM generate_series(0, 19) i;
+TRUNCATE gf_before;
+INSERT INTO gf_before SELECT name, gf_reads(name) FROM gf_index WHERE name = 'gf_prq';
+SELECT count(*) AS group_found,
+	   (SELECT count(*) FROM gf_src s CROSS JOIN unnest((SELECT pts FROM gf_group)) p
+		WHERE ST_Intersects(s.geom, p)) AS brute_force
+FROM festival.query_batch('gf_prq', (SELECT pts FROM gf_group));
+SELECT (gf_reads('gf_prq')->>'pages_read')::int - (t->>'pages_read')::int AS group_pages_read,
+	   (gf_reads('gf_prq')->>'read_submissions')::int - (t->>'read_submissions')::int AS group_submissions
+FROM gf_before;
+TRUNCATE gf_before;
+INSERT INTO gf_before SELECT name, gf_reads(name) FROM gf_index WHERE name = 'gf_prq';
+SELECT sum((SELECT count(*) FROM festival.query('gf_prq', p))) AS separate_found
+FROM unnest((SELECT pts FROM gf_group)) p;
+SELECT (gf_reads('gf_prq')->>'pages_read')::int - (t->>'pages_read')::int AS separate_pages_read,
+	   (gf_reads('gf_prq')->>'read_submissions')::int - (t->>'read_submissions')::int AS separate_submissions
+FROM gf_before;
+
 -------------------------------------------------------------------------------
 -- Phase 2: inserts (one at a time, the same order for every index)
 -------------------------------------------------------------------------------
@@ -463,4 +486,4 @@ SELECT festival.drop_device('gf_aio');
 DELETE FROM fx_query WHERE qid BETWEEN 921 AND 927;
 DROP FUNCTION gf_verify(text), gf_nodes(text), gf_knn_wrong(text), gf_batch_wrong(text), gf_reads(text);
 DROP TABLE gf_src, gf_later, gf_index, gf_qids, gf_gone, gf_moves, gf_gone2, gf_mixed, gf_copies, gf_out,
-	gf_knn_query, gf_before, gf_splits, gf_free_pts, gf_brute;
+	gf_knn_query, gf_before, gf_splits, gf_free_pts, gf_brute, gf_group;
