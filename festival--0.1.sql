@@ -311,12 +311,15 @@ REVOKE ALL ON FUNCTION @extschema@.fault_status(text) FROM PUBLIC;
 
 CREATE FUNCTION @extschema@.cache_simulate(policy text, capacity bigint, pages bigint[],
 										   levels int[] DEFAULT NULL, a1in_percent bigint DEFAULT 25,
-										   ghosts bigint DEFAULT NULL)
-RETURNS TABLE (step int, page bigint, hit boolean, admitted boolean, evicted bigint[])
+										   ghosts bigint DEFAULT NULL, writes boolean[] DEFAULT NULL,
+										   clru_pages bigint DEFAULT NULL,
+										   directory_percent bigint DEFAULT 75)
+RETURNS TABLE (step int, page bigint, hit boolean, admitted boolean, evicted bigint[],
+			   written bigint[])
 AS 'MODULE_PATHNAME', 'festival_cache_simulate'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.cache_simulate(text, bigint, bigint[], int[], bigint, bigint) IS
-	'replay a reference string of pages through a replacement policy (lru, hlru, s2q, 2q) with room for capacity pages';
+COMMENT ON FUNCTION @extschema@.cache_simulate(text, bigint, bigint[], int[], bigint, bigint, boolean[], bigint, bigint) IS
+	'replay a reference string of pages through a cache policy (lru, hlru, s2q, 2q, clru) with room for capacity pages';
 
 CREATE FUNCTION @extschema@.begin_run(label text, trace boolean DEFAULT false)
 RETURNS bigint

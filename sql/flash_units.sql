@@ -750,6 +750,73 @@ CROSS JOIN LATERAL festival.cache_simulate(policy, 4, ARRAY[1, 2, 3, 4, 1, 2, 3,
 										   a1in_percent => 25, ghosts => 4) s
 GROUP BY p.n, policy ORDER BY p.n;
 
+-- clru, the hot/cold buffer of Fevgas 2019 (§3.2, Alg. 4-5): room for 8,
+-- two cold lists of 2 (clru_pages), the 4 hot pages split 50 % directory,
+-- 50 % data; every page here is a data page (level 0): hot H holds 2,
+-- cold C 2.  W is a write (the page is dirty, *), R a read.  evicted:
+-- pages that leave the cache; written: the batch written at that step
+--   W1 W2        H [2* 1*]
+--   R3           H full: victim 1* is dirty: to C          H [3 2*] C [1*]
+--   W4           victim 2* to C, which is now full         H [4* 3] C [2* 1*]
+--   R5           victim 3 is clean: dropped, evicted 3     H [5 4*]
+--   R6           victim 4* dirty, C full and its LRU page 1* dirty: the
+--                whole C written in one batch {1,2}, then its (now
+--                clean) LRU page 1 dropped                 H [6 5] C [4* 2]
+--   R2           hit in C: back to H (clean), victim 5 dropped
+--                                                          H [2 6] C [4*]
+--   W6           hit in H, now dirty                       H [6* 2]
+--   R7           victim 2 dropped                          H [7 6*]
+--   R8           victim 6* to C (room)                     H [8 7] C [6* 4*]
+--   R9           victim 7 dropped                          H [9 8]
+--   W8           hit                                       H [8* 9]
+--   R10          victim 9 dropped                          H [10 8*]
+--   R11          victim 8*, C full, LRU 4* dirty: batch {4,6}, 4 dropped
+--                                                          H [11 10] C [8* 6]
+--   R12, R13     victims 10, 11 dropped                    H [13 12]
+--   W13          hit                                       H [13* 12]
+--   R14          victim 12 dropped                         H [14 13*]
+--   R15          victim 13*, C full but its LRU page 6 is clean: no
+--                batch, 6 dropped                          H [15 14] C [13* 8*]
+SELECT * FROM festival.cache_simulate('clru', 8,
+	ARRAY[1, 2, 3, 4, 5, 6, 2, 6, 7, 8, 9, 8, 10, 11, 12, 13, 13, 14, 15],
+	writes => ARRAY[true, true, false, true, false, false, false, true, false, false, false, true,
+					false, false, false, false, true, false, false],
+	clru_pages => 2, directory_percent => 50);
+
+-- The partitions: room for 8, cold lists of 1, 6 hot pages of which 75 %
+-- (4) for directory pages (level >= 1) and 2 for data pages.  Data pages
+-- evict data pages only, directory pages directory pages only:
+--   R100 R101 (level 1), R1 R2 (level 0), R3: evicts 1, not 100
+--   R102 R103: the directory hot list is full [103 102 101 100]
+--   R104: evicts 100; R4: evicts 2; R101: hit
+SELECT * FROM festival.cache_simulate('clru', 8, ARRAY[100, 101, 1, 2, 3, 102, 103, 104, 4, 101],
+	ARRAY[1, 1, 0, 0, 0, 1, 1, 1, 0, 1], clru_pages => 1);
+
+-- refused: writes with another policy, no clru_pages, no hot page left
+\set VERBOSITY terse
+SELECT * FROM festival.cache_simulate('lru', 2, ARRAY[1], writes => ARRAY[true]);
+SELECT * FROM festival.cache_simulate('clru', 8, ARRAY[1]);
+SELECT * FROM festival.cache_simulate('clru', 4, ARRAY[1], clru_pages => 2);
+SELECT * FROM festival.cache_simulate('clru', 4, ARRAY[1, 2], writes => ARRAY[true], clru_pages => 1);
+-- and as an index option: 4 pages, cold lists of 2, no hot page left
+SELECT festival.create_index('fu_clru_bad', 'rtree', 'fu_dev',
+	'{"page_size": 1024, "cache": "clru", "cache_size": 4096, "cache_clru_pages": 2}');
+-- the clru options belong to cache clru only
+SELECT festival.create_index('fu_clru_bad', 'rtree', 'fu_dev', '{"cache": "lru", "cache_clru_pages": 2}');
+\set VERBOSITY default
+
+-- clru under an R-tree of 30 points (M = 4): 8 pages, cold lists of 1,
+-- 4 hot directory pages and 2 hot data pages, built, closed and reopened;
+-- every point is found, and after deletes and another close the rest
+SELECT pg_temp.fu_tree('fu_clru', '{"cache": "clru", "cache_size": 8192, "cache_clru_pages": 1}', 30) AS built;
+SELECT count(*) AS found, (SELECT count(*) FROM festival.check('fu_clru')) AS check_rows
+FROM generate_series(1, 30) i CROSS JOIN LATERAL festival.query('fu_clru', ST_MakePoint(i, i)) q WHERE q.id = i;
+SELECT count(*) FILTER (WHERE festival.delete('fu_clru', i, ST_MakePoint(i, i))) AS deleted
+FROM generate_series(1, 30, 3) i;
+SELECT festival.close('fu_clru') AS closed;
+SELECT count(*) AS left_after_deletes, (SELECT count(*) FROM festival.check('fu_clru')) AS check_rows
+FROM festival.query('fu_clru', ST_MakeEnvelope(0, 0, 31, 31));
+
 -------------------------------------------------------------------------------
 -- Clean up
 -------------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 -- store (write-through, FAST, eFIND), fed the same modifications.
 --
 -- Two sources: st_mixed (all kinds of geometry, from fx_src) and st_points
--- (points only, from fx_pts, for the points-only xBR+-tree and to exercise
--- exact point filtering everywhere).  Every index of a source receives the
+-- (points only, from fx_pts, for the points-only xBR+-tree and grid file,
+-- and to exercise exact point filtering everywhere).  Every index of a
+-- source receives the
 -- same changes in the same order: a build (one at a time or bulk loaded),
 -- inserts, deletes, updates, a flush, a close and reopen with more changes,
 -- and a new session.  After every phase, for every index:
@@ -89,7 +90,15 @@ INSERT INTO st_index VALUES
 	(110, 'st_p_xbr_efind_bulk', 'st_points', 'xbrtree', 'bulk',
 		'{"framework": "efind", "buffer_size": 16384, "flushing_unit": 3, "extent": [-100, -100, 500, 500]}'),
 	(111, 'st_p_xbr_fast', 'st_points', 'xbrtree', 'insert',
-		'{"framework": "fast", "buffer_size": 16384, "extent": [-50, -50, 450, 350]}');
+		'{"framework": "fast", "buffer_size": 16384, "extent": [-50, -50, 450, 350]}'),
+	-- the grid file (GFFM, points only) under every node store, inserted and
+	-- bulk loaded
+	(112, 'st_p_grid', 'st_points', 'gridfile', 'insert', '{"extent": [-100, -100, 500, 500]}'),
+	(113, 'st_p_grid_fast', 'st_points', 'gridfile', 'insert',
+		'{"framework": "fast", "buffer_size": 16384, "flushing_unit": 3, "extent": [-50, -50, 450, 350]}'),
+	(114, 'st_p_grid_efind_bulk', 'st_points', 'gridfile', 'bulk',
+		'{"framework": "efind", "buffer_size": 16384, "flushing_unit": 3, "merge_fill": 50,
+		  "extent": [-100, -100, 500, 500]}');
 UPDATE st_index SET options = options || '{"page_size": 1024}';
 
 SELECT ord, name, festival.create_index(name, structure, 'st_dev', options, source::regclass) > 0 AS created
@@ -330,7 +339,8 @@ SELECT * FROM st_verify('new session');
 
 -------------------------------------------------------------------------------
 -- Dumps of every structure: each node's MBR lies in its parent's, and the
--- xBR+-tree's quadrant regions cover the nodes below them
+-- xBR+-tree's quadrant regions and the grid file's regions cover the nodes
+-- below them
 -------------------------------------------------------------------------------
 CREATE TEMP TABLE st_dumped AS SELECT name, festival.dump(name, NULL) AS snapshot_id FROM st_index;
 SELECT x.structure, count(DISTINCT d.name) AS indices, count(*) AS nodes,

@@ -29,6 +29,7 @@ exits 1 if any trial failed.
 """
 
 import argparse
+import json
 import os
 import random
 import re
@@ -215,10 +216,14 @@ def flip_byte(path, offset):
         f.write(bytes([b[0] ^ 0xFF]))
 
 
+EXTRA_OPTIONS = {}
+
+
 def options_json(structure, fw, rng):
     o = {"framework": fw, "page_size": PAGE}
-    if structure == "xbrtree":
-        o["extent"] = [0, 0, 1000, 1000]  # it indexes points inside only
+    o.update(EXTRA_OPTIONS)
+    if structure in ("xbrtree", "gridfile"):
+        o["extent"] = [0, 0, 1000, 1000]  # they index points inside only
     if fw != "none" and rng.random() < 0.3:
         o["buffer_size"] = 4096  # flushing units written constantly
     return str(o).replace("'", '"')
@@ -251,7 +256,7 @@ def flips(args, db):
         trials = []
         for _ in range(min(batch, args.flips - n)):
             n += 1
-            t = {"ix": "f%d" % n, "structure": rng.choice(STRUCTURES),
+            t = {"ix": "f%d" % n, "structure": rng.choice(args.structures or STRUCTURES),
                  "fw": rng.choice(FRAMEWORKS),
                  "state": rng.choice(["closed", "crashed"])}
             t["options"] = options_json(t["structure"], t["fw"], rng)
@@ -366,8 +371,9 @@ def crash(args, db):
     rows = 300
     for n in range(1, args.kills + 1):
         ix = "k%d" % n
-        structure = rng.choice(["rtree", "rstartree", "xbrtree"])
-        fw = FRAMEWORKS[(n - 1) % 3]
+        structure = rng.choice(args.structures or ["rtree", "rstartree", "xbrtree"])
+        fws = args.frameworks or FRAMEWORKS
+        fw = fws[(n - 1) % len(fws)]
         options = options_json(structure, fw, rng)
         if fw != "none" and rng.random() < 0.3:
             options = options[:-1] + ', "log_size": 16384}'
@@ -483,7 +489,14 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--verbose", action="store_true", help="one line per trial")
     ap.add_argument("--keep", action="store_true", help="keep the database and indices")
+    ap.add_argument("--structures", type=lambda v: v.split(","), default=None,
+                    help="comma-separated structures to draw from instead of the standing mix")
+    ap.add_argument("--frameworks", type=lambda v: v.split(","), default=None,
+                    help="crash: comma-separated frameworks to cycle through instead of none, fast, efind")
+    ap.add_argument("--options", type=json.loads, default={},
+                    help="index options (a JSON object) added to every index, e.g. a cache")
     args = ap.parse_args()
+    EXTRA_OPTIONS.update(args.options)
     if args.trials is not None and args.trials < 1:
         ap.error("--trials must be at least 1")
     if args.mode == "flips":

@@ -19,6 +19,9 @@
  * crash like any unflushed change; the clean flag of the meta page says
  * so on the next open.
  *
+ * Option cache = 'clru' chooses the thesis's hot/cold buffer instead
+ * (clru.c), a decorator of its own; this file only validates and wraps.
+ *
  * IDENTIFICATION
  *	  src/buffer/cache.c
  *
@@ -26,6 +29,7 @@
  */
 #include "buffer/cache.h"
 
+#include "buffer/clru.h"
 #include "buffer/replacement.h"
 #include "format/page.h"
 #include "utils/memutils.h"
@@ -296,12 +300,23 @@ cache_pageio_create(PageIO *below, ReplacementPolicy policy, int64 capacity,
 	return &c->io;
 }
 
+/*
+ * The choices of option cache: the replacement policies (in their enum
+ * order, after "none"), then clru, the thesis's hot/cold buffer (clru.c),
+ * which is not a Replacement policy: it needs the pages' dirty state.
+ */
+static const char *const cache_choices[] = {"none", "lru", "hlru", "s2q", "2q", "clru", NULL};
+#define CACHE_CHOICE_CLRU 5
+
+StaticAssertDecl(lengthof(cache_choices) == REPL_2Q + 4,
+				 "cache_choices must list the replacement policies, then clru");
+
 /* Options of the page cache; every framework takes them. */
 const OptionSpec cache_options[] = {
 	{
 		.name = "cache", .type = OPT_CHOICE, .default_choice = "none",
-		.choices = replacement_option_choices,
-		.description = "General-purpose write-back page cache below the node store."
+		.choices = cache_choices,
+		.description = "General-purpose write-back page cache below the node store; clru is the hot/cold buffer of Fevgas 2019, Alg. 4-5."
 	},
 	{
 		.name = "cache_size", .type = OPT_INT, .default_number = 4194304,
@@ -316,15 +331,54 @@ const OptionSpec cache_options[] = {
 	{0}
 };
 
+/* Options of policy clru only (index_options_parse adds them when it is chosen). */
+const OptionSpec cache_clru_options[] = {
+	{
+		.name = "cache_clru_pages", .type = OPT_INT, .default_number = 128,
+		.min = 1, .max = 1048576,
+		.description = "clru: pages of each cold list (directory and data), the write batch size (thesis: 128)."
+	},
+	{
+		.name = "cache_directory_percent", .type = OPT_INT, .default_number = 75,
+		.min = 1, .max = 99,
+		.description = "clru: share of the hot pages for directory pages, level >= 1 (thesis: 75)."
+	},
+	{0}
+};
+
 void
 cache_validate(const FestConfig *config, uint32 page_size)
 {
-	if (config_choice_index(config, "cache") != 0 &&
-		config_int(config, "cache_size") < page_size)
+	int			choice = config_choice_index(config, "cache");
+
+	if (choice != 0 && config_int(config, "cache_size") < page_size)
 		config_error(config,
 					 psprintf("A cache of %lld bytes cannot hold one %u-byte page.",
 							  (long long) config_int(config, "cache_size"), page_size),
 					 "Give cache_size at least one page, or set cache to 'none'.");
+	if (choice == CACHE_CHOICE_CLRU)
+	{
+		int64		pages = config_int(config, "cache_size") / page_size;
+		int64		cold = config_int(config, "cache_clru_pages");
+		int64		hot_directory,
+					hot_data;
+
+		clru_split_capacity(pages, cold, config_int(config, "cache_directory_percent"),
+							&hot_directory, &hot_data);
+		if (hot_directory < 1 || hot_data < 1)
+			config_error(config,
+						 psprintf("A clru cache of %lld pages with two cold lists of %lld pages leaves %lld hot pages for directory pages and %lld for data pages; each needs at least one.",
+								  (long long) pages, (long long) cold,
+								  (long long) Max(hot_directory, 0), (long long) Max(hot_data, 0)),
+						 "Give a larger cache_size, a smaller cache_clru_pages, or a cache_directory_percent nearer 50.");
+	}
+}
+
+/* Is the chosen cache clru (whose options are cache_clru_options)? */
+bool
+cache_is_clru(const char *choice)
+{
+	return strcmp(choice, cache_choices[CACHE_CHOICE_CLRU]) == 0;
 }
 
 /* The cache the options ask for around below, or below itself. */
@@ -335,6 +389,10 @@ cache_wrap(PageIO *below, const FestConfig *config)
 
 	if (policy == 0)
 		return below;
+	if (policy == CACHE_CHOICE_CLRU)
+		return clru_pageio_create(below, config_int(config, "cache_size"),
+								  config_int(config, "cache_clru_pages"),
+								  config_int(config, "cache_directory_percent"));
 	return cache_pageio_create(below, replacement_policy_of_choice(policy),
 							   config_int(config, "cache_size"),
 							   (int) config_int(config, "cache_a1in_percent"));

@@ -16,6 +16,8 @@
 #include "index/options.h"
 
 extern const OptionSpec cache_options[];
+extern const OptionSpec cache_clru_options[];
+extern bool cache_is_clru(const char *choice);
 extern PageIO *cache_pageio_create(PageIO *below, ReplacementPolicy policy,
 								   int64 capacity, int a1in_percent);
 extern PageIO *cache_wrap(PageIO *below, const FestConfig *config);

@@ -35,6 +35,7 @@ static const StructureOps *const structures[] = {
 	&rstartree_structure,
 	&hilbert_rtree_structure,
 	&xbrtree_structure,
+	&gridfile_structure,
 	NULL
 };
 
@@ -80,6 +81,8 @@ index_options_parse(const StructureOps *ops, Jsonb *user, uint32 *page_size,
 	if (fw->options != NULL)
 		groups[n++] = fw->options;
 	groups[n++] = cache_options;
+	if (cache_is_clru(options_peek_choice(user, cache_options)))
+		groups[n++] = cache_clru_options;
 	groups[n] = NULL;
 
 	config = options_parse(user, groups, ops->name, fw->name);

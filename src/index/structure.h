@@ -147,4 +147,7 @@ extern const StructureOps hilbert_rtree_structure;
 /* xbrtree.c */
 extern const StructureOps xbrtree_structure;
 
+/* gridfile.c */
+extern const StructureOps gridfile_structure;
+
 #endif							/* FEST_STRUCTURE_H */

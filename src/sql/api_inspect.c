@@ -8,8 +8,8 @@
  *									(buffered changes merged in)
  *	festival.flush_unit(index)		write one flushing unit, as the policy
  *									chooses it when the buffer is full
- *	festival.cache_simulate(...)	run a replacement policy over a
- *									reference string of pages
+ *	festival.cache_simulate(...)	run a replacement policy, or clru,
+ *									over a reference string of pages
  *
  * They show the frameworks' decisions one step at a time, for people
  * studying them and for the tests of those decisions.
@@ -22,6 +22,7 @@
 #include "sql/handle.h"
 #include "sql/args.h"
 
+#include "buffer/clru.h"
 #include "buffer/replacement.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
@@ -164,10 +165,101 @@ int64_array(List *values)
 										   true, TYPALIGN_DOUBLE));
 }
 
+static int
+int64_ptr_cmp(const ListCell *a, const ListCell *b)
+{
+	int64		x = *(int64 *) lfirst(a);
+	int64		y = *(int64 *) lfirst(b);
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/*
+ * cache_simulate for policy clru (buffer/clru.c): capacity pages, two cold
+ * lists of clru_pages, the hot rest split by directory_percent; writes[i]
+ * marks access i a write.  Every miss is admitted; evicted lists the pages
+ * that left the cache, written the pages of the batch written at that
+ * access (sorted), NULL when none.
+ */
+static Datum
+clru_simulate(FunctionCallInfo fcinfo, int64 capacity, Datum *pages, int npages,
+			  Datum *levels, Datum *writes)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int64		cold,
+				percent = fest_int64_arg(fcinfo, 8, "directory_percent");
+	int64		hot_directory,
+				hot_data;
+	MemoryContext cxt;
+	MemoryContext old;
+	Clru	   *c;
+
+	if (PG_ARGISNULL(7))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("policy clru needs clru_pages"),
+				 errhint("Give clru_pages => n, the pages of each cold list.")));
+	cold = PG_GETARG_INT64(7);
+	clru_split_capacity(capacity, cold, percent, &hot_directory, &hot_data);
+	if (cold < 1 || percent < 1 || percent > 99 || hot_directory < 1 || hot_data < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("policy clru needs clru_pages >= 1, directory_percent from 1 to 99 and room for a hot page of each kind"),
+				 errhint("capacity - 2 * clru_pages pages are hot; directory_percent of them hold directory pages (level >= 1).")));
+
+	InitMaterializedSRF(fcinfo, 0);
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "festival clru simulation",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	c = clru_create(hot_directory, hot_data, cold, cxt);
+	for (int i = 0; i < npages; i++)
+	{
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
+		int64		page = DatumGetInt64(pages[i]);
+		bool		write = writes != NULL && DatumGetBool(writes[i]);
+		ClruEffects fx = {NIL, NIL};
+		List	   *dropped = NIL;
+		List	   *batch = NIL;
+		ListCell   *lc;
+		bool		hit;
+
+		CHECK_FOR_INTERRUPTS();
+		hit = clru_access(c, (PageId) page, write, &fx) != NULL;
+		if (!hit)
+		{
+			int64	   *payload = palloc(sizeof(int64));
+
+			*payload = page;
+			clru_insert(c, (PageId) page, levels ? (uint16) DatumGetInt32(levels[i]) : 0,
+						write, payload, &fx);
+		}
+		foreach(lc, fx.dropped)
+			dropped = lappend(dropped, lfirst(lc));
+		foreach(lc, fx.batch)
+			batch = lappend(batch, lfirst(lc));
+		list_sort(batch, int64_ptr_cmp);
+		values[0] = Int32GetDatum(i + 1);
+		values[1] = Int64GetDatum(page);
+		values[2] = BoolGetDatum(hit);
+		values[3] = BoolGetDatum(!hit);
+		values[4] = int64_array(dropped);
+		values[5] = batch != NIL ? int64_array(batch) : (Datum) 0;
+		nulls[5] = batch == NIL;
+		MemoryContextSwitchTo(old);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MemoryContextSwitchTo(cxt);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	return (Datum) 0;
+}
+
 /*
  * festival.cache_simulate(policy, capacity, pages, levels, a1in_percent,
- * ghosts): every page costs one unit of capacity; a miss offers the page
- * for admission.  One row per access: hit, admitted, evicted pages.
+ * ghosts, writes, clru_pages, directory_percent): every page costs one
+ * unit of capacity; a miss offers the page for admission.  One row per
+ * access: hit, admitted, evicted pages, and for clru the pages written.
  */
 Datum
 festival_cache_simulate(PG_FUNCTION_ARGS)
@@ -190,14 +282,24 @@ festival_cache_simulate(PG_FUNCTION_ARGS)
 	MemoryContext old;
 	Replacement *r;
 
+	ArrayType  *writes_arr = PG_ARGISNULL(6) ? NULL : PG_GETARG_ARRAYTYPE_P(6);
+	Datum	   *writes = NULL;
+	bool	   *write_nulls = NULL;
+	int			nwrites = 0;
+
 	for (int i = 0; replacement_policy_names[i] != NULL; i++)
 		if (strcmp(policy_name, replacement_policy_names[i]) == 0)
 			policy = i;
-	if (policy < 0)
+	if (policy < 0 && strcmp(policy_name, "clru") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown replacement policy \"%s\"", policy_name),
-				 errhint("Accepted policies: 'lru', 'hlru', 's2q', '2q'.")));
+				 errhint("Accepted policies: 'lru', 'hlru', 's2q', '2q', 'clru'.")));
+	if (policy >= 0 && writes_arr != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("writes apply only to policy clru"),
+				 errhint("The other policies do not tell clean pages from dirty ones; leave writes NULL.")));
 	if (capacity < 1 || capacity > 1000000 || a1in_percent < 1 || a1in_percent > 90 ||
 		ghosts < 1 || ghosts > 1000000)
 		ereport(ERROR,
@@ -222,6 +324,23 @@ festival_cache_simulate(PG_FUNCTION_ARGS)
 					 errmsg("levels has %d elements but pages has %d", nlevels, npages),
 				 errhint("Give one level per page, or no levels.")));
 	}
+	if (writes_arr != NULL)
+	{
+		deconstruct_array(writes_arr, BOOLOID, 1, true, TYPALIGN_CHAR,
+						  &writes, &write_nulls, &nwrites);
+		if (nwrites != npages)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("writes has %d elements but pages has %d", nwrites, npages)));
+	}
+	for (int i = 0; i < npages; i++)
+		if (page_nulls[i] || (levels != NULL && level_nulls[i]) ||
+			(writes != NULL && write_nulls[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("pages, levels and writes must not contain NULL")));
+	if (policy < 0)
+		return clru_simulate(fcinfo, capacity, pages, npages, levels, writes);
 
 	InitMaterializedSRF(fcinfo, 0);
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "festival cache simulation",
@@ -231,8 +350,8 @@ festival_cache_simulate(PG_FUNCTION_ARGS)
 						   (int) ghosts, cxt);
 	for (int i = 0; i < npages; i++)
 	{
-		Datum		values[5];
-		bool		nulls[5] = {false, false, false, false, false};
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, true};
 		int64		page;
 		int64	   *payload;
 		bool		hit;
@@ -260,6 +379,7 @@ festival_cache_simulate(PG_FUNCTION_ARGS)
 		values[2] = BoolGetDatum(hit);
 		values[3] = BoolGetDatum(admitted);
 		values[4] = int64_array(evicted);
+		values[5] = (Datum) 0;	/* written: clru only */
 		MemoryContextSwitchTo(old);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		MemoryContextSwitchTo(cxt);

@@ -1,0 +1,489 @@
+--
+-- gridfile: the grid file for flash (GFFM; structure 'gridfile', points
+-- only) under every framework (none, FAST, eFIND) and under a page cache.
+--
+-- All four indices receive the same modifications in the same order: a
+-- build, inserts, deletes emptying whole regions (so that buckets and
+-- directory pages merge with their buddies), updates, deletes of nearly
+-- everything and reinserts, a flush, a close and reopen, and a new
+-- session.  After every phase:
+--   - festival.query for every predicate and the point query geometries
+--     (fx_query qid >= 100, and the region-border queries added below)
+--     equals PostGIS brute force over gf_src;
+--   - festival.knn (k = 1, 10, 100, at points with ties) returns the ids
+--     and distances of PostGIS's ORDER BY ST_Distance(geom, g), id;
+--   - festival.query_batch returns the brute-force answers of each query;
+--   - festival.check() returns no rows;
+--   - the indices under FAST and eFIND and under the cache equal the
+--     write-through one node by node (eFIND returns merged nodes in the
+--     structure's entry order: (x, y, id) in buckets, region order above).
+--
+-- Pages of 1024 bytes (41 points per bucket, 20 regions per directory
+-- page) make indices of 3 levels; the extent [0, 0, 300, 300] puts
+-- halving lines at x = 150, y = 150, x = 75 and 225, y = 75 and 225, ...,
+-- where many points lie.
+--
+SET client_min_messages = warning;
+SET festival.progress_interval = 0;
+SET festival.log_sync = never;
+
+SELECT festival.create_device('gf_dev', io => 'buffered');
+-- a batching engine, for the cache clru and P-RQ (one submission per batch)
+SELECT festival.create_device('gf_aio', io => 'buffered', engine => 'libaio');
+
+-- the data: fx_pts (a grid with copies and off-grid points: uniform), a
+-- dense cluster, points on halving lines, and 35 copies of one point
+-- (duplicate-heavy: almost a bucket's worth)
+CREATE TABLE gf_src (id bigint PRIMARY KEY, geom geometry NOT NULL);
+INSERT INTO gf_src SELECT id, geom FROM fx_pts;
+INSERT INTO gf_src
+SELECT 4000 + i, ST_MakePoint(140 + (i * 37 % 200) / 10.0, 140 + (i * 53 % 200) / 10.0)
+FROM generate_series(0, 199) i;
+INSERT INTO gf_src
+SELECT 5000 + i, CASE i % 4
+	WHEN 0 THEN ST_MakePoint(75, 1.5 * i)
+	WHEN 1 THEN ST_MakePoint(1.5 * i, 37.5)
+	WHEN 2 THEN ST_MakePoint(150, 300 - 1.5 * i)
+	ELSE ST_MakePoint(1.5 * i, 150) END
+FROM generate_series(0, 119) i;
+INSERT INTO gf_src SELECT 6001 + i, 'POINT(150 150)' FROM generate_series(0, 34) i;
+
+-- inserted one at a time after the build
+CREATE TABLE gf_later (id bigint PRIMARY KEY, geom geometry NOT NULL);
+INSERT INTO gf_later
+SELECT 7000 + i, ST_MakePoint((i * 7919 % 3001) / 10.0, (i * 104729 % 3001) / 10.0)
+FROM generate_series(0, 299) i;
+INSERT INTO gf_later SELECT 7500 + i, ST_MakePoint(225, 75) FROM generate_series(0, 9) i;
+SELECT (SELECT count(*) FROM gf_src) AS built_points, (SELECT count(*) FROM gf_later) AS later_points;
+
+-- query geometries on halving lines (removed at the end)
+INSERT INTO fx_query VALUES
+	(921, 'gf: window with edges on halving lines', ST_MakeEnvelope(75, 75, 150, 150)),
+	(922, 'gf: the centre point (35 copies)', 'POINT(150 150)'),
+	(923, 'gf: a point on two halving lines', 'POINT(75 37.5)'),
+	(924, 'gf: window across the cluster', ST_MakeEnvelope(145, 141, 151.3, 157)),
+	(925, 'gf: line along a halving line', 'LINESTRING(150 0, 150 300)'),
+	(926, 'gf: the upper right quarter', ST_MakeEnvelope(150, 150, 300, 300)),
+	(927, 'gf: the extent''s top edge', ST_MakeEnvelope(0, 300, 300, 300));
+
+CREATE TABLE gf_index (ord int PRIMARY KEY, name text NOT NULL UNIQUE, method text NOT NULL,
+					   options jsonb NOT NULL);
+INSERT INTO gf_index VALUES
+	(1, 'gf_none', 'insert', '{"page_size": 1024}'),
+	(2, 'gf_fast', 'insert', '{"page_size": 1024, "framework": "fast", "buffer_size": 16384,
+		"flushing_unit": 4, "flushing_policy": "fast_star"}'),
+	(3, 'gf_efind', 'insert', '{"page_size": 1024, "framework": "efind", "buffer_size": 16384,
+		"flushing_unit": 4, "flushing_policy": "mhao", "read_buffer_policy": "lru",
+		"read_buffer_percent": 20, "temporal_control": "both"}'),
+	(4, 'gf_cache', 'insert', '{"page_size": 1024, "cache": "s2q", "cache_size": 20480}'),
+	-- bulk loaded (its pages differ from the inserted ones': no same_as_none)
+	(5, 'gf_bulk_efind', 'bulk', '{"page_size": 1024, "framework": "efind", "buffer_size": 16384,
+		"flushing_unit": 3}'),
+	-- the thesis's hot/cold buffer: 24 pages, cold lists of 3, 18 hot
+	-- pages (13 directory, 5 data)
+	(6, 'gf_clru', 'insert', '{"page_size": 1024, "cache": "clru", "cache_size": 24576,
+		"cache_clru_pages": 3, "cache_directory_percent": 75}'),
+	-- window queries by the thesis's batched P-RQ (Alg. 6)
+	(7, 'gf_prq', 'insert', '{"page_size": 1024, "range_algorithm": "p-rq"}');
+
+-- the extent is taken from the source
+SELECT name, festival.create_index(name, 'gridfile', CASE WHEN name IN ('gf_clru', 'gf_prq') THEN 'gf_aio' ELSE 'gf_dev' END,
+								   options, 'gf_src', 'id', 'geom') > 0 AS created
+FROM gf_index ORDER BY ord;
+SELECT festival.stats('gf_none')->'config'->'options'->'extent' AS extent,
+	   festival.stats('gf_none')->'config'->'derived' AS derived;
+
+-------------------------------------------------------------------------------
+-- Verification after each phase
+-------------------------------------------------------------------------------
+CREATE TABLE gf_qids AS SELECT array_agg(qid ORDER BY qid) AS qids FROM fx_query WHERE qid >= 100;
+
+-- every page, page numbers left out: (level, position, id in buckets, box)
+CREATE FUNCTION gf_nodes(idx text)
+RETURNS TABLE (level int, pos int, ref bigint, x1 float8, y1 float8, x2 float8, y2 float8)
+LANGUAGE sql AS $$
+	WITH RECURSIVE t(page) AS (
+		SELECT (festival.stats(idx)->>'root')::bigint
+		UNION ALL
+		SELECT n.ref FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level > 0)
+	SELECT n.level, n."position", CASE WHEN n.level = 0 THEN n.ref END,
+		   n.xmin, n.ymin, n.xmax, n.ymax
+	FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n
+$$;
+
+-- kNN query points: grid points and cell centres of fx_pts (ties at equal
+-- distances), the centre copies, a point outside the extent
+CREATE TABLE gf_knn_query (g geometry);
+INSERT INTO gf_knn_query VALUES ('POINT(45 45)'), ('POINT(150 150)'), ('POINT(70 30)'),
+	('POINT(-10 310)'), ('POINT(225 75)');
+
+CREATE FUNCTION gf_knn_wrong(idx text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	wrong bigint := 0;
+	n bigint;
+	q record;
+	k int;
+BEGIN
+	FOR q IN SELECT g FROM gf_knn_query LOOP
+		FOREACH k IN ARRAY ARRAY[1, 10, 100] LOOP
+			WITH f AS (SELECT row_number() OVER () AS r, id, round(distance::numeric, 9) AS d
+					   FROM festival.knn(idx, q.g, k)),
+				 b AS (SELECT row_number() OVER (ORDER BY ST_Distance(geom, q.g), id) AS r, id,
+							  round(ST_Distance(geom, q.g)::numeric, 9) AS d
+					   FROM gf_src ORDER BY ST_Distance(geom, q.g), id LIMIT k)
+			SELECT count(*) INTO n FROM f FULL JOIN b USING (r)
+			WHERE f.id IS DISTINCT FROM b.id OR f.d IS DISTINCT FROM b.d;
+			wrong := wrong + n;
+		END LOOP;
+	END LOOP;
+	RETURN wrong;
+END
+$$;
+
+CREATE TABLE gf_brute (pred text, qid int, id bigint);
+
+-- answers of one festival.query_batch over every query, missing or extra
+-- against the brute force of intersects (gf_brute)
+CREATE FUNCTION gf_batch_wrong(idx text) RETURNS bigint
+LANGUAGE sql AS $$
+	WITH q AS (SELECT qid, row_number() OVER (ORDER BY qid) AS no FROM unnest((SELECT qids FROM gf_qids)) qid),
+		 f AS (SELECT q.qid, r.id
+			   FROM festival.query_batch(idx, (SELECT array_agg(g ORDER BY qid) FROM fx_query
+											  WHERE qid = ANY ((SELECT qids FROM gf_qids)::int[]))) r
+			   JOIN q ON q.no = r.query_no),
+		 b AS (SELECT qid, id FROM gf_brute WHERE pred = 'intersects')
+	SELECT (SELECT count(*) FROM (TABLE f EXCEPT ALL TABLE b) d) + (SELECT count(*) FROM (TABLE b EXCEPT ALL TABLE f) d)
+$$;
+
+CREATE FUNCTION gf_verify(phase text)
+RETURNS TABLE (phase_ text, index text, cases bigint, answers numeric, missing numeric,
+			   extra numeric, knn_wrong bigint, batch_wrong bigint, check_rows bigint,
+			   height int, buckets bigint, same_as_none boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+	q int[] := (SELECT qids FROM gf_qids);
+BEGIN
+	TRUNCATE gf_brute;
+	INSERT INTO gf_brute SELECT * FROM fx_brute('gf_src', q);
+	RETURN QUERY
+	SELECT phase, i.name, c.cases, c.answers, c.missing, c.extra,
+		   gf_knn_wrong(i.name), gf_batch_wrong(i.name),
+		   (SELECT count(*) FROM festival.check(i.name)),
+		   (festival.stats(i.name)->>'height')::int,
+		   (SELECT count(*) FROM gf_nodes(i.name) n WHERE n.level = 1),
+		   CASE WHEN i.name = 'gf_none' OR i.method <> 'insert' THEN NULL ELSE
+			   NOT EXISTS ((SELECT * FROM gf_nodes(i.name) EXCEPT ALL SELECT * FROM gf_nodes('gf_none'))
+						   UNION ALL
+						   (SELECT * FROM gf_nodes('gf_none') EXCEPT ALL SELECT * FROM gf_nodes(i.name))) END
+	FROM gf_index i
+	CROSS JOIN LATERAL (SELECT count(*) AS cases, sum(f.brute) AS answers,
+							   sum(f.missing) AS missing, sum(f.extra) AS extra
+						FROM fx_compare(i.name, 'gf_brute', q) f) c
+	ORDER BY i.ord;
+END
+$$;
+
+-------------------------------------------------------------------------------
+-- Phase 1: build (one point at a time, and bulk loaded)
+-------------------------------------------------------------------------------
+SELECT name, festival.build(name, method) AS built FROM gf_index ORDER BY ord;
+-- the loader's regions are those insertion reaches here: buddy splits of
+-- overflowing regions only (same buckets, same points)
+SELECT count(*) AS different_buckets
+FROM ((SELECT level, ref, x1, y1, x2, y2 FROM gf_nodes('gf_bulk_efind') WHERE level <= 1
+	   EXCEPT ALL SELECT level, ref, x1, y1, x2, y2 FROM gf_nodes('gf_none') WHERE level <= 1)
+	  UNION ALL
+	  (SELECT level, ref, x1, y1, x2, y2 FROM gf_nodes('gf_none') WHERE level <= 1
+	   EXCEPT ALL SELECT level, ref, x1, y1, x2, y2 FROM gf_nodes('gf_bulk_efind') WHERE level <= 1)) d;
+SELECT * FROM gf_verify('build');
+
+-- the thesis's count (Fevgas 2019, §3.3: a point search costs one
+-- sub-directory and one bucket read, the root directory being in RAM):
+-- one node per level, the root included, for a point inside a bucket's
+-- region; under the cache, a repeated search reads no page at all
+CREATE FUNCTION gf_reads(idx text) RETURNS jsonb
+LANGUAGE sql AS $$ SELECT festival.stats(idx)->'totals' $$;
+CREATE TABLE gf_before AS SELECT name, gf_reads(name) AS t FROM gf_index;
+SELECT count(*) AS found FROM festival.query('gf_none', 'POINT(40 40)');
+SELECT (gf_reads('gf_none')->>'nodes_visited')::int - (b.t->>'nodes_visited')::int AS nodes_read,
+	   (SELECT jsonb_object_agg(k, (gf_reads('gf_none')->'reads_per_level'->>k)::int
+								   - coalesce((b.t->'reads_per_level'->>k)::int, 0))
+		FROM jsonb_object_keys(gf_reads('gf_none')->'reads_per_level') k) AS reads_per_level,
+	   (festival.stats('gf_none')->>'height')::int AS height
+FROM gf_before b WHERE b.name = 'gf_none';
+SELECT count(*) AS found FROM festival.query('gf_cache', 'POINT(40 40)');
+TRUNCATE gf_before;
+INSERT INTO gf_before SELECT name, gf_reads(name) FROM gf_index;
+SELECT count(*) AS found FROM festival.query('gf_cache', 'POINT(40 40)');
+SELECT (gf_reads('gf_cache')->>'nodes_visited')::int - (b.t->>'nodes_visited')::int AS nodes_read,
+	   (gf_reads('gf_cache')->>'pages_read')::int - (b.t->>'pages_read')::int AS device_reads
+FROM gf_before b WHERE b.name = 'gf_cache';
+
+-- under clru, dirty pages reach the device in batches (a full cold list
+-- of 3 pages, and the sync at the end of the build): under libaio, a
+-- batch is one submission
+SELECT (t->>'cache_writebacks')::int > 2 * (t->>'write_submissions')::int AS batched,
+	   (t->>'cache_writebacks')::int <= (t->>'pages_written')::int AS counted
+FROM gf_before WHERE name = 'gf_clru';
+
+-- RQ against P-RQ (Fevgas 2019, §3.5.1): the same window reads the same
+-- pages of the same index; RQ (sync engine) one submission per page, P-RQ
+-- (libaio) one per group of a level's pages
+TRUNCATE gf_before;
+INSERT INTO gf_before SELECT name, gf_reads(name) FROM gf_index;
+SELECT (SELECT count(*) FROM festival.query('gf_none', ST_MakeEnvelope(20, 20, 280, 180))) AS rq_found,
+	   (SELECT count(*) FROM festival.query('gf_prq', ST_MakeEnvelope(20, 20, 280, 180))) AS prq_found;
+SELECT b.name, (gf_reads(b.name)->>'pages_read')::int - (b.t->>'pages_read')::int AS pages_read,
+	   (gf_reads(b.name)->>'read_submissions')::int - (b.t->>'read_submissions')::int AS read_submissions
+FROM gf_before b JOIN gf_index i USING (name) WHERE b.name IN ('gf_none', 'gf_prq') ORDER BY i.ord;
+
+-- the group point query (Fevgas 2019, §3.5.3, Alg. 8) is festival.query_batch
+-- over points: each level's pages for all the points read in groups, where
+-- separate point queries read root, sub-directory and bucket for each point
+-- (libaio, 20 grid points of fx_pts in different buckets)
+CREATE TABLE gf_group AS
+SELECT array_agg(ST_MakePoint(10 * (i % 31), 10 * ((i * 7) % 31)) ORDER BY i) AS pts FROM generate_series(0, 19) i;
+TRUNCATE gf_before;
+INSERT INTO gf_before SELECT name, gf_reads(name) FROM gf_index WHERE name = 'gf_prq';
+SELECT count(*) AS group_found,
+	   (SELECT count(*) FROM gf_src s CROSS JOIN unnest((SELECT pts FROM gf_group)) p
+		WHERE ST_Intersects(s.geom, p)) AS brute_force
+FROM festival.query_batch('gf_prq', (SELECT pts FROM gf_group));
+SELECT (gf_reads('gf_prq')->>'pages_read')::int - (t->>'pages_read')::int AS group_pages_read,
+	   (gf_reads('gf_prq')->>'read_submissions')::int - (t->>'read_submissions')::int AS group_submissions
+FROM gf_before;
+TRUNCATE gf_before;
+INSERT INTO gf_before SELECT name, gf_reads(name) FROM gf_index WHERE name = 'gf_prq';
+SELECT sum((SELECT count(*) FROM festival.query('gf_prq', p))) AS separate_found
+FROM unnest((SELECT pts FROM gf_group)) p;
+SELECT (gf_reads('gf_prq')->>'pages_read')::int - (t->>'pages_read')::int AS separate_pages_read,
+	   (gf_reads('gf_prq')->>'read_submissions')::int - (t->>'read_submissions')::int AS separate_submissions
+FROM gf_before;
+
+-------------------------------------------------------------------------------
+-- Phase 2: inserts (one at a time, the same order for every index)
+-------------------------------------------------------------------------------
+SELECT i.name, count(*) FILTER (WHERE s.ok) AS inserted
+FROM gf_index i CROSS JOIN LATERAL
+	(SELECT festival.insert(i.name, l.id, l.geom) AS ok
+	 FROM (SELECT * FROM gf_later ORDER BY id) l) s
+GROUP BY i.ord, i.name ORDER BY i.ord;
+INSERT INTO gf_src SELECT * FROM gf_later;
+SELECT * FROM gf_verify('insert');
+
+-------------------------------------------------------------------------------
+-- Phase 3: deletes: everything in the lower left quarter [0, 150)^2 but
+-- the cluster, and every other point elsewhere: buckets merge
+-------------------------------------------------------------------------------
+CREATE TABLE gf_splits AS SELECT name, (gf_reads(name)->>'nodes_freed')::int AS freed FROM gf_index;
+CREATE TABLE gf_gone AS
+SELECT id, geom FROM gf_src
+WHERE (ST_X(geom) < 150 AND ST_Y(geom) < 150 AND id NOT BETWEEN 4000 AND 4999) OR id % 2 = 0;
+SELECT i.name, count(*) FILTER (WHERE s.ok) AS deleted
+FROM gf_index i CROSS JOIN LATERAL
+	(SELECT festival.delete(i.name, g.id, g.geom) AS ok
+	 FROM (SELECT * FROM gf_gone ORDER BY id) g) s
+GROUP BY i.ord, i.name ORDER BY i.ord;
+DELETE FROM gf_src WHERE id IN (SELECT id FROM gf_gone);
+-- merges freed pages
+SELECT s.name, (gf_reads(s.name)->>'nodes_freed')::int - s.freed > 10 AS merged
+FROM gf_splits s JOIN gf_index i USING (name) ORDER BY i.ord;
+-- deleting what is not there
+SELECT festival.delete('gf_none', 1, 'POINT(0 0)') AS deleted_again,
+	   festival.delete('gf_none', 3, 'POINT(500 500)') AS outside_extent;
+SELECT * FROM gf_verify('delete');
+
+-------------------------------------------------------------------------------
+-- Phase 4: updates: points move across regions, some onto halving lines
+-- and into the emptied quarter
+-------------------------------------------------------------------------------
+CREATE TABLE gf_moves AS
+SELECT id, geom AS old_geom,
+	   CASE WHEN id % 3 = 0 THEN ST_MakePoint(300 - ST_X(geom), 300 - ST_Y(geom))
+			WHEN id % 3 = 1 THEN ST_MakePoint(75, ST_Y(geom) / 2)
+			ELSE ST_MakePoint(ST_X(geom) / 2, 150) END AS new_geom
+FROM gf_src WHERE id % 7 = 3;
+SELECT i.name, count(*) FILTER (WHERE s.ok) AS updated
+FROM gf_index i CROSS JOIN LATERAL
+	(SELECT festival.update(i.name, m.id, m.old_geom, m.id, m.new_geom) AS ok
+	 FROM (SELECT * FROM gf_moves ORDER BY id) m) s
+GROUP BY i.ord, i.name ORDER BY i.ord;
+UPDATE gf_src s SET geom = m.new_geom FROM gf_moves m WHERE s.id = m.id;
+SELECT * FROM gf_verify('update');
+
+-------------------------------------------------------------------------------
+-- Phase 5: delete nearly everything (the index shrinks to few levels),
+-- then insert again into the emptied space
+-------------------------------------------------------------------------------
+CREATE TABLE gf_gone2 AS SELECT id, geom FROM gf_src WHERE id % 10 <> 1;
+SELECT i.name, count(*) FILTER (WHERE s.ok) AS deleted
+FROM gf_index i CROSS JOIN LATERAL
+	(SELECT festival.delete(i.name, g.id, g.geom) AS ok
+	 FROM (SELECT * FROM gf_gone2 ORDER BY id) g) s
+GROUP BY i.ord, i.name ORDER BY i.ord;
+DELETE FROM gf_src WHERE id IN (SELECT id FROM gf_gone2);
+SELECT * FROM gf_verify('delete most');
+SELECT i.name, count(*) FILTER (WHERE s.ok) AS inserted
+FROM gf_index i CROSS JOIN LATERAL
+	(SELECT festival.insert(i.name, g.id, g.geom) AS ok
+	 FROM (SELECT * FROM gf_gone2 WHERE id % 3 = 0 ORDER BY id) g) s
+GROUP BY i.ord, i.name ORDER BY i.ord;
+INSERT INTO gf_src SELECT * FROM gf_gone2 WHERE id % 3 = 0;
+SELECT * FROM gf_verify('reinsert');
+
+-------------------------------------------------------------------------------
+-- Phase 6: flush, close and reopen, then a new session
+-------------------------------------------------------------------------------
+SELECT count(*) AS flushed FROM (SELECT festival.flush(name) FROM gf_index) s;
+SELECT * FROM gf_verify('flush');
+SELECT count(*) FILTER (WHERE closed) AS closed
+FROM (SELECT festival.close(name) AS closed FROM gf_index) s;
+SELECT * FROM gf_verify('reopen');
+\c
+SET client_min_messages = warning;
+SET festival.log_sync = never;
+SELECT fx_wait_alone() AS alone;
+SELECT * FROM gf_verify('new session');
+
+-------------------------------------------------------------------------------
+-- Dumps: each region is a polygon covering the nodes below it, and the
+-- regions of a directory page tile its own region
+-------------------------------------------------------------------------------
+CREATE TEMP TABLE gf_dumped AS SELECT name, festival.dump(name, NULL) AS snapshot_id FROM gf_index;
+SELECT d.name, count(*) AS nodes,
+	   count(*) FILTER (WHERE n.region IS NOT NULL) AS with_region,
+	   count(*) FILTER (WHERE n.region IS NOT NULL AND NOT ST_Covers(n.region, n.mbr)) AS outside_region,
+	   count(*) FILTER (WHERE p.page IS NOT NULL AND p.region IS NOT NULL
+						AND NOT ST_Covers(p.region, n.region)) AS outside_parent
+FROM gf_dumped d JOIN gf_index x USING (name)
+JOIN festival.index_node n USING (snapshot_id)
+LEFT JOIN festival.index_node p ON p.snapshot_id = n.snapshot_id AND p.page = n.parent
+GROUP BY x.ord, d.name ORDER BY x.ord;
+-- the regions of the children of each directory page: their areas and
+-- the area of their union equal the parent's (no gap, no overlap)
+SELECT count(*) AS directory_pages,
+	   count(*) FILTER (WHERE abs(s.area - ST_Area(p.region)) > 1e-6 * ST_Area(p.region)) AS area_differs,
+	   count(*) FILTER (WHERE abs(s.union_area - ST_Area(p.region)) > 1e-6 * ST_Area(p.region)) AS union_differs
+FROM festival.index_node p
+JOIN (SELECT c.snapshot_id, c.parent, sum(ST_Area(c.region)) AS area, ST_Area(ST_Union(c.region)) AS union_area
+	  FROM festival.index_node c WHERE c.parent IS NOT NULL
+	  GROUP BY c.snapshot_id, c.parent) s ON s.snapshot_id = p.snapshot_id AND s.parent = p.page
+WHERE p.snapshot_id IN (SELECT snapshot_id FROM gf_dumped) AND p.level > 0;
+DELETE FROM festival.index_snapshot WHERE snapshot_id IN (SELECT snapshot_id FROM gf_dumped);
+
+-------------------------------------------------------------------------------
+-- Refused calls
+-------------------------------------------------------------------------------
+\set VERBOSITY default
+-- a geometry that is not a point, inserted and built
+SELECT festival.insert('gf_none', 9001, 'LINESTRING(10 10, 20 20)');
+CREATE TABLE gf_mixed (id bigint PRIMARY KEY, geom geometry NOT NULL);
+INSERT INTO gf_mixed VALUES (1, 'POINT(1 1)'), (2, 'POLYGON((0 0, 5 0, 5 5, 0 0))');
+SELECT festival.create_index('gf_mixed_idx', 'gridfile', 'gf_dev', NULL, 'gf_mixed', 'id', 'geom') > 0 AS created;
+SELECT festival.build('gf_mixed_idx');
+-- the same through the bulk loader, and a method it does not have
+SELECT festival.build('gf_mixed_idx', 'bulk');
+SELECT festival.build('gf_mixed_idx', 'str');
+-- NULLs
+SELECT festival.insert('gf_none', 9003, NULL);
+SELECT festival.insert('gf_none', NULL, 'POINT(1 1)');
+-- a point outside the extent, inserted and built
+SELECT festival.insert('gf_none', 9002, 'POINT(300.5 10)');
+CREATE TABLE gf_out (id bigint PRIMARY KEY, geom geometry NOT NULL);
+INSERT INTO gf_out VALUES (1, 'POINT(1 1)'), (2, 'POINT(150 50)');
+SELECT festival.create_index('gf_small', 'gridfile', 'gf_dev', '{"extent": [0, 0, 100, 100]}',
+							 'gf_out', 'id', 'geom') > 0 AS created;
+SELECT festival.build('gf_small');
+SELECT festival.build('gf_small', 'bulk');
+-- no source and no extent; pages too small
+SELECT festival.create_index('gf_noext', 'gridfile', 'gf_dev');
+SELECT festival.create_index('gf_tiny', 'gridfile', 'gf_dev', '{"extent": [0, 0, 1, 1], "page_size": 1024, "max_fill": 10}');
+-- more copies of one point than a bucket holds (41), and of one grid cell
+CREATE TABLE gf_copies AS SELECT i::bigint AS id, 'POINT(5 5)'::geometry AS geom FROM generate_series(1, 60) i;
+SELECT festival.create_index('gf_copies_idx', 'gridfile', 'gf_dev', '{"page_size": 1024, "extent": [0, 0, 10, 10]}',
+							 'gf_copies', 'id', 'geom') > 0 AS created;
+SELECT festival.build('gf_copies_idx');
+SELECT festival.build('gf_copies_idx', 'bulk');
+\set VERBOSITY terse
+-- the loader refused before writing anything: an empty, clean index
+SELECT (festival.stats('gf_copies_idx')->>'height')::int AS height,
+	   (SELECT count(*) FROM festival.query('gf_copies_idx', 'POINT(5 5)')) AS copies,
+	   (SELECT count(*) FROM festival.check('gf_copies_idx') WHERE message NOT LIKE '%source table%') AS check_rows;
+-- the same without a source, one copy at a time
+SELECT festival.drop_index('gf_copies_idx');
+SELECT festival.create_index('gf_copies_idx', 'gridfile', 'gf_dev', '{"page_size": 1024, "extent": [0, 0, 10, 10]}') > 0 AS created;
+-- 41 copies fit, the 42nd is refused, and so is a point of the same
+-- cell (1e-12 away on a 10-unit extent: 2^31 cells per axis)
+SELECT count(*) FILTER (WHERE festival.insert('gf_copies_idx', id, geom)) AS inserted
+FROM gf_copies WHERE id <= 41;
+SELECT festival.insert('gf_copies_idx', 42, 'POINT(5 5)');
+SELECT festival.insert('gf_copies_idx', 43, 'POINT(5.000000000001 5)');
+-- a point of the next cell is taken
+SELECT festival.insert('gf_copies_idx', 44, 'POINT(5.00001 5)') AS next_cell,
+	   (festival.stats('gf_copies_idx')->>'height')::int AS height,
+	   (SELECT count(*) FROM festival.query('gf_copies_idx', 'POINT(5 5)')) AS copies,
+	   (SELECT count(*) FROM festival.check('gf_copies_idx')) AS check_rows;
+-- tiny pages (8 points per bucket, 4 regions per directory page): two
+-- points 1e-5 apart in a full bucket need some 40 halvings, whose regions
+-- overflow the root so much that one insertion adds several levels
+SELECT festival.create_index('gf_deep', 'gridfile', 'gf_dev', '{"page_size": 1024, "max_fill": 20, "extent": [0, 0, 10, 10]}') > 0 AS created;
+SELECT count(*) FILTER (WHERE festival.insert('gf_deep', i, 'POINT(5 5)')) AS inserted FROM generate_series(1, 8) i;
+SELECT festival.insert('gf_deep', 100, 'POINT(5.00001 5)') AS inserted,
+	   (festival.stats('gf_deep')->>'height')::int AS height,
+	   (SELECT count(*) FROM festival.check('gf_deep')) AS check_rows,
+	   (SELECT count(*) FROM festival.query('gf_deep', ST_MakeEnvelope(0, 0, 10, 10))) AS found;
+SELECT count(*) FILTER (WHERE festival.insert('gf_deep', 200 + i, ST_MakePoint(5 + i * 1e-6, 5 + i * 1e-6))) AS inserted
+FROM generate_series(1, 30) i;
+SELECT (festival.stats('gf_deep')->>'height')::int AS height,
+	   (SELECT count(*) FROM festival.check('gf_deep')) AS check_rows,
+	   (SELECT count(*) FROM festival.query('gf_deep', ST_MakeEnvelope(5, 5, 5.00002, 5.00002))) AS found;
+SELECT count(*) FILTER (WHERE festival.delete('gf_deep', i, 'POINT(5 5)')) AS deleted FROM generate_series(1, 8) i;
+SELECT count(*) FILTER (WHERE festival.delete('gf_deep', 200 + i, ST_MakePoint(5 + i * 1e-6, 5 + i * 1e-6))) AS deleted
+FROM generate_series(1, 30) i;
+-- one point left: merges freed pages, but the height stays (a level goes
+-- only when the root holds one region; a page whose region is one cut
+-- finer on its buddy's side cannot merge), and the index is correct
+SELECT (festival.stats('gf_deep')->>'height')::int AS height,
+	   (festival.stats('gf_deep')->>'free_pages')::int > 10 AS freed,
+	   (SELECT count(*) FROM festival.check('gf_deep')) AS check_rows,
+	   (SELECT array_agg(id) FROM festival.query('gf_deep', ST_MakeEnvelope(0, 0, 10, 10))) AS left_over;
+
+-- the refused calls changed nothing
+SELECT count(*) AS check_rows, (SELECT count(*) FROM festival.query('gf_none', ST_MakeEnvelope(0, 0, 300, 300))) AS found,
+	   (SELECT count(*) FROM gf_src) AS expected
+FROM festival.check('gf_none');
+
+-- an index without source, with an awkward extent (lines that are not
+-- exact binary fractions): every point, the extent's corners and edges
+-- included, is found by a query of its own location and by a window
+SELECT festival.create_index('gf_free', 'gridfile', 'gf_dev', '{"extent": [-0.3, -1.7, 0.7, 1.1], "page_size": 1024}') > 0 AS created;
+CREATE TABLE gf_free_pts AS
+SELECT i::bigint AS id, ST_MakePoint(-0.3 + (i % 23) / 22.0, -1.7 + (i / 23 % 23) * 2.8 / 22.0) AS geom
+FROM generate_series(0, 528) i;
+SELECT count(*) FILTER (WHERE festival.insert('gf_free', id, geom)) AS inserted FROM gf_free_pts;
+SELECT count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM festival.query('gf_free', p.geom) q WHERE q.id = p.id)) AS not_found,
+	   (SELECT count(*) FROM festival.check('gf_free')) AS check_rows,
+	   (festival.stats('gf_free')->>'height')::int AS height
+FROM gf_free_pts p;
+SELECT count(*) AS in_window,
+	   (SELECT count(*) FROM gf_free_pts WHERE geom && ST_MakeEnvelope(-0.1, 0, 0.7, 1.1)) AS expected
+FROM festival.query('gf_free', ST_MakeEnvelope(-0.1, 0, 0.7, 1.1));
+SELECT count(*) FILTER (WHERE festival.delete('gf_free', id, geom)) AS deleted FROM gf_free_pts;
+SELECT count(*) AS left_over FROM festival.query('gf_free', ST_MakeEnvelope(-0.3, -1.7, 0.7, 1.1));
+-- everything merged back into one root bucket
+SELECT (festival.stats('gf_free')->>'height')::int AS height, (festival.stats('gf_free')->>'free_pages')::int > 0 AS freed,
+	   count(*) AS check_rows FROM festival.check('gf_free');
+
+-------------------------------------------------------------------------------
+-- Clean up
+-------------------------------------------------------------------------------
+SELECT count(festival.drop_index(name)) AS dropped
+FROM (SELECT name FROM gf_index
+	  UNION ALL VALUES ('gf_mixed_idx'), ('gf_small'), ('gf_copies_idx'), ('gf_free'), ('gf_deep')) n;
+SELECT festival.drop_device('gf_dev');
+SELECT festival.drop_device('gf_aio');
+DELETE FROM fx_query WHERE qid BETWEEN 921 AND 927;
+DROP FUNCTION gf_verify(text), gf_nodes(text), gf_knn_wrong(text), gf_batch_wrong(text), gf_reads(text);
+DROP TABLE gf_src, gf_later, gf_index, gf_qids, gf_gone, gf_moves, gf_gone2, gf_mixed, gf_copies, gf_out,
+	gf_knn_query, gf_before, gf_splits, gf_free_pts, gf_brute, gf_group;
