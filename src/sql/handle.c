@@ -189,6 +189,25 @@ ix_all_open(void)
 	return all;
 }
 
+/*
+ * Point every open handle's tracing PageIO at trace (NULL: none), so page
+ * transfers between operations (a flush at session end) go where they went
+ * while the run was looked up; called when a run begins and ends.
+ */
+void
+ix_trace_all(IoTrace *trace)
+{
+	HASH_SEQ_STATUS status;
+	OpenIndexEntry *entry;
+
+	if (open_indices == NULL)
+		return;
+	hash_seq_init(&status, open_indices);
+	while ((entry = hash_seq_search(&status)) != NULL)
+		if (entry->ix->tracing != NULL)
+			tracing_set_target(entry->ix->tracing, trace);
+}
+
 static void
 set_locktag(LOCKTAG *tag, int64 index_id)
 {
@@ -370,7 +389,8 @@ open_page_chain(OpenIndex *ix, uint32 page_size, bool create)
 	PageIO	   *device = device_open(&ix->cat.device, ix->devstate, ix->path,
 									 page_size, create, &ix->op_stats);
 
-	return cache_wrap(tracing_pageio_wrap(device, ix->name), ix->config);
+	ix->tracing = tracing_pageio_wrap(device, ix->name, run_current_trace());
+	return cache_wrap(ix->tracing, ix->config);
 }
 
 /*
@@ -637,6 +657,9 @@ start_op(OpenIndex *ix, bool modifying)
 	/* op_stats is zero here, or holds what opening the index read */
 	if (ix->io != NULL)
 		ix->io->time_cpu = fest_track_io_cpu;
+	/* the trace target travels down with the counters (never looked up) */
+	if (ix->tracing != NULL)
+		tracing_set_target(ix->tracing, run_current_trace());
 	ix->op_start_ns = fest_now_ns();
 	ix->op_start_cpu_ns = fest_cpu_ns();
 }

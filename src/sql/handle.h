@@ -36,6 +36,7 @@
 #define FEST_HANDLE_H
 
 #include "festival.h"
+#include "buffer/iotrace.h"
 #include "device/device.h"
 #include "flash/nodestore.h"
 #include "format/meta.h"
@@ -70,7 +71,8 @@ typedef struct OpenIndex
 	FestConfig *config;
 	FestMeta	meta;
 	char	   *path;			/* index file */
-	PageIO	   *io;
+	PageIO	   *io;				/* top of the page I/O chain */
+	PageIO	   *tracing;		/* its tracing layer (tracing_set_target) */
 	NodeStore  *ns;
 	StructIndex sidx;
 	LOCKTAG		locktag;
@@ -126,6 +128,7 @@ extern void ix_discard(OpenIndex *ix);
 extern void ix_settle_failed(OpenIndex *ix);
 extern List *ix_all_open(void);
 extern void ix_release_readers(void);
+extern void ix_trace_all(IoTrace *trace);
 
 /* xact.c */
 extern void handle_register_callbacks(void);
@@ -159,6 +162,7 @@ extern DeviceProfile *catalog_load_profile(const char *name);
 /* run.c */
 extern void run_account(OpenIndex *ix, const FestStats *op);
 extern void run_discard_failed_io(void);
+extern IoTrace *run_current_trace(void);
 
 /* names */
 extern void fest_validate_name(const char *what, const char *name);

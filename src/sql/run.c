@@ -17,7 +17,7 @@
  * counters in the INSERT itself, by counter name, so they cannot disagree
  * with metrics; a counter this build does not have counts as 0.
  *
- * With trace => true the run also keeps an I/O trace (stats/iotrace.h):
+ * With trace => true the run also keeps an I/O trace (buffer/iotrace.h):
  * every page the devices of the run's indices transferred.  Its records are
  * written to festival.io_trace in bulk: at end_run, and at the end of an
  * operation once RUN_TRACE_FLUSH_RECORDS are waiting (never in the middle
@@ -30,7 +30,7 @@
  */
 #include "sql/handle.h"
 #include "sql/describe.h"
-#include "stats/iotrace.h"
+#include "buffer/iotrace.h"
 
 #include <sys/resource.h>
 
@@ -86,8 +86,13 @@ process_cpu_ns(void)
 		((int64) ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
 }
 
+/*
+ * The trace of the run in progress, or NULL: what the handles pass down to
+ * their tracing PageIO (ix_trace_all when a run begins or ends, and at the
+ * start of every operation).
+ */
 IoTrace *
-iotrace_current(void)
+run_current_trace(void)
 {
 	return current_run != NULL ? current_run->trace : NULL;
 }
@@ -290,6 +295,7 @@ festival_begin_run(PG_FUNCTION_ARGS)
 	run->start_wall_ns = fest_now_ns();
 	run->start_cpu_ns = process_cpu_ns();
 	current_run = run;
+	ix_trace_all(run->trace);
 	PG_RETURN_INT64(run->run_id);
 }
 
@@ -450,6 +456,8 @@ festival_end_run(PG_FUNCTION_ARGS)
 
 	run_id = run->run_id;
 	current_run = NULL;
+	/* no tracing PageIO may keep a pointer into the run's memory */
+	ix_trace_all(NULL);
 	MemoryContextDelete(run->cxt);
 	PG_RETURN_INT64(run_id);
 }
