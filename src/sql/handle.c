@@ -484,14 +484,14 @@ index_open(const char *name, const ReloadInfo *reload, DeviceState *kept)
 	else
 		ix->devstate = handle_device_state(ix);
 
-	if (ix->cat.device.kind == DEVICE_KIND_MEMORY &&
+	if (!device_has(&ix->cat.device, DEVICE_CAP_PERSISTENT) &&
 		!device_state_holds_pages(ix->devstate))
 	{
 		memory_index_lost(ix, page_size);
 		MemoryContextSwitchTo(old);
 		return ix;
 	}
-	if (ix->cat.device.kind == DEVICE_KIND_FILE && !device_file_exists(ix->path))
+	if (device_has(&ix->cat.device, DEVICE_CAP_FILE) && !device_file_exists(ix->path))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FILE),
 				 errmsg("file \"%s\" of index \"%s\" is missing", ix->path, name),
@@ -871,7 +871,7 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 				 errhint("Commit the drop before creating an index of the same name, or choose another name.")));
 
 	ix->devstate = handle_device_state(ix);
-	if (ix->cat.device.kind == DEVICE_KIND_MEMORY)
+	if (!device_has(&ix->cat.device, DEVICE_CAP_PERSISTENT))
 	{
 		ereport(NOTICE,
 				(errmsg("index \"%s\" is on memory device \"%s\": its pages live in this session's memory and are lost when the index is closed or the session ends",
@@ -879,7 +879,7 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 		/* a log of an earlier index of this name would describe lost pages */
 		device_file_unlink(log_path_for(ix->path));
 	}
-	else
+	if (device_has(&ix->cat.device, DEVICE_CAP_FILE))
 	{
 		/*
 		 * The file name carries this database's OID and the catalog row is
@@ -896,7 +896,7 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 		}
 	}
 	ix->io = open_page_chain(ix, page_size, true);
-	if (ix->cat.device.kind == DEVICE_KIND_FILE)
+	if (device_has(&ix->cat.device, DEVICE_CAP_FILE))
 		pending_unlink_on_abort(ix->path);
 
 	init_new_index(ix, page_size);
