@@ -14,6 +14,8 @@
  *-------------------------------------------------------------------------
  */
 #include "sql/handle.h"
+#include "sql/xact.h"
+#include "sql/run.h"
 
 #include "buffer/cache.h"
 #include "buffer/tracing.h"
