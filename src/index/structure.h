@@ -88,8 +88,6 @@ typedef struct StructureOps
 	bool		(*remove) (StructIndex *idx, int64 id, const Mbr *box);
 	/* Is there an entry with this id and MBR? */
 	bool		(*contains) (StructIndex *idx, int64 id, const Mbr *box);
-	/* The filter step of a spatial selection. */
-	void		(*search) (StructIndex *idx, const SearchSpec *spec);
 	/* Verify every invariant, reporting problems instead of raising. */
 	void		(*check) (StructIndex *idx, CheckReport *report);
 	/* Derived parameters worth reporting (capacities...), as JSON pairs. */
