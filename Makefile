@@ -3,6 +3,8 @@
 #   make                      build (warnings are errors)
 #   make install              install into the PostgreSQL of $(PG_CONFIG)
 #   make installcheck         pg_regress tests against a running server
+#   make FEST_ASSERT=1 ...    build with PostgreSQL's Assert()s on (scripts/test
+#                             always does; benchmarks and the demo never do)
 #
 # PG_CONFIG defaults to Debian's PostgreSQL 15 when present.
 
@@ -34,8 +36,26 @@ PG_CFLAGS    = -Wall -Wextra -Werror -Wno-unused-parameter \
                -Wno-missing-field-initializers -Wno-sign-compare
 SHLIB_LINK   = $(shell $(GEOS_CONFIG) --clibs) -laio -luring -Wl,--version-script=$(srcdir)/festival.map
 
+# Assertions: the flags a build used are kept in .build-flags, which every
+# object depends on and which is rewritten only when they change, so that
+# switching FEST_ASSERT rebuilds everything (a benchmark never runs objects
+# compiled for the tests, nor the tests objects compiled without asserts).
+# Pass the same FEST_ASSERT to "make install" as to "make".
+FEST_ASSERT ?= 0
+ifeq ($(FEST_ASSERT),1)
+  FEST_BUILD_FLAGS = -DUSE_ASSERT_CHECKING
+else
+  FEST_BUILD_FLAGS =
+endif
+PG_CFLAGS   += $(FEST_BUILD_FLAGS)
+EXTRA_CLEAN  = .build-flags
+
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-$(OBJS): $(FEST_HEADERS)
+.build-flags: FORCE
+	@echo '$(FEST_BUILD_FLAGS)' | cmp -s - $@ || echo '$(FEST_BUILD_FLAGS)' > $@
+.PHONY: FORCE
+
+$(OBJS) $(OBJS:.o=.bc): $(FEST_HEADERS) .build-flags
 $(MODULE_big)$(DLSUFFIX): festival.map

@@ -52,10 +52,13 @@ fest_install_packages() {
         "${missing[@]}" >/dev/null
 }
 
+# FEST_ASSERT=1 (scripts/test sets it) builds with Assert()s on; every other
+# script builds without.  The Makefile rebuilds when the setting changes.
 fest_build_install() {
-    fest_log "building festival"
-    make -C "$FEST_ROOT" -s PG_CONFIG="$PG_CONFIG" >/dev/null
-    as_root make -C "$FEST_ROOT" -s PG_CONFIG="$PG_CONFIG" install >/dev/null
+    local assert=${FEST_ASSERT:-0}
+    fest_log "building festival (assertions: $([ "$assert" = 1 ] && echo on || echo off))"
+    make -C "$FEST_ROOT" -s PG_CONFIG="$PG_CONFIG" FEST_ASSERT="$assert" >/dev/null
+    as_root make -C "$FEST_ROOT" -s PG_CONFIG="$PG_CONFIG" FEST_ASSERT="$assert" install >/dev/null
 }
 
 fest_setup() {

@@ -8,7 +8,9 @@
  * exactly the pages the device read and wrote (the run's pages_read and
  * pages_written), with their order, node level (from the page header) and
  * device submission (from the device's submission counters around the
- * call).  Hooking here rather than in the node stores means every store,
+ * call).  The trace is the one the SQL layer hands down when an operation
+ * begins (tracing_set_target), as it hands down the operation's counters:
+ * the I/O layer never looks up at the run.  Hooking here rather than in the node stores means every store,
  * cache and engine is traced without knowing it.
  *
  * Without a tracing run a call costs one pointer test before it is passed
@@ -21,20 +23,19 @@
  */
 #include "buffer/tracing.h"
 
-#include "stats/iotrace.h"
-
 typedef struct TracingPageIO
 {
 	PageIO		io;				/* must be first */
 	PageIO	   *below;
 	const char *index_name;		/* owned by the open index */
+	IoTrace    *target;			/* the run's trace, or NULL: not tracing */
 } TracingPageIO;
 
 static void
 tracing_read(PageIO *io, PageIORequest *reqs, int n)
 {
 	TracingPageIO *t = (TracingPageIO *) io;
-	IoTrace    *trace = iotrace_current();
+	IoTrace    *trace = t->target;
 	int64		before;
 
 	t->below->time_cpu = io->time_cpu;
@@ -53,7 +54,7 @@ static void
 tracing_write(PageIO *io, PageIORequest *reqs, int n)
 {
 	TracingPageIO *t = (TracingPageIO *) io;
-	IoTrace    *trace = iotrace_current();
+	IoTrace    *trace = t->target;
 	int64		before;
 
 	t->below->time_cpu = io->time_cpu;
@@ -112,10 +113,11 @@ static const PageIOOps tracing_pageio_ops = {
 
 /*
  * Wrap the device's PageIO; allocated in the current memory context (the
- * open index's).  index_name must live as long as the PageIO.
+ * open index's).  index_name must live as long as the PageIO; target (NULL:
+ * record nothing) until the next tracing_set_target.
  */
 PageIO *
-tracing_pageio_wrap(PageIO *device, const char *index_name)
+tracing_pageio_wrap(PageIO *device, const char *index_name, IoTrace *target)
 {
 	TracingPageIO *t = palloc0(sizeof(TracingPageIO));
 
@@ -127,5 +129,19 @@ tracing_pageio_wrap(PageIO *device, const char *index_name)
 	t->io.fault = device->fault;
 	t->below = device;
 	t->index_name = index_name;
+	t->target = target;
 	return &t->io;
+}
+
+/*
+ * Point a tracing PageIO at the trace its next page transfers go to (NULL:
+ * none).  The caller clears it before the trace is freed.
+ */
+void
+tracing_set_target(PageIO *tracing, IoTrace *target)
+{
+	TracingPageIO *t = (TracingPageIO *) tracing;
+
+	Assert(tracing->ops == &tracing_pageio_ops);
+	t->target = target;
 }

@@ -23,6 +23,20 @@
 #include "utils/timestamp.h"
 
 const char *const device_kind_names[] = {"file", "memory", NULL};
+
+/* Capabilities of each kind, in enum order. */
+static const uint32 device_kind_caps[] = {
+	[DEVICE_KIND_FILE] = DEVICE_CAP_PERSISTENT | DEVICE_CAP_FILE,
+	[DEVICE_KIND_MEMORY] = 0
+};
+
+/* Does the device of spec offer the capability? */
+bool
+device_has(const DeviceSpec *spec, DeviceCapability cap)
+{
+	Assert(spec->kind >= 0 && spec->kind < lengthof(device_kind_caps));
+	return (device_kind_caps[spec->kind] & cap) != 0;
+}
 const char *const device_io_names[] = {"direct", "buffered", NULL};
 const char *const device_engine_names[] = {"sync", "libaio", "io_uring", NULL};
 

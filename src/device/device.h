@@ -47,6 +47,19 @@ typedef enum DeviceEngine
 	DEVICE_ENGINE_IO_URING
 } DeviceEngine;
 
+/*
+ * What a device kind offers the layers above, which ask for a capability
+ * and never test a kind: a new kind (a tier, a remote store) declares its
+ * capabilities here and the SQL layer needs no change.
+ */
+typedef enum DeviceCapability
+{
+	DEVICE_CAP_PERSISTENT = 1 << 0, /* pages outlive the open index and the
+									 * session that wrote them */
+	DEVICE_CAP_FILE = 1 << 1	/* the index is a file in the device's
+								 * directory (it has a path that exists) */
+} DeviceCapability;
+
 typedef struct DeviceSpec
 {
 	char	   *name;
@@ -56,6 +69,8 @@ typedef struct DeviceSpec
 	DeviceEngine engine;
 	char	   *profile;		/* NULL = no device model */
 } DeviceSpec;
+
+extern bool device_has(const DeviceSpec *spec, DeviceCapability cap);
 
 /* Spellings accepted in SQL, NULL-terminated, in enum order. */
 extern const char *const device_kind_names[];

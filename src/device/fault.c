@@ -73,6 +73,9 @@ fault_allow(FaultState *fs, FaultTarget target, int n)
 {
 	int			ok = n;
 
+	Assert(n >= 0 && target < FAULT_NTARGETS);
+	/* an armed fault still has its count; a fired one is disarmed */
+	Assert(!fs->armed || fs->remaining >= 0);
 	if (fs->armed && fs->target == target)
 	{
 		if (fs->remaining < n)
@@ -84,6 +87,9 @@ fault_allow(FaultState *fs, FaultTarget target, int n)
 		else
 			fs->remaining -= n;
 	}
+	/* exactly the operations let through are counted, and at most n */
+	Assert(ok >= 0 && ok <= n);
+	Assert(ok == n || !fs->armed);
 	fs->seen[target] += ok;
 	return ok;
 }

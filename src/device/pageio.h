@@ -3,10 +3,11 @@
  * pageio.h
  *	  The page I/O interface: whole pages in, whole pages out.
  *
- * Everything below the node stores speaks this interface.  A device file
- * implements it (device/file.c); later, page caches (src/buffer) and tier
- * placement (src/tier) implement it too and wrap another PageIO, like
- * decorators, so a node store never knows what is under it.
+ * Everything below the node stores speaks this interface.  Devices
+ * implement it (device/file.c, device/memory.c); the fault layer
+ * (device/fault.c), the simulated drive (device/sim.c), the tracing layer
+ * and the page caches (src/buffer) implement it too and wrap another
+ * PageIO, like decorators, so a node store never knows what is under it.
  *
  * Requests come in arrays so that a flushing unit or a batch query can be
  * handed to a batched engine (libaio, io_uring) as one submission.  The sync

@@ -68,9 +68,53 @@ enter_page(BufferedStore *bs, PageId page, uint16 level)
 void
 buffered_account(BufferedStore *bs, BufPage *bp, int64 new_bytes)
 {
+	Assert(new_bytes >= BUF_PAGE_OVERHEAD);
 	bs->used += new_bytes - bp->bytes;
 	bp->bytes = new_bytes;
+	Assert(bs->used >= 0);
 }
+
+/*
+ * Move a buffered page to another status.  The legal moves: any page may
+ * become NEW (written whole: a creation, a split's replacement, a freed
+ * page allocated again); a NEW or MOD page may become DEL (freed once).
+ * MOD is only ever the status an entry is created with (enter_page): a
+ * page never goes back from NEW or DEL to a list of changes.
+ */
+void
+buffered_set_status(BufPage *bp, BufStatus to)
+{
+	Assert(to == BUF_NEW || to == BUF_DEL);
+	Assert(to != BUF_DEL || bp->status != BUF_DEL);
+	bp->status = to;
+}
+
+#ifdef USE_ASSERT_CHECKING
+/*
+ * The write buffer's byte accounting: bs->used is the sum of the entries'
+ * bytes, and every entry has a status and at least its own overhead.  A
+ * walk over the buffer, so it runs only at the end of a modification and
+ * of a flush, and only in assertion builds.
+ */
+static void
+check_accounting(BufferedStore *bs)
+{
+	HASH_SEQ_STATUS status;
+	BufPage    *bp;
+	int64		sum = 0;
+
+	hash_seq_init(&status, bs->table);
+	while ((bp = hash_seq_search(&status)) != NULL)
+	{
+		Assert(bp->status == BUF_NEW || bp->status == BUF_MOD || bp->status == BUF_DEL);
+		Assert(bp->bytes >= BUF_PAGE_OVERHEAD);
+		sum += bp->bytes;
+	}
+	Assert(sum == bs->used);
+}
+#else
+#define check_accounting(bs) ((void) 0)
+#endif
 
 static void
 remove_page(BufferedStore *bs, BufPage *bp)
@@ -428,7 +472,7 @@ buffered_release(NodeStore *ns, PageId page)
 	ns->stats->nodes_freed++;
 	ns->stats->buffered_modifications++;
 	bs->ops->forget(bs, bp);
-	bp->status = BUF_DEL;
+	buffered_set_status(bp, BUF_DEL);	/* a double free is caught here */
 	bp->mod_count++;
 	bp->last_mod = ++bs->clock;
 	bp->link = ns->meta->free_head;
@@ -903,6 +947,7 @@ buffered_commit(NodeStore *ns)
 	bs->returned = NULL;
 	MemoryContextReset(bs->op_cxt);
 	ns->op_touched = false;
+	check_accounting(bs);
 }
 
 static FestPageCheck
@@ -982,6 +1027,7 @@ buffered_flush(NodeStore *ns)
 		log_truncate(bs->log);
 	list_free_deep(ids);
 	list_free(pages);
+	check_accounting(bs);
 }
 
 static void
@@ -1106,7 +1152,7 @@ apply_record(void *arg, const LogRecord *rec)
 			{
 				bs->ops->forget(bs, bp);
 				buffered_account(bs, bp, BUF_PAGE_OVERHEAD);
-				bp->status = BUF_NEW;
+				buffered_set_status(bp, BUF_NEW);
 			}
 			bp->level = rec->hdr.level;
 			bp->last_mod = ++bs->clock;

@@ -191,6 +191,7 @@ extern void buffered_init(BufferedStore *bs, const BufferedOps *ops,
 extern void buffered_recover(BufferedStore *bs);
 extern BufPage *buffered_lookup(BufferedStore *bs, PageId page);
 extern void buffered_account(BufferedStore *bs, BufPage *bp, int64 new_bytes);
+extern void buffered_set_status(BufPage *bp, BufStatus to);
 extern TreeNode *buffered_read_disk(BufferedStore *bs, PageId page,
 									FestPageCheck *check);
 extern void buffered_log(BufferedStore *bs, LogRecordType type, const BufPage *bp,

@@ -376,6 +376,13 @@ direct_commit(NodeStore *ns)
 	{
 		PendingPage *p = &ds->pending[i];
 
+		/*
+		 * The write order below relies on it: groups in order, parents
+		 * before children, and each page once (a node written twice by one
+		 * modification is one pending page).
+		 */
+		Assert(i == 0 || pending_cmp(&ds->pending[i - 1], p, ds) < 0);
+
 		fest_page_seal(p->image, ns->page_size);
 		if (!p->is_free)
 			ns->stats->writes_per_level[p->level]++;
@@ -400,6 +407,8 @@ direct_commit(NodeStore *ns)
 		if (count[GROUP_EXISTING] + count[GROUP_FREED] > 0)
 			ns->overwriting = true;
 		write_group(ns, next, count[GROUP_EXISTING] + count[GROUP_FREED]);
+		Assert(next + count[GROUP_EXISTING] + count[GROUP_FREED] ==
+			   ds->pending + ds->npending);
 		if (ns->meta_dirty)
 			ns_write_meta(ns);
 	}

@@ -427,7 +427,7 @@ efind_absorb(BufferedStore *bs, BufPage *bp, const TreeNode *old,
 		if (kind == NS_WRITE_REPLACE)
 			bp->mod_count++;	/* the deletion of the split node */
 		efind_forget(bs, bp);
-		bp->status = BUF_NEW;
+		buffered_set_status(bp, BUF_NEW);
 		bp->mod_count++;		/* the creation */
 		buffered_log(bs, LOG_NEW, bp, 0, NULL, 0);
 		for (uint32 j = 0; j < node->nentries; j++)
@@ -494,6 +494,10 @@ efind_materialize(BufferedStore *bs, BufPage *bp, const TreeNode *stored)
 	uint32		i = 0;
 	RBTreeIterator it;
 	EfindMod   *m = NULL;
+#ifdef USE_ASSERT_CHECKING
+	EfindMod   *prev = NULL;
+	int			walked = 0;
+#endif
 
 	if (stored)
 	{
@@ -526,6 +530,17 @@ efind_materialize(BufferedStore *bs, BufPage *bp, const TreeNode *stored)
 				take = m->entry;
 			if (c == 0)
 				i++;
+#ifdef USE_ASSERT_CHECKING
+			/*
+			 * The modification tree: one latest version per key, in key
+			 * order, and on a NEW page only entries (a removal deletes).
+			 */
+			Assert(m->present || bp->status != BUF_NEW);
+			Assert(prev == NULL ||
+				   key_cmp(ops, out->level, prev->entry, prev->occ, m->entry, m->occ) < 0);
+			prev = m;
+			walked++;
+#endif
 			m = (EfindMod *) rbt_iterate(&it);
 		}
 		if (take != NULL)
@@ -539,6 +554,7 @@ efind_materialize(BufferedStore *bs, BufPage *bp, const TreeNode *stored)
 			out->nentries++;
 		}
 	}
+	Assert(t == NULL || walked == t->count);
 	return out;
 }
 

@@ -151,6 +151,7 @@ assign_unit(BufferedStore *bs, PageId page)
 														 offsetof(FastUnit, pages) + unit_size * sizeof(PageId));
 	}
 	last = st->units[st->nunits - 1];
+	Assert(last->npages < unit_size);
 	last->pages[last->npages++] = page;
 	u->unit = st->nunits - 1;
 }
@@ -241,7 +242,7 @@ fast_absorb(BufferedStore *bs, BufPage *bp, const TreeNode *old,
 	if (kind != NS_WRITE_UPDATE)
 	{
 		fast_forget(bs, bp);
-		bp->status = BUF_NEW;
+		buffered_set_status(bp, BUF_NEW);
 		fp = fast_page(bs, bp, node->level);
 		fp->node = ns_copy_node(node, bs->cxt);
 		bp->mod_count++;
@@ -413,6 +414,10 @@ fast_choose_unit(BufferedStore *bs)
 		uint64		last;
 		double		score;
 
+		/* units fill in order: all but the last are full, none is empty */
+		Assert(st->units[u]->npages >= 1 &&
+			   st->units[u]->npages <= bs->cfg.flushing_unit);
+		Assert(u == st->nunits - 1 || st->units[u]->npages == bs->cfg.flushing_unit);
 		unit_state(bs, st->units[u], &mods, &last);
 		if (mods == 0)
 			continue;
@@ -442,6 +447,7 @@ fast_choose_unit(BufferedStore *bs)
 	}
 	if (st->policy != FAST_FLUSH_ALL && chosen >= 0)
 		add_unit_pages(&result, st->units[chosen]);
+	Assert(st->policy == FAST_FLUSH_ALL || list_length(result) <= bs->cfg.flushing_unit);
 	return result;
 }
 

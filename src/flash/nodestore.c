@@ -122,6 +122,9 @@ ns_deserialize(const NodeStore *ns, const char *page, PageId page_id)
 	const FestPageHeader *hdr = (const FestPageHeader *) page;
 	TreeNode	   *node;
 
+	/* callers verify the page (fest_page_verify) as a node page first */
+	Assert(hdr->kind == FEST_PAGE_NODE);
+	Assert(hdr->page_id == page_id);
 	if (!ns_header_plausible(ns, page))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

@@ -761,7 +761,6 @@ const StructureOps hilbert_rtree_structure = {
 	.insert = hilbert_insert,
 	.remove = hilbert_remove,
 	.contains = hilbert_contains,
-	.search = tree_search,
 	.check = hilbert_check,
 	.describe = hilbert_describe,
 	.needs_extent = true,

@@ -269,7 +269,6 @@ const StructureOps rstartree_structure = {
 	.insert = rtree_insert,
 	.remove = rtree_remove,
 	.contains = rtree_contains,
-	.search = tree_search,
 	.check = rtree_check,
 	.describe = rstartree_describe,
 	/* a packed tree is the same for both: the R* rules apply from the next insert */

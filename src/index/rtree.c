@@ -603,7 +603,6 @@ const StructureOps rtree_structure = {
 	.insert = rtree_insert,
 	.remove = rtree_remove,
 	.contains = rtree_contains,
-	.search = tree_search,
 	.check = rtree_check,
 	.describe = rtree_describe,
 	.build_methods = rtree_build_methods,

@@ -88,7 +88,11 @@ typedef struct StructureOps
 	bool		(*remove) (StructIndex *idx, int64 id, const Mbr *box);
 	/* Is there an entry with this id and MBR? */
 	bool		(*contains) (StructIndex *idx, int64 id, const Mbr *box);
-	/* The filter step of a spatial selection. */
+	/*
+	 * Optional: the structure's own window search, for an algorithm the
+	 * generic depth-first search (tree_search) does not cover, such as the
+	 * grid file's batched P-RQ.  NULL: tree_search.
+	 */
 	void		(*search) (StructIndex *idx, const SearchSpec *spec);
 	/* Verify every invariant, reporting problems instead of raising. */
 	void		(*check) (StructIndex *idx, CheckReport *report);

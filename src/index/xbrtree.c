@@ -945,7 +945,6 @@ const StructureOps xbrtree_structure = {
 	.insert = xbr_insert,
 	.remove = xbr_remove,
 	.contains = xbr_contains,
-	.search = tree_search,
 	.check = xbr_check,
 	.describe = xbr_describe,
 	.points_only = true,

@@ -68,7 +68,7 @@ festival_create_device(PG_FUNCTION_ARGS)
 	device_validate_spec(&spec);
 	if (spec.profile != NULL)
 		(void) catalog_load_profile(spec.profile);	/* errors if unknown */
-	if (spec.kind == DEVICE_KIND_MEMORY)
+	if (!device_has(&spec, DEVICE_CAP_PERSISTENT))
 		ereport(NOTICE,
 				(errmsg("indices on memory device \"%s\" keep their pages in the memory of the session using them; the pages are lost when the index is closed or the session ends",
 						spec.name)));

@@ -15,6 +15,7 @@
  *-------------------------------------------------------------------------
  */
 #include "sql/handle.h"
+#include "sql/xact.h"
 #include "sql/args.h"
 #include "sql/geomarg.h"
 #include "sql/source.h"

@@ -31,6 +31,26 @@ PG_FUNCTION_INFO_V1(festival_device_simulate);
 /* Most pages one festival.device_simulate() call may touch. */
 #define SIMULATE_MAX_PAGES	(64 * 1024 * 1024)
 
+/* Positions in profile_columns (SPI numbers columns from 1). */
+typedef enum ProfileColumn
+{
+	PROFILE_COL_KIND = 1,
+	PROFILE_COL_READ_LATENCY,
+	PROFILE_COL_WRITE_LATENCY,
+	PROFILE_COL_SEQ_READ,
+	PROFILE_COL_SEQ_WRITE,
+	PROFILE_COL_RAND_READ_IOPS,
+	PROFILE_COL_RAND_WRITE_IOPS,
+	PROFILE_COL_CHANNELS,
+	PROFILE_COL_INTERFERENCE,
+	PROFILE_COL_FLASH_PAGE_BYTES,
+	PROFILE_COL_PAGES_PER_BLOCK,
+	PROFILE_COL_ERASE_LATENCY,
+	PROFILE_COL_OVERPROVISION,
+	PROFILE_COL_RPM,
+	PROFILE_COL_TRACK_KB,
+} ProfileColumn;
+
 static const char *const profile_columns =
 	"kind, read_latency_us, write_latency_us, seq_read_mbps, seq_write_mbps, "
 	"rand_read_iops_qd32, rand_write_iops_qd32, channels, interference_us, "
@@ -92,22 +112,22 @@ catalog_load_profile(const char *name)
 	p = palloc0(sizeof(DeviceProfile));
 	p->name = pstrdup(name);
 	p->kind = device_parse_choice("profile kind",
-								  SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1),
+								  SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, PROFILE_COL_KIND),
 								  profile_kind_names);
-	p->read_latency_us = column_double(2);
-	p->write_latency_us = column_double(3);
-	p->seq_read_mbps = column_double(4);
-	p->seq_write_mbps = column_double(5);
-	p->rand_read_iops_qd32 = column_double(6);
-	p->rand_write_iops_qd32 = column_double(7);
-	p->channels = (int) column_double(8);
-	p->interference_us = column_double(9);
-	p->flash_page_bytes = (int) column_double(10);
-	p->pages_per_block = (int) column_double(11);
-	p->erase_latency_us = column_double(12);
-	p->overprovision_percent = column_double(13);
-	p->rpm = column_double(14);
-	p->track_kb = (int) column_double(15);
+	p->read_latency_us = column_double(PROFILE_COL_READ_LATENCY);
+	p->write_latency_us = column_double(PROFILE_COL_WRITE_LATENCY);
+	p->seq_read_mbps = column_double(PROFILE_COL_SEQ_READ);
+	p->seq_write_mbps = column_double(PROFILE_COL_SEQ_WRITE);
+	p->rand_read_iops_qd32 = column_double(PROFILE_COL_RAND_READ_IOPS);
+	p->rand_write_iops_qd32 = column_double(PROFILE_COL_RAND_WRITE_IOPS);
+	p->channels = (int) column_double(PROFILE_COL_CHANNELS);
+	p->interference_us = column_double(PROFILE_COL_INTERFERENCE);
+	p->flash_page_bytes = (int) column_double(PROFILE_COL_FLASH_PAGE_BYTES);
+	p->pages_per_block = (int) column_double(PROFILE_COL_PAGES_PER_BLOCK);
+	p->erase_latency_us = column_double(PROFILE_COL_ERASE_LATENCY);
+	p->overprovision_percent = column_double(PROFILE_COL_OVERPROVISION);
+	p->rpm = column_double(PROFILE_COL_RPM);
+	p->track_kb = (int) column_double(PROFILE_COL_TRACK_KB);
 	MemoryContextSwitchTo(old);
 	SPI_finish();
 	return p;

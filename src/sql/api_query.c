@@ -49,7 +49,10 @@ festival_query(PG_FUNCTION_ARGS)
 
 	old = MemoryContextSwitchTo(ix->op_cxt);
 	query_run_init(&qr, ix, &ask, rsinfo->setResult, rsinfo->setDesc, 0, &spec);
-	ix->structure->search(&ix->sidx, &spec);
+	if (ix->structure->search != NULL)
+		ix->structure->search(&ix->sidx, &spec);
+	else
+		tree_search(&ix->sidx, &spec);
 	query_run_finish(ix, &qr);
 	MemoryContextSwitchTo(old);
 

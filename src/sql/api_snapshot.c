@@ -40,6 +40,58 @@ PG_FUNCTION_INFO_V1(festival_dump);
 /* Nodes written by one INSERT of a dump. */
 #define DUMP_BATCH_NODES 10000
 
+/*
+ * Parameters of the INSERT INTO festival.index_snapshot of snapshot_store,
+ * in the order of its column list ($1 is SNAP_PARAM_INDEX_ID + 1, ...).
+ */
+typedef enum SnapshotParam
+{
+	SNAP_PARAM_INDEX_ID,
+	SNAP_PARAM_INDEX_NAME,
+	SNAP_PARAM_STRUCTURE,
+	SNAP_PARAM_CONFIG,
+	SNAP_PARAM_SRID,
+	SNAP_PARAM_HEIGHT,
+	SNAP_PARAM_NODES,
+	SNAP_PARAM_ENTRIES,
+	SNAP_PARAM_OBJECTS,
+	SNAP_PARAM_FILL,
+	SNAP_PARAM_COVERAGE,
+	SNAP_PARAM_OVERLAP,
+	SNAP_PARAM_DEAD_SPACE,
+	SNAP_PARAM_FINGERPRINT,
+	SNAP_PARAM_NODES_PER_LEVEL,
+	SNAP_PARAM_ENTRIES_PER_LEVEL,
+	SNAP_PARAM_CAPACITY_PER_LEVEL,
+	SNAP_PARAM_FILL_PER_LEVEL,
+	SNAP_PARAM_COVERAGE_PER_LEVEL,
+	SNAP_PARAM_OVERLAP_PER_LEVEL,
+	SNAP_PARAM_DEAD_SPACE_PER_LEVEL,
+	SNAP_NPARAMS
+} SnapshotParam;
+
+/*
+ * Parameters of the INSERT INTO festival.index_node of dump_store: the
+ * unnested arrays in the order of its u(...) list, then the SRID.
+ */
+typedef enum NodeParam
+{
+	NODE_PARAM_SNAPSHOT_ID,
+	NODE_PARAM_PAGE,
+	NODE_PARAM_LEVEL,
+	NODE_PARAM_PARENT,
+	NODE_PARAM_ENTRIES,
+	NODE_PARAM_BOX,				/* x0, y0, x1, y1: four parameters */
+	NODE_PARAM_REGION = NODE_PARAM_BOX + 4, /* rx0 .. ry1: four parameters */
+	NODE_PARAM_SRID = NODE_PARAM_REGION + 4,
+	NODE_NPARAMS
+} NodeParam;
+
+/* Columns of dump_check_snapshot's SELECT (SPI numbers columns from 1). */
+#define SNAP_COL_INDEX_ID		1
+#define SNAP_COL_INDEX_NAME		2
+#define SNAP_COL_FINGERPRINT	3
+
 static Datum
 int8_array(const int64 *v, int n)
 {
@@ -96,12 +148,12 @@ snapshot_store(OpenIndex *ix, const TreeMeasure *tm)
 	double	   *coverage = palloc(h * sizeof(double));
 	double	   *overlap = palloc(h * sizeof(double));
 	double	   *dead = palloc(h * sizeof(double));
-	Oid			types[21] = {INT8OID, TEXTOID, TEXTOID, JSONBOID, INT4OID, INT4OID,
+	Oid			types[SNAP_NPARAMS] = {INT8OID, TEXTOID, TEXTOID, JSONBOID, INT4OID, INT4OID,
 		INT8OID, INT8OID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT8OID,
 		INT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
 	FLOAT8ARRAYOID, FLOAT8ARRAYOID};
-	Datum		values[21];
-	char		nulls[21];
+	Datum		values[SNAP_NPARAMS];
+	char		nulls[SNAP_NPARAMS];
 	Oid			saved_user;
 	int			saved_context;
 	bool		isnull;
@@ -118,29 +170,29 @@ snapshot_store(OpenIndex *ix, const TreeMeasure *tm)
 		dead[l] = tm->levels[l].dead_space;
 	}
 	memset(nulls, ' ', sizeof(nulls));
-	values[0] = Int64GetDatum(ix->cat.index_id);
-	values[1] = CStringGetTextDatum(ix->name);
-	values[2] = CStringGetTextDatum(ix->cat.structure);
-	values[3] = JsonbPGetDatum(ix_config_jsonb(ix));
-	values[4] = Int32GetDatum(ix->meta.srid);
+	values[SNAP_PARAM_INDEX_ID] = Int64GetDatum(ix->cat.index_id);
+	values[SNAP_PARAM_INDEX_NAME] = CStringGetTextDatum(ix->name);
+	values[SNAP_PARAM_STRUCTURE] = CStringGetTextDatum(ix->cat.structure);
+	values[SNAP_PARAM_CONFIG] = JsonbPGetDatum(ix_config_jsonb(ix));
+	values[SNAP_PARAM_SRID] = Int32GetDatum(ix->meta.srid);
 	if (!(ix->meta.flags & FEST_META_HAS_SRID))
-		nulls[4] = 'n';
-	values[5] = Int32GetDatum(h);
-	values[6] = Int64GetDatum(tm->nodes);
-	values[7] = Int64GetDatum(tm->entries);
-	values[8] = Int64GetDatum(tm->objects);
-	values[9] = Float8GetDatum(tm->fill);
-	values[10] = Float8GetDatum(tm->coverage);
-	values[11] = Float8GetDatum(tm->overlap);
-	values[12] = Float8GetDatum(tm->dead_space);
-	values[13] = Int64GetDatum((int64) tm->fingerprint);
-	values[14] = int8_array(nodes, h);
-	values[15] = int8_array(entries, h);
-	values[16] = int4_array(capacity, h);
-	values[17] = float8_array(fill, NULL, h);
-	values[18] = float8_array(coverage, NULL, h);
-	values[19] = float8_array(overlap, NULL, h);
-	values[20] = float8_array(dead, NULL, h);
+		nulls[SNAP_PARAM_SRID] = 'n';
+	values[SNAP_PARAM_HEIGHT] = Int32GetDatum(h);
+	values[SNAP_PARAM_NODES] = Int64GetDatum(tm->nodes);
+	values[SNAP_PARAM_ENTRIES] = Int64GetDatum(tm->entries);
+	values[SNAP_PARAM_OBJECTS] = Int64GetDatum(tm->objects);
+	values[SNAP_PARAM_FILL] = Float8GetDatum(tm->fill);
+	values[SNAP_PARAM_COVERAGE] = Float8GetDatum(tm->coverage);
+	values[SNAP_PARAM_OVERLAP] = Float8GetDatum(tm->overlap);
+	values[SNAP_PARAM_DEAD_SPACE] = Float8GetDatum(tm->dead_space);
+	values[SNAP_PARAM_FINGERPRINT] = Int64GetDatum((int64) tm->fingerprint);
+	values[SNAP_PARAM_NODES_PER_LEVEL] = int8_array(nodes, h);
+	values[SNAP_PARAM_ENTRIES_PER_LEVEL] = int8_array(entries, h);
+	values[SNAP_PARAM_CAPACITY_PER_LEVEL] = int4_array(capacity, h);
+	values[SNAP_PARAM_FILL_PER_LEVEL] = float8_array(fill, NULL, h);
+	values[SNAP_PARAM_COVERAGE_PER_LEVEL] = float8_array(coverage, NULL, h);
+	values[SNAP_PARAM_OVERLAP_PER_LEVEL] = float8_array(overlap, NULL, h);
+	values[SNAP_PARAM_DEAD_SPACE_PER_LEVEL] = float8_array(dead, NULL, h);
 
 	spi_begin();
 	catalog_begin_privileged(&saved_user, &saved_context);
@@ -151,7 +203,7 @@ snapshot_store(OpenIndex *ix, const TreeMeasure *tm)
 							  "coverage_per_level, overlap_per_level, dead_space_per_level) "
 							  "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
 							  "$14, $15, $16, $17, $18, $19, $20, $21) RETURNING snapshot_id",
-							  21, types, values, nulls, false, 1) != SPI_OK_INSERT_RETURNING)
+							  SNAP_NPARAMS, types, values, nulls, false, 1) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "could not store the snapshot of index \"%s\"", ix->name);
 	catalog_end_privileged(saved_user, saved_context);
 	snapshot_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
@@ -203,9 +255,9 @@ dump_check_snapshot(OpenIndex *ix, int64 snapshot_id, const TreeMeasure *tm)
 				 errmsg("snapshot " INT64_FORMAT " does not exist", snapshot_id),
 				 errhint("festival.index_snapshot lists the snapshots; festival.dump('%s') takes a new one and dumps it.",
 						 ix->name)));
-	index_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	index_name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
-	fingerprint = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
+	index_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, SNAP_COL_INDEX_ID, &isnull));
+	index_name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, SNAP_COL_INDEX_NAME);
+	fingerprint = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, SNAP_COL_FINGERPRINT, &isnull));
 
 	if (index_id != ix->cat.index_id)
 	{
@@ -294,10 +346,10 @@ static void
 dump_store(OpenIndex *ix, int64 snapshot_id, const TreeMeasure *tm)
 {
 	char	   *postgis = catalog_postgis_schema();
-	Oid			types[14] = {INT8OID, INT8ARRAYOID, INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID,
+	Oid			types[NODE_NPARAMS] = {INT8OID, INT8ARRAYOID, INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID,
 		FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
 		FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT4OID};
-	Datum		values[14];
+	Datum		values[NODE_NPARAMS];
 	char	   *sql;
 	SPIPlanPtr	plan;
 	DumpBatch	b;
@@ -333,7 +385,7 @@ dump_store(OpenIndex *ix, int64 snapshot_id, const TreeMeasure *tm)
 	if (SPI_execute_with_args("DELETE FROM festival.index_node WHERE snapshot_id = $1",
 							  1, del_types, del_values, NULL, false, 0) != SPI_OK_DELETE)
 		elog(ERROR, "could not remove the earlier dump of snapshot " INT64_FORMAT, snapshot_id);
-	plan = SPI_prepare(sql, 14, types);
+	plan = SPI_prepare(sql, NODE_NPARAMS, types);
 	if (plan == NULL)
 		elog(ERROR, "could not prepare the dump statement: %s", SPI_result_code_string(SPI_result));
 
@@ -343,22 +395,22 @@ dump_store(OpenIndex *ix, int64 snapshot_id, const TreeMeasure *tm)
 
 		for (int i = 0; i < n; i++)
 			batch_set(&b, i, &tm->node_list[start + i]);
-		values[0] = Int64GetDatum(snapshot_id);
-		values[1] = int8_array(b.page, n);
-		values[2] = int4_array(b.level, n);
-		values[3] = int8_array(b.parent, n);
-		values[4] = int4_array(b.entries, n);
+		values[NODE_PARAM_SNAPSHOT_ID] = Int64GetDatum(snapshot_id);
+		values[NODE_PARAM_PAGE] = int8_array(b.page, n);
+		values[NODE_PARAM_LEVEL] = int4_array(b.level, n);
+		values[NODE_PARAM_PARENT] = int8_array(b.parent, n);
+		values[NODE_PARAM_ENTRIES] = int4_array(b.entries, n);
 		for (int k = 0; k < 4; k++)
 		{
-			values[5 + k] = float8_array(b.box[k], b.box_null, n);
-			values[9 + k] = float8_array(b.region[k], b.region_null, n);
+			values[NODE_PARAM_BOX + k] = float8_array(b.box[k], b.box_null, n);
+			values[NODE_PARAM_REGION + k] = float8_array(b.region[k], b.region_null, n);
 		}
-		values[13] = Int32GetDatum(srid);
+		values[NODE_PARAM_SRID] = Int32GetDatum(srid);
 		if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
 			elog(ERROR, "could not store the nodes of snapshot " INT64_FORMAT, snapshot_id);
-		for (int i = 0; i < 14; i++)
-			if (i != 0 && i != 13)
-				pfree(DatumGetPointer(values[i]));
+		/* the arrays of this batch (the two scalars are by value) */
+		for (int i = NODE_PARAM_PAGE; i < NODE_PARAM_SRID; i++)
+			pfree(DatumGetPointer(values[i]));
 	}
 	catalog_end_privileged(saved_user, saved_context);
 	SPI_finish();

@@ -124,7 +124,7 @@ festival_stats(PG_FUNCTION_ARGS)
 		jb_null(&state, "srid");
 	/* a memory device has no file */
 	jb_string(&state, "file",
-			  ix->cat.device.kind == DEVICE_KIND_MEMORY ? NULL : ix->path);
+			  device_has(&ix->cat.device, DEVICE_CAP_FILE) ? ix->path : NULL);
 	jb_jsonb(&state, "config", config);
 	jb_key(&state, "buffers");
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);

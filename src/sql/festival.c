@@ -9,6 +9,7 @@
  *-------------------------------------------------------------------------
  */
 #include "sql/handle.h"
+#include "sql/xact.h"
 
 #include "flash/framework.h"
 #include "fmgr.h"

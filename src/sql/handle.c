@@ -14,6 +14,8 @@
  *-------------------------------------------------------------------------
  */
 #include "sql/handle.h"
+#include "sql/xact.h"
+#include "sql/run.h"
 
 #include "buffer/cache.h"
 #include "buffer/tracing.h"
@@ -187,6 +189,25 @@ ix_all_open(void)
 	while ((entry = hash_seq_search(&status)) != NULL)
 		all = lappend(all, entry->ix);
 	return all;
+}
+
+/*
+ * Point every open handle's tracing PageIO at trace (NULL: none), so page
+ * transfers between operations (a flush at session end) go where they went
+ * while the run was looked up; called when a run begins and ends.
+ */
+void
+ix_trace_all(IoTrace *trace)
+{
+	HASH_SEQ_STATUS status;
+	OpenIndexEntry *entry;
+
+	if (open_indices == NULL)
+		return;
+	hash_seq_init(&status, open_indices);
+	while ((entry = hash_seq_search(&status)) != NULL)
+		if (entry->ix->tracing != NULL)
+			tracing_set_target(entry->ix->tracing, trace);
 }
 
 static void
@@ -370,7 +391,8 @@ open_page_chain(OpenIndex *ix, uint32 page_size, bool create)
 	PageIO	   *device = device_open(&ix->cat.device, ix->devstate, ix->path,
 									 page_size, create, &ix->op_stats);
 
-	return cache_wrap(tracing_pageio_wrap(device, ix->name), ix->config);
+	ix->tracing = tracing_pageio_wrap(device, ix->name, run_current_trace());
+	return cache_wrap(ix->tracing, ix->config);
 }
 
 /*
@@ -464,14 +486,14 @@ index_open(const char *name, const ReloadInfo *reload, DeviceState *kept)
 	else
 		ix->devstate = handle_device_state(ix);
 
-	if (ix->cat.device.kind == DEVICE_KIND_MEMORY &&
+	if (!device_has(&ix->cat.device, DEVICE_CAP_PERSISTENT) &&
 		!device_state_holds_pages(ix->devstate))
 	{
 		memory_index_lost(ix, page_size);
 		MemoryContextSwitchTo(old);
 		return ix;
 	}
-	if (ix->cat.device.kind == DEVICE_KIND_FILE && !device_file_exists(ix->path))
+	if (device_has(&ix->cat.device, DEVICE_CAP_FILE) && !device_file_exists(ix->path))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FILE),
 				 errmsg("file \"%s\" of index \"%s\" is missing", ix->path, name),
@@ -637,6 +659,9 @@ start_op(OpenIndex *ix, bool modifying)
 	/* op_stats is zero here, or holds what opening the index read */
 	if (ix->io != NULL)
 		ix->io->time_cpu = fest_track_io_cpu;
+	/* the trace target travels down with the counters (never looked up) */
+	if (ix->tracing != NULL)
+		tracing_set_target(ix->tracing, run_current_trace());
 	ix->op_start_ns = fest_now_ns();
 	ix->op_start_cpu_ns = fest_cpu_ns();
 }
@@ -848,7 +873,7 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 				 errhint("Commit the drop before creating an index of the same name, or choose another name.")));
 
 	ix->devstate = handle_device_state(ix);
-	if (ix->cat.device.kind == DEVICE_KIND_MEMORY)
+	if (!device_has(&ix->cat.device, DEVICE_CAP_PERSISTENT))
 	{
 		ereport(NOTICE,
 				(errmsg("index \"%s\" is on memory device \"%s\": its pages live in this session's memory and are lost when the index is closed or the session ends",
@@ -856,7 +881,7 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 		/* a log of an earlier index of this name would describe lost pages */
 		device_file_unlink(log_path_for(ix->path));
 	}
-	else
+	if (device_has(&ix->cat.device, DEVICE_CAP_FILE))
 	{
 		/*
 		 * The file name carries this database's OID and the catalog row is
@@ -873,7 +898,7 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 		}
 	}
 	ix->io = open_page_chain(ix, page_size, true);
-	if (ix->cat.device.kind == DEVICE_KIND_FILE)
+	if (device_has(&ix->cat.device, DEVICE_CAP_FILE))
 		pending_unlink_on_abort(ix->path);
 
 	init_new_index(ix, page_size);

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * handle.h
- *	  Open indices of this session, their operations, and the current run.
+ *	  Open indices of this session and their operations (the catalog,
+ *	  runs and transaction callbacks have their own headers).
  *
  * An index is opened on first use in a session and stays open until
  * festival.close(), festival.drop_index() or the end of the session; a
@@ -36,29 +37,15 @@
 #define FEST_HANDLE_H
 
 #include "festival.h"
+#include "buffer/iotrace.h"
 #include "device/device.h"
 #include "flash/nodestore.h"
 #include "format/meta.h"
 #include "index/structure.h"
+#include "sql/catalog.h"
 #include "stats/stats.h"
 
 #include "storage/lock.h"
-#include "utils/jsonb.h"
-
-/* What festival.index (joined with festival.device) says about an index. */
-typedef struct IndexCatalog
-{
-	int64		index_id;
-	char	   *name;
-	char	   *structure;
-	Oid			owner;
-	Jsonb	   *options;		/* complete configuration */
-	Oid			source;			/* InvalidOid: no source table */
-	char	   *id_column;
-	char	   *geom_column;
-	char	   *file_name;
-	DeviceSpec	device;
-} IndexCatalog;
 
 typedef struct OpenIndex
 {
@@ -70,7 +57,8 @@ typedef struct OpenIndex
 	FestConfig *config;
 	FestMeta	meta;
 	char	   *path;			/* index file */
-	PageIO	   *io;
+	PageIO	   *io;				/* top of the page I/O chain */
+	PageIO	   *tracing;		/* its tracing layer (tracing_set_target) */
 	NodeStore  *ns;
 	StructIndex sidx;
 	LOCKTAG		locktag;
@@ -126,39 +114,13 @@ extern void ix_discard(OpenIndex *ix);
 extern void ix_settle_failed(OpenIndex *ix);
 extern List *ix_all_open(void);
 extern void ix_release_readers(void);
+extern void ix_trace_all(IoTrace *trace);
 
-/* xact.c */
-extern void handle_register_callbacks(void);
+/* settings (GUCs, registered in festival.c) */
 extern int	fest_max_index_memory_kb;
 extern char *fest_data_directory_setting;
 extern int	fest_progress_interval;
 extern bool fest_track_io_cpu;
-
-/* pending file operations (xact.c) */
-extern void pending_unlink_on_abort(const char *path);
-extern void pending_unlink_on_commit(const char *path);
-extern bool pending_unlink_scheduled(const char *path);
-
-/* catalog.c */
-extern IndexCatalog *catalog_load_index(const char *name, bool missing_ok);
-extern DeviceSpec *catalog_load_device(const char *name);
-extern bool catalog_index_exists(const char *name);
-extern int64 catalog_insert_index(const IndexCatalog *cat);
-extern void catalog_delete_index(int64 index_id);
-extern void catalog_insert_device(const DeviceSpec *spec);
-extern void catalog_delete_device(const char *name);
-extern int	catalog_device_index_count(const char *name);
-extern char *catalog_postgis_schema(void);
-extern char *catalog_lock_holder(const LOCKTAG *tag);
-extern void catalog_begin_privileged(Oid *saved_user, int *saved_context);
-extern void catalog_end_privileged(Oid saved_user, int saved_context);
-
-/* api_profile.c */
-extern DeviceProfile *catalog_load_profile(const char *name);
-
-/* run.c */
-extern void run_account(OpenIndex *ix, const FestStats *op);
-extern void run_discard_failed_io(void);
 
 /* names */
 extern void fest_validate_name(const char *what, const char *name);

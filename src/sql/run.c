@@ -17,7 +17,7 @@
  * counters in the INSERT itself, by counter name, so they cannot disagree
  * with metrics; a counter this build does not have counts as 0.
  *
- * With trace => true the run also keeps an I/O trace (stats/iotrace.h):
+ * With trace => true the run also keeps an I/O trace (buffer/iotrace.h):
  * every page the devices of the run's indices transferred.  Its records are
  * written to festival.io_trace in bulk: at end_run, and at the end of an
  * operation once RUN_TRACE_FLUSH_RECORDS are waiting (never in the middle
@@ -29,8 +29,9 @@
  *-------------------------------------------------------------------------
  */
 #include "sql/handle.h"
+#include "sql/run.h"
 #include "sql/describe.h"
-#include "stats/iotrace.h"
+#include "buffer/iotrace.h"
 
 #include <sys/resource.h>
 
@@ -55,6 +56,50 @@ typedef struct RunIndexConfig
 #define RUN_TRACE_FLUSH_RECORDS		10000
 /* Records per INSERT statement (bounds the arrays). */
 #define RUN_TRACE_INSERT_CHUNK		8192
+
+/*
+ * Parameters of the INSERT INTO festival.io_trace of run_store_trace, in
+ * the order of its column list ($1 is TRACE_PARAM_RUN_ID + 1, ...).
+ */
+typedef enum TraceParam
+{
+	TRACE_PARAM_RUN_ID,
+	TRACE_PARAM_SEQ,
+	TRACE_PARAM_INDEX_NAME,
+	TRACE_PARAM_PAGE,
+	TRACE_PARAM_ACCESS,
+	TRACE_PARAM_LEVEL,
+	TRACE_PARAM_SUBMISSION,
+	TRACE_NPARAMS
+} TraceParam;
+
+/*
+ * Parameters of the INSERT INTO festival.run of end_run, in the order of
+ * its column list ($1 is RUN_PARAM_RUN_ID + 1, ...; $14 is the metrics
+ * the derived columns read).
+ */
+typedef enum RunParam
+{
+	RUN_PARAM_RUN_ID,
+	RUN_PARAM_LABEL,
+	RUN_PARAM_STARTED_AT,
+	RUN_PARAM_ENDED_AT,
+	RUN_PARAM_WALL,
+	RUN_PARAM_CPU,
+	RUN_PARAM_IO,
+	RUN_PARAM_INDEX,
+	RUN_PARAM_REFINE,
+	RUN_PARAM_PAGES_READ,
+	RUN_PARAM_PAGES_WRITTEN,
+	RUN_PARAM_NODES_VISITED,
+	RUN_PARAM_SPLITS,
+	RUN_PARAM_METRICS,
+	RUN_PARAM_CONFIG,
+	RUN_PARAM_DEVICE,
+	RUN_PARAM_PROFILE,
+	RUN_PARAM_TRACED,
+	RUN_NPARAMS
+} RunParam;
 
 typedef struct RunState
 {
@@ -86,8 +131,13 @@ process_cpu_ns(void)
 		((int64) ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
 }
 
+/*
+ * The trace of the run in progress, or NULL: what the handles pass down to
+ * their tracing PageIO (ix_trace_all when a run begins or ends, and at the
+ * start of every operation).
+ */
 IoTrace *
-iotrace_current(void)
+run_current_trace(void)
 {
 	return current_run != NULL ? current_run->trace : NULL;
 }
@@ -127,7 +177,7 @@ run_store_trace(RunState *run)
 {
 	IoTrace    *trace = run->trace;
 	int			n = trace->committed;
-	Oid			types[7] = {INT8OID, INT8ARRAYOID, TEXTARRAYOID, INT8ARRAYOID,
+	Oid			types[TRACE_NPARAMS] = {INT8OID, INT8ARRAYOID, TEXTARRAYOID, INT8ARRAYOID,
 	TEXTARRAYOID, INT4ARRAYOID, INT8ARRAYOID};
 	Oid			saved_user;
 	int			saved_context;
@@ -158,7 +208,7 @@ run_store_trace(RunState *run)
 		Datum	   *level = palloc(m * sizeof(Datum));
 		bool	   *level_null = palloc(m * sizeof(bool));
 		Datum	   *submission = palloc(m * sizeof(Datum));
-		Datum		values[7];
+		Datum		values[TRACE_NPARAMS];
 
 		for (int i = 0; i < m; i++)
 		{
@@ -172,17 +222,17 @@ run_store_trace(RunState *run)
 			level_null[i] = r->level < 0;
 			submission[i] = Int64GetDatum(r->submission);
 		}
-		values[0] = Int64GetDatum(run->run_id);
-		values[1] = make_array(seq, NULL, m, INT8OID);
-		values[2] = make_array(index_name, NULL, m, TEXTOID);
-		values[3] = make_array(page, NULL, m, INT8OID);
-		values[4] = make_array(access, NULL, m, TEXTOID);
-		values[5] = make_array(level, level_null, m, INT4OID);
-		values[6] = make_array(submission, NULL, m, INT8OID);
+		values[TRACE_PARAM_RUN_ID] = Int64GetDatum(run->run_id);
+		values[TRACE_PARAM_SEQ] = make_array(seq, NULL, m, INT8OID);
+		values[TRACE_PARAM_INDEX_NAME] = make_array(index_name, NULL, m, TEXTOID);
+		values[TRACE_PARAM_PAGE] = make_array(page, NULL, m, INT8OID);
+		values[TRACE_PARAM_ACCESS] = make_array(access, NULL, m, TEXTOID);
+		values[TRACE_PARAM_LEVEL] = make_array(level, level_null, m, INT4OID);
+		values[TRACE_PARAM_SUBMISSION] = make_array(submission, NULL, m, INT8OID);
 		if (SPI_execute_with_args("INSERT INTO festival.io_trace "
 								  "(run_id, seq, index_name, page, access, level, submission) "
 								  "SELECT $1, t.* FROM unnest($2, $3, $4, $5, $6, $7) AS t",
-								  7, types, values, NULL, false, 0) != SPI_OK_INSERT)
+								  TRACE_NPARAMS, types, values, NULL, false, 0) != SPI_OK_INSERT)
 			elog(ERROR, "could not store the I/O trace of run \"%s\"", run->label);
 		pfree(seq);
 		pfree(index_name);
@@ -290,6 +340,7 @@ festival_begin_run(PG_FUNCTION_ARGS)
 	run->start_wall_ns = fest_now_ns();
 	run->start_cpu_ns = process_cpu_ns();
 	current_run = run;
+	ix_trace_all(run->trace);
 	PG_RETURN_INT64(run->run_id);
 }
 
@@ -367,12 +418,12 @@ festival_end_run(PG_FUNCTION_ARGS)
 {
 	RunState   *run = current_run;
 	FestStats  *s;
-	Oid			types[18] = {INT8OID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
+	Oid			types[RUN_NPARAMS] = {INT8OID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
 		FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
 		INT8OID, INT8OID, INT8OID, INT8OID, JSONBOID, JSONBOID,
 	TEXTOID, TEXTOID, BOOLOID};
-	Datum		values[18];
-	char		nulls[18];
+	Datum		values[RUN_NPARAMS];
+	char		nulls[RUN_NPARAMS];
 	bool		isnull;
 	Oid			saved_user;
 	int			saved_context;
@@ -391,26 +442,26 @@ festival_end_run(PG_FUNCTION_ARGS)
 	s = &run->stats;
 
 	memset(nulls, ' ', sizeof(nulls));
-	values[0] = Int64GetDatum(run->run_id);
-	values[1] = CStringGetTextDatum(run->label);
-	values[2] = TimestampTzGetDatum(run->started_at);
-	values[3] = TimestampTzGetDatum(GetCurrentTimestamp());
-	values[4] = Float8GetDatum(ns_seconds(wall_ns));
-	values[5] = Float8GetDatum(ns_seconds(cpu_ns));
-	values[6] = Float8GetDatum(ns_seconds(s->io_ns));
-	values[7] = Float8GetDatum(ns_seconds(s->index_ns));
-	values[8] = Float8GetDatum(ns_seconds(s->refine_ns));
-	values[9] = Int64GetDatum(s->pages_read);
-	values[10] = Int64GetDatum(s->pages_written);
-	values[11] = Int64GetDatum(s->nodes_visited);
-	values[12] = Int64GetDatum(s->splits_leaf + s->splits_internal);
-	values[13] = JsonbPGetDatum(fest_stats_to_jsonb(s));
-	values[14] = JsonbPGetDatum(run_config_jsonb(run));
-	values[15] = run_index_list(run, false, &isnull);
-	nulls[15] = isnull ? 'n' : ' ';
-	values[16] = run_index_list(run, true, &isnull);
-	nulls[16] = isnull ? 'n' : ' ';
-	values[17] = BoolGetDatum(run->trace != NULL);
+	values[RUN_PARAM_RUN_ID] = Int64GetDatum(run->run_id);
+	values[RUN_PARAM_LABEL] = CStringGetTextDatum(run->label);
+	values[RUN_PARAM_STARTED_AT] = TimestampTzGetDatum(run->started_at);
+	values[RUN_PARAM_ENDED_AT] = TimestampTzGetDatum(GetCurrentTimestamp());
+	values[RUN_PARAM_WALL] = Float8GetDatum(ns_seconds(wall_ns));
+	values[RUN_PARAM_CPU] = Float8GetDatum(ns_seconds(cpu_ns));
+	values[RUN_PARAM_IO] = Float8GetDatum(ns_seconds(s->io_ns));
+	values[RUN_PARAM_INDEX] = Float8GetDatum(ns_seconds(s->index_ns));
+	values[RUN_PARAM_REFINE] = Float8GetDatum(ns_seconds(s->refine_ns));
+	values[RUN_PARAM_PAGES_READ] = Int64GetDatum(s->pages_read);
+	values[RUN_PARAM_PAGES_WRITTEN] = Int64GetDatum(s->pages_written);
+	values[RUN_PARAM_NODES_VISITED] = Int64GetDatum(s->nodes_visited);
+	values[RUN_PARAM_SPLITS] = Int64GetDatum(s->splits_leaf + s->splits_internal);
+	values[RUN_PARAM_METRICS] = JsonbPGetDatum(fest_stats_to_jsonb(s));
+	values[RUN_PARAM_CONFIG] = JsonbPGetDatum(run_config_jsonb(run));
+	values[RUN_PARAM_DEVICE] = run_index_list(run, false, &isnull);
+	nulls[RUN_PARAM_DEVICE] = isnull ? 'n' : ' ';
+	values[RUN_PARAM_PROFILE] = run_index_list(run, true, &isnull);
+	nulls[RUN_PARAM_PROFILE] = isnull ? 'n' : ' ';
+	values[RUN_PARAM_TRACED] = BoolGetDatum(run->trace != NULL);
 
 	/* records of an operation that never ended are not the run's */
 	if (run->trace != NULL)
@@ -443,13 +494,15 @@ festival_end_run(PG_FUNCTION_ARGS)
 							  " THEN ($14->>'ftl_flash_writes')::float8 / ($14->>'ftl_host_writes')::float8 END, "
 							  "coalesce($14->'reads_per_level', '{}'), "
 							  "coalesce($14->'writes_per_level', '{}')",
-							  18, types, values, nulls, false, 0) != SPI_OK_INSERT)
+							  RUN_NPARAMS, types, values, nulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not store run \"%s\"", run->label);
 	catalog_end_privileged(saved_user, saved_context);
 	SPI_finish();
 
 	run_id = run->run_id;
 	current_run = NULL;
+	/* no tracing PageIO may keep a pointer into the run's memory */
+	ix_trace_all(NULL);
 	MemoryContextDelete(run->cxt);
 	PG_RETURN_INT64(run_id);
 }

@@ -22,6 +22,7 @@
  *-------------------------------------------------------------------------
  */
 #include "sql/handle.h"
+#include "sql/xact.h"
 
 #include "access/xact.h"
 #include "storage/ipc.h"

@@ -5,12 +5,16 @@
  *
  * festival.begin_run(label, trace => true) gives the run an IoTrace.  The
  * tracing PageIO (buffer/tracing.c), which sits directly on the device,
- * appends one record per page the device transfers; the run writes the
- * records to festival.io_trace in bulk (sql/run.c).  Without a tracing run
- * nothing is allocated and nothing is recorded.
+ * appends one record per page the device transfers to the trace it was
+ * given when the operation began (tracing_set_target; the SQL layer passes
+ * its run's trace down, as it passes the operation's counters); the run
+ * writes the records to festival.io_trace in bulk (sql/run.c).  Without a
+ * tracing run nothing is allocated and nothing is recorded.  It lives
+ * beside the tracing PageIO because it reads page headers of the pages the
+ * device transferred.
  *
  * IDENTIFICATION
- *	  src/stats/iotrace.h
+ *	  src/buffer/iotrace.h
  *
  *-------------------------------------------------------------------------
  */
@@ -42,12 +46,6 @@ typedef struct IoTrace
 	int64		committed_submissions;
 	List	   *index_names;	/* char *, interned */
 } IoTrace;
-
-/*
- * The trace of the run in progress, or NULL when no run traces (sql/run.c:
- * the run is the one anchor of per-session measurement state).
- */
-extern IoTrace *iotrace_current(void);
 
 extern IoTrace *iotrace_create(MemoryContext cxt);
 extern void iotrace_record(IoTrace *trace, const char *index_name,

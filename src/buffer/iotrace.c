@@ -11,11 +11,11 @@
  * counters.  Storing them in festival.io_trace is the run's business.
  *
  * IDENTIFICATION
- *	  src/stats/iotrace.c
+ *	  src/buffer/iotrace.c
  *
  *-------------------------------------------------------------------------
  */
-#include "stats/iotrace.h"
+#include "buffer/iotrace.h"
 
 #include "format/page.h"
 #include "utils/memutils.h"
