@@ -501,8 +501,8 @@ COMMENT ON FUNCTION @extschema@.dump(text, bigint) IS
 
 /*
  * Per metric, the median over the runs of each label and the performance
- * gain of the candidate over the baseline as seeds 001 and 002 use it ("a
- * performance gain is the percentage that shows how much one configuration
+ * gain of the candidate over the baseline as Carniel et al. 2016, 2017 use it
+ * ("a performance gain is the percentage that shows how much one configuration
  * is more efficient than another"): the share of the baseline's value the
  * candidate saved, (baseline - candidate) / baseline * 100.  Negative gains
  * are losses; NULL when the baseline's value is 0 or NULL.  (A function
@@ -775,7 +775,7 @@ CREATE TABLE @extschema@.device_profile (
 	CONSTRAINT hdd_one_head CHECK (kind <> 'hdd' OR channels = 1)
 );
 COMMENT ON TABLE @extschema@.device_profile IS
-	'Device profiles for virtual device time (README "Devices and virtual time"); add your own rows';
+	'Device profiles for virtual device time (docs/devices.md, "Devices and virtual time"); add your own rows';
 COMMENT ON COLUMN @extschema@.device_profile.read_latency_us IS 'random 4 KB read at queue depth 1, microseconds';
 COMMENT ON COLUMN @extschema@.device_profile.write_latency_us IS 'random 4 KB write at queue depth 1, microseconds';
 COMMENT ON COLUMN @extschema@.device_profile.seq_read_mbps IS 'sequential read bandwidth, 10^6 bytes/s';

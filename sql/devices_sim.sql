@@ -22,7 +22,7 @@ SELECT name, kind, builtin, source <> '' AS has_source, assumed <> '' AS has_ass
 	   flash_page_bytes IS NOT NULL AS has_ftl
 FROM festival.device_profile ORDER BY name;
 
--- the numbers taken from the seeds' tables
+-- the numbers taken from the papers' tables
 SELECT name, read_latency_us, write_latency_us, seq_read_mbps, seq_write_mbps,
 	   rand_read_iops_qd32, rand_write_iops_qd32
 FROM festival.device_profile ORDER BY name;

@@ -1,13 +1,13 @@
 -- workloads/bench_flash.sql: write-through against FAST against eFIND.
 --
--- As in seed 000 (section 4) and the eFIND paper: R-trees (quadratic
+-- As in Carniel et al. 2018 (section 4) and the eFIND paper: R-trees (quadratic
 -- split) over point data sets, 4 kB pages, a 512 kB buffer, flushing units
 -- of 5 pages, the frameworks' best policies (FAST*, eFIND MH with a 20%
 -- S2Q read buffer and temporal control), built one insert at a time on a
 -- direct-I/O device, then the 300 windows (100 each of 0.001%, 0.01% and
 -- 0.1% of the extent).  Data sets: :points uniform points in [0,1]^2, and
--- the same number in 125 Gaussian clusters (seed 000: 125 clusters of
--- 8,000 points for 1,000,000; here proportionally fewer).
+-- the same number in 125 Gaussian clusters (Carniel et al. 2018: 125 clusters
+-- of 8,000 points for 1,000,000; here proportionally fewer).
 --
 -- A build ends with a flush of the whole buffer, so every configuration
 -- leaves a complete, durable index.  The log is synced as

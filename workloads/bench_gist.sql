@@ -9,8 +9,8 @@
 --                one index insertion per row, and
 --            (b) CREATE INDEX ... USING gist, which sorts the input (a bulk
 --                load; festival's bulk loading comes later);
---   queries  the 300 windows of seed 000 (100 each of 0.001%, 0.01%, 0.1%
---            of the extent), warm, through festival.query and through GiST.
+--   queries  the 300 windows of Carniel et al. 2018 (100 each of 0.001%,
+--            0.01%, 0.1% of the extent), warm, through festival.query and through GiST.
 -- The answers of both sides are summed and must be equal.
 --
 -- Run with scripts/bench-gist, or: psql -v points=200000 -v reps=3 -f workloads/bench_gist.sql

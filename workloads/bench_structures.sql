@@ -6,7 +6,7 @@
 --   build    festival.build(index, method), one insert at a time or bulk
 --            loaded; GiST's baselines are INSERT into a GiST-indexed table
 --            (one index insertion per row) and CREATE INDEX (sorted load);
---   windows  the 300 windows of seed 000 (100 each of 0.001%, 0.01%,
+--   windows  the 300 windows of Carniel et al. 2018 (100 each of 0.001%, 0.01%,
 --            0.1% of the extent) through festival.query, against GiST;
 --   knn      300 points, k = 10, through festival.knn, against GiST's
 --            ORDER BY geom <-> p LIMIT 10.

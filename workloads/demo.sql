@@ -5,8 +5,8 @@
 -- xBR+-tree on a direct-I/O device that also simulates a SATA SSD (profile
 -- ssd_kingston_v300: every run records real and virtual device time), runs
 -- 300 window queries on each (100 windows each covering 0.001%, 0.01% and
--- 0.1% of the extent, as in seed 000), runs the same queries through a
--- PostGIS GiST index as the baseline, and prints the comparison from
+-- 0.1% of the extent, as in Carniel et al. 2018), runs the same queries
+-- through a PostGIS GiST index as the baseline, and prints the comparison from
 -- festival.run.
 --
 -- Run it with scripts/demo, or directly:  psql -v points=20000 -f workloads/demo.sql
@@ -35,7 +35,7 @@ SELECT festival.create_device('demo', 'demo', io => :'io', profile => 'ssd_kings
 
 -------------------------------------------------------------------------------
 -- Data: points in a 100 km square, half uniform and half in 25 Gaussian
--- clusters (seed 000 uses clustered synthetic data), reproducible.
+-- clusters (Carniel et al. 2018 uses clustered synthetic data), reproducible.
 -------------------------------------------------------------------------------
 DROP TABLE IF EXISTS demo_points, demo_windows;
 SELECT setseed(0.2024);

@@ -442,7 +442,8 @@ class Runner:
                    "%s + random() * %s) FROM generate_series(1, %s) i",
                    (xmin, xmax - xmin, ymin, ymax - ymin, n))
         elif distribution == "gaussian_clusters":
-            # seed 000: 125 clusters; standard deviation 1% of the extent's width
+            # Carniel et al. 2018: 125 clusters; standard deviation 1% of the
+            # extent's width
             self.q(f"""
                 WITH centres AS (
                     SELECT c, %(xmin)s + random() * %(w)s AS cx, %(ymin)s + random() * %(h)s AS cy

@@ -32,7 +32,7 @@
 /*
  * Largest number of requests in flight for one submission: a flushing unit
  * or a batch query larger than this is submitted in several chunks.  256
- * is above any queue depth the seeds use (NVMe gains flatten near 32-64).
+ * is above any queue depth the papers use (NVMe gains flatten near 32-64).
  */
 #define IO_ENGINE_MAX_DEPTH 256
 

@@ -4,13 +4,13 @@
  *	  A simulated page-mapping flash translation layer (FTL).
  *
  * NAND flash cannot overwrite a page in place: a block (pages_per_block
- * pages) must be erased before its pages are programmed again (seed 001
- * section 4, "erase-before-update").  A page-mapping FTL therefore writes
+ * pages) must be erased before its pages are programmed again (Carniel et al.
+ * 2016 section 4, "erase-before-update").  A page-mapping FTL therefore writes
  * every logical page out of place, to the next free page of an open block,
  * and marks the old copy invalid.  When free blocks run short, garbage
  * collection picks a victim block, copies its still-valid pages forward
  * and erases it; those copies are the write amplification (Chung et al.
- * 2009, cited by seed 001; thesis section 2.2).
+ * 2009, cited by Carniel et al. 2016; thesis section 2.2).
  *
  * Policies, chosen to be simple and deterministic:
  *	- greedy GC: the full block with the fewest valid pages is collected,

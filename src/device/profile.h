@@ -4,8 +4,8 @@
  *	  Device profiles (rows of festival.device_profile): what the device
  *	  model (device/sim.c) needs to advance a virtual clock.
  *
- * The model's inputs are deliberately few (README "Devices and virtual
- * time"): a queue-depth-1 latency per random access, sequential
+ * The model's inputs are deliberately few (docs/devices.md, "Devices and
+ * virtual time"): a queue-depth-1 latency per random access, sequential
  * bandwidth, a high-queue-depth IOPS ceiling, internal parallelism
  * (channels), a read-after-write interference penalty, HDD rotation and
  * track size, and for NAND flash the FTL geometry (mapping unit, pages per

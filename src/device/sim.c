@@ -4,17 +4,17 @@
  *	  Virtual device time: a deterministic model of a device profile, and
  *	  the PageIO decorator that feeds it every submission.
  *
- * The machine has one virtual disk, so the devices the seeds compare
+ * The machine has one virtual disk, so the devices the papers compare
  * (HDD, SATA and NVMe flash, 3DXPoint) are modelled (DESIGN.md section 5).
  * The model is a clock, not a replay of the hardware: it keeps the effects
- * the seeds attribute their results to and nothing finer.
+ * the papers attribute their results to and nothing finer.
  *
- *	- Random vs sequential (seeds 001/002 section 4, thesis section 2.2): a
- *	  page that follows the previous one (previous page + 1) costs only its
- *	  transfer at sequential bandwidth; any other page costs the profile's
+ *	- Random vs sequential (Carniel et al. 2016, 2017 section 4, thesis section
+ *	  2.2): a page that follows the previous one (previous page + 1) costs only
+ *	  its transfer at sequential bandwidth; any other page costs the profile's
  *	  queue-depth-1 latency plus its transfer.  On an HDD a jump within
  *	  track_kb costs half a rotation instead of a seek.
- *	- Batch size vs parallelism (thesis section 2.3, seed 003): a
+ *	- Batch size vs parallelism (thesis section 2.3, Fevgas 2019): a
  *	  submission of n pages is served in ceil(n / channels) rounds; a round
  *	  costs its slowest page, but no less than its bytes at sequential
  *	  bandwidth, and, when it runs several pages at once, no less than its
@@ -23,9 +23,9 @@
  *	- Reads after writes: a read of a region (an erase block, or 256 KB)
  *	  written since the previous read submission waits interference_us,
  *	  the time a pending program keeps its chip busy.
- *	- NAND erase-before-write (seed 001 section 4): writes go through a
- *	  page-mapping FTL (ftl.c); each garbage-collection copy costs a read
- *	  and a program spread over the channels, each erase erase_latency_us.
+ *	- NAND erase-before-write (Carniel et al. 2016 section 4): writes go
+ *	  through a page-mapping FTL (ftl.c); each garbage-collection copy costs a
+ *	  read and a program spread over the channels, each erase erase_latency_us.
  *
  * What it is not: no caches inside the drive, no queueing between
  * processes, no thermal or power effects; virtual time says how the access

@@ -5,12 +5,12 @@
  *
  * Every node a modification writes goes to the device when the
  * modification commits: nothing stays buffered between operations, as in
- * the disk-based indices of seeds 001/002.  Within one modification the
- * written pages are collected as page images and written together at
- * ns_commit: first the pages that extend the file, then the existing ones
- * from the top level down, then the meta page if the root, height or
- * allocation state changed (see direct_commit for the exact order).  Consequences, all
- * intended:
+ * the disk-based indices of Carniel et al. 2016, 2017.  Within one
+ * modification the written pages are collected as page images and written
+ * together at ns_commit: first the pages that extend the file, then the
+ * existing ones from the top level down, then the meta page if the root,
+ * height or allocation state changed (see direct_commit for the exact order).
+ * Consequences, all intended:
  *	- a node written twice by one insert costs one page write (the
  *	  logical writes stay visible as nodes_written);
  *	- an ERROR before the commit leaves the file exactly as it was, so the

@@ -3,16 +3,17 @@
  * efind.c
  *	  eFIND: Carniel, Ciferri and Ciferri, "A generic and efficient
  *	  framework for flash-aware spatial indexing", Information Systems 82
- *	  (2019); for the xBR+-tree, seed 000 section 3.
+ *	  (2019); for the xBR+-tree, Carniel et al. 2018 section 3.
  *
- * Write buffer (IS §4.2, seed 000 §3.2): per page its height, number of
- * modifications, timestamp, status NEW/MOD/DEL and a red-black tree
+ * Write buffer (IS §4.2, Carniel et al. 2018 §3.2): per page its height,
+ * number of modifications, timestamp, status NEW/MOD/DEL and a red-black tree
  * (lib/rbtree) with the latest version of each modified entry, or a mark
  * that the entry was removed.  The tree is keyed by the structure's own
  * entry order (NodeOps.compare_identity) and, among entries of equal
  * identity, by rank; a node read is the sorted merge of the stored entries
- * and the tree, the tree winning on equal keys (seed 000 §3.3).  A split
- * (REPLACE) discards the page's modifications and makes it NEW: DEL + NEW.
+ * and the tree, the tree winning on equal keys (Carniel et al. 2018 §3.3).  A
+ * split (REPLACE) discards the page's modifications and makes it NEW: DEL +
+ * NEW.
  *
  * Read buffer (IS §4.2): a share of the memory caches stored versions of
  * nodes under LRU, HLRU, S2Q or 2Q (buffer/replacement.c).  S2Q's FIFO of
@@ -479,7 +480,7 @@ efind_absorb(BufferedStore *bs, BufPage *bp, const TreeNode *old,
 /*
  * The latest version: the sorted merge of the stored entries (NULL for a
  * NEW page) and the modification tree, the tree winning on equal keys and
- * removed entries left out (seed 000 §3.3).
+ * removed entries left out (Carniel et al. 2018 §3.3).
  */
 static TreeNode *
 efind_materialize(BufferedStore *bs, BufPage *bp, const TreeNode *stored)

@@ -4,12 +4,12 @@
  *	  The node-store registry and the options of FAST and eFIND.
  *
  * Defaults are the best values the papers report: a 512 kB buffer and
- * flushing units of 5 pages for both (seeds 000-002, eFIND IS §5-6);
- * FAST* for FAST (seeds 001/002); for eFIND 20% of the buffer for reads,
- * the oldest 60% of buffered nodes as flush candidates, the MH policy and
- * S2Q with temporal control; a 10 MB log.  Where the papers give no value
- * (the sizes of the temporal-control queues) the default is festival's own
- * and the README says so.
+ * flushing units of 5 pages for both (Carniel et al. 2016, 2017 and 2018,
+ * eFIND IS §5-6); FAST* for FAST (Carniel et al. 2016, 2017); for eFIND 20% of
+ * the buffer for reads, the oldest 60% of buffered nodes as flush candidates,
+ * the MH policy and S2Q with temporal control; a 10 MB log.  Where the papers
+ * give no value (the sizes of the temporal-control queues) the default is
+ * festival's own and docs/frameworks.md says so.
  *
  * IDENTIFICATION
  *	  src/flash/framework.c

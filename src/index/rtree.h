@@ -14,8 +14,8 @@
  *
  * so a page of P bytes holds floor((P - 32) / 40) entries; max_fill scales
  * that down to M and min_fill (percent of M) gives m, with 2 <= m <= (M+1)/2.
- * FESTIval used 36-byte entries (int4 ids, see seeds 001/002 Table 3);
- * festival's ids are bigint, so the same page holds slightly fewer entries.
+ * FESTIval used 36-byte entries (int4 ids, see Carniel et al. 2016, 2017 Table
+ * 3); festival's ids are bigint, so the same page holds slightly fewer entries.
  *
  * The R*-tree (rstartree.c) is the same tree with another choice of
  * subtree and overflow treatment: both live in RtreeState, so the

@@ -4,8 +4,8 @@
  *	  The xBR+-tree of Roumelis, Vassilakopoulos, Corral and Manolopoulos
  *	  (DEXA 2015; "Efficient query processing on large spatial databases: a
  *	  performance study", JSS 132, 2017), after the xBR-tree of
- *	  Vassilakopoulos and Manolopoulos (2000); structure as in seed 000
- *	  section 3.1 (layouts: xbrtree.h).
+ *	  Vassilakopoulos and Manolopoulos (2000); structure as in Carniel et al.
+ *	  2018 section 3.1 (layouts: xbrtree.h).
  *
  * Insert: point location from the root, at each node following the entry
  * whose quadrant address is the longest prefix of the point's address (the
@@ -151,8 +151,8 @@ grid_cell(double v, double lo, double hi)
 /*
  * The address of the grid cell holding a point (XBR_MAX_DEPTH digits); false
  * when the point is outside the extent.  Digit = 2 * south + east: NW 0,
- * NE 1, SW 2, SE 3 (seed 000 §3.1).  A point on a quadrant border belongs
- * to the east / north quadrant.
+ * NE 1, SW 2, SE 3 (Carniel et al. 2018 §3.1).  A point on a quadrant border
+ * belongs to the east / north quadrant.
  */
 bool
 xbr_point_addr(const XbrState *st, double x, double y, XbrAddr *addr)

@@ -2,17 +2,18 @@
  *
  * xbrtree.h
  *	  The xBR+-tree (Roumelis, Vassilakopoulos, Corral, Manolopoulos: DEXA
- *	  2015, JSS 132 (2017); seed 000 section 3.1), private declarations.
+ *	  2015, JSS 132 (2017); Carniel et al. 2018 section 3.1), private
+ *	  declarations.
  *
  * A balanced tree over a regular quadtree decomposition of the index's
  * extent (option "extent"), for points only.  Every quadrant has an
  * address: the string of directional digits 0 = NW, 1 = NE, 2 = SW, 3 = SE
- * (seed 000 §3.1: the Z order) that leads to it from the whole extent,
- * whose address is empty ("*").
+ * (Carniel et al. 2018 §3.1: the Z order) that leads to it from the whole
+ * extent, whose address is empty ("*").
  *
- * Leaf entries (24 bytes), sorted by (x, y, id) (seed 000 §3.1: by x, for
- * plane sweep; y and id break ties so that the order is total and eFIND's
- * merged nodes equal the written ones):
+ * Leaf entries (24 bytes), sorted by (x, y, id) (Carniel et al. 2018 §3.1: by
+ * x, for plane sweep; y and id break ties so that the order is total and
+ * eFIND's merged nodes equal the written ones):
  *
  *	offset size field
  *	     0    8 x		float8
@@ -43,9 +44,9 @@
  * entries) at the price of a few bytes.
  *
  * Regions.  The region of an entry is its quadrant minus the quadrants of
- * the entries of the same node nested in it (seed 000 §3.1; the paper's
- * "nSQ" shapes).  A point belongs to the entry whose address is the longest
- * prefix of the point's own address (point location); parts of a node's
+ * the entries of the same node nested in it (Carniel et al. 2018 §3.1; the
+ * paper's "nSQ" shapes).  A point belongs to the entry whose address is the
+ * longest prefix of the point's own address (point location); parts of a node's
  * quadrant that no entry covers hold no point yet, and the first insertion
  * there widens an entry (see xbrtree.c).  Every point of a subtree lies in
  * the region its ancestors' entries lead to; check() verifies it point by

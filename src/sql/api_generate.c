@@ -11,7 +11,7 @@
  *
  * Distributions (a small table of generators, see point_distributions):
  *	uniform				x, y uniform over the extent.
- *	gaussian_clusters	seed 000 (Carniel et al.): 1,000,000 points in 125
+ *	gaussian_clusters	Carniel et al. 2018: 1,000,000 points in 125
  *						clusters of 8,000 around centers uniform in the
  *						extent.  The number of clusters follows n:
  *						k = round(n / 8000) clamped to [1, 125]; point id i
@@ -43,7 +43,7 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
-#define CLUSTER_POINTS		8000	/* per cluster at full size (seed 000) */
+#define CLUSTER_POINTS		8000	/* per cluster, full size (Carniel et al. 2018) */
 #define CLUSTER_MAX			125
 #define CLUSTER_SIGMA		0.01	/* share of the extent's side */
 #define ZIPF_GRID			32
@@ -292,7 +292,7 @@ festival_generated_points(PG_FUNCTION_ARGS)
  * festival.generated_windows(n, area_percent, seed, xmin, ymin, xmax, ymax)
  * -> (id, xmin, ymin, xmax, ymax): squares of area_percent of the extent's
  * area, lower-left corner uniform over the positions that keep the square
- * inside the extent (as the seeds' query windows: a share of the extent).
+ * inside the extent (as the papers' query windows: a share of the extent).
  */
 Datum
 festival_generated_windows(PG_FUNCTION_ARGS)

@@ -344,7 +344,7 @@ bulk_collect(OpenIndex *ix, BulkItems *bulk, int64 id, bytea *ewkb)
 /*
  * festival.build(index, method): empty the index, then fill it from its
  * source.  'insert' adds every row one at a time with the structure's own
- * insertion algorithm (how the seeds build their indices); the other
+ * insertion algorithm (how the papers build their indices); the other
  * methods gather every row first and hand them to the structure's bulk
  * loader.  Rows whose geometry is NULL are skipped, as no predicate holds
  * for them.  Returns the rows indexed.
