@@ -354,8 +354,8 @@ def normalise(exp):
     for pct in exp["windows"]["area_percent"]:
         if not 0 < float(pct) <= 100:
             raise WorkloadError(f"window area {pct}% is not in (0, 100]")
-    if not isinstance(exp["windows"].get("batch", False), bool):
-        raise WorkloadError("windows.batch must be true or false")
+    if exp["windows"].get("batch", False) not in (True, False, "only"):
+        raise WorkloadError("windows.batch must be true, false or \"only\"")
     for k in exp["knn"]["k"]:
         if int(k) < 1:
             raise WorkloadError(f"kNN k={k} must be positive")
@@ -486,7 +486,8 @@ def peer_label(exp, p, build=None):
 
 def query_workloads(exp, batch=True, knn=True):
     out = []
-    for pct in exp["windows"]["area_percent"]:
+    only_batch = batch and exp["windows"].get("batch") == "only"
+    for pct in exp["windows"]["area_percent"] if not only_batch else []:
         out.append({"workload": "windows", "area_percent": float(pct),
                     "count": int(exp["windows"]["count"])})
     if batch and exp["windows"].get("batch"):
