@@ -191,5 +191,5 @@ ORDER BY runs.phase, runs.ix = 'gist' DESC, runs.ix;
 \echo 'one object at a time (except the STR-packed one) and every node access is a device I/O (io direct'
 \echo 'uses O_DIRECT): pages_read and pages_written count them. ssd_s is the virtual time the simulated'
 \echo 'SATA SSD (profile ssd_kingston_v300) would need for the same submissions.'
-\echo 'scripts/bench-structures compares every structure with GiST with both in memory.'
+\echo 'scripts/run-workload --config experiments/structures.json compares every structure with GiST, both in memory.'
 \echo 'Every figure is in festival.run (metrics and config hold the rest); festival.index lists the indices.'

@@ -1,45 +1,62 @@
 #!/usr/bin/python3
-"""The Python part of scripts/run-workload (see there for usage).
+"""The Python part of scripts/run-workload (see there and docs/experiments.md).
 
-Runs structures x frameworks x page sizes x devices x build methods; for
-each configuration it builds the index (warm-up builds, then measured ones)
-and runs every window set and kNN set (warm-up rounds, then measured ones).
-Every measured run goes through festival.begin_run / festival.end_run with a
-label of key=value tokens, and the experiment's settings are added to the
-run's config under the key "experiment".
+For every data set (each point count and distribution of "data", or a table
+loaded by scripts/load-dataset) it runs the peers (PostGIS GiST, a plain
+heap, libspatialindex) and then structures x frameworks x page sizes x
+devices x build methods: each configuration is built (warm-up builds, then
+measured ones) and runs every window set, query_batch set, kNN set and
+empty-window set (warm-up rounds, then measured ones).  Every measured run
+goes through festival.begin_run / festival.end_run with a label of key=value
+tokens, and the experiment's settings are added to the run's config under
+the key "experiment".  Every answer is checked against PostGIS's.
 
-The connection comes from the PG* environment variables.  Uses the data
-generators festival.generate_points / festival.generate_windows when the
-installed festival has them, and its own seeded SQL otherwise; uses device
-profiles (festival.device_profile) only when asked to and refuses clearly
-when this festival has none.
+Data always comes from festival's generators (festival.generate_points,
+generate_windows, generate_knn_points) or from a table scripts/load-dataset
+made.  The connection comes from the PG* environment variables.
 """
 
 import argparse
 import copy
 import hashlib
 import json
+import math
+import os
 import re
 import sys
+import threading
 import time
 
 DEFAULTS = {
     "name": "exp",
     "data": {"points": 20000, "distribution": "uniform", "seed": 1,
-             "extent": [0, 0, 100000, 100000]},
+             "extent": [0, 0, 100000, 100000], "table": None},
     "structures": [{"structure": "rtree", "options": {"split": "quadratic"}}],
     "frameworks": [{"framework": "none"}],
     "page_sizes": [4096],
     "devices": [{"name": "wl_buffered", "io": "buffered"}],
     "builds": ["insert"],
-    "windows": {"area_percent": [0.1], "count": 100},
+    "windows": {"area_percent": [0.1], "count": 100, "batch": False},
     "knn": {"k": [], "count": 100},
+    "empty": {"count": 0},
+    "peers": [],
+    "memory": False,
+    "settings": {},
     "repetitions": 3,
     "warmup": 1,
 }
 
+PEERS = {
+    # peer -> the build methods it knows and whether it answers queries
+    "gist": {"builds": ("insert", "create_index"), "queries": True},
+    "heap": {"builds": ("insert",), "queries": False},
+    "libspatialindex": {"builds": ("insert",), "queries": True},
+}
+LSI_VARIANTS = ("rstar", "quadratic", "linear")
+
 TOKEN_RE = re.compile(r"^[A-Za-z0-9_.:+-]+$")
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
+GUC_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 DEVICE_KEYS = ("directory", "kind", "io", "engine", "profile")
 
 
@@ -60,7 +77,7 @@ def scalar(text):
 
 
 def parse_spec(spec, first_key):
-    """'rtree:split=linear:min_fill=40' -> {first_key: 'rtree', 'options'...}."""
+    """'rtree:split=linear:min_fill=40' -> ('rtree', {'split': 'linear', ...})."""
     parts = spec.split(":")
     head, rest = parts[0], parts[1:]
     opts = {}
@@ -85,7 +102,8 @@ def parse_args(argv):
     p.add_argument("--config", help="JSON experiment file (see experiments/)")
     p.add_argument("--name", help="experiment name (the label's exp=)")
     p.add_argument("--structure", action="append",
-                   help="STRUCTURE[:option=value...], repeatable (e.g. rtree:split=linear)")
+                   help="STRUCTURE[:option=value...] or 'catalog' (every structure festival "
+                        "knows), repeatable (e.g. rtree:split=linear)")
     p.add_argument("--framework", action="append",
                    help="none|fast|efind[:option=value...], repeatable or comma-separated")
     p.add_argument("--page-sizes", action="append", help="comma-separated bytes (2048,4096)")
@@ -95,13 +113,29 @@ def parse_args(argv):
     p.add_argument("--windows", action="append",
                    help="window sets by area percent of the extent (0.1,0.5,1); 'none' for no windows")
     p.add_argument("--window-count", type=int, help="windows per set (default 100)")
+    p.add_argument("--batch", action="store_true",
+                   help="also run every window set as one festival.query_batch")
     p.add_argument("--knn", action="append", help="kNN k values (10,100); 'none' for no kNN")
     p.add_argument("--knn-count", type=int, help="kNN query points per set (default 100)")
-    p.add_argument("--points", type=int, help="data set size")
-    p.add_argument("--distribution", help="uniform|gaussian_clusters (others need festival.generate_points)")
+    p.add_argument("--empty-count", type=int,
+                   help="windows that find nothing, timed per call (0: none, the default)")
+    p.add_argument("--peer", action="append",
+                   help="gist|heap|libspatialindex[:variant=rstar], repeatable; 'none' for none")
+    p.add_argument("--memory", action="store_true",
+                   help="measure every build's peak backend memory (fresh backend per build)")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE",
+                   help="a PostgreSQL setting for every session of the experiment")
+    p.add_argument("--points", help="data set size, or comma-separated sizes (one data set each)")
+    p.add_argument("--distribution",
+                   help="uniform|gaussian_clusters|zipf, or comma-separated (one data set each)")
+    p.add_argument("--table", help="the points of this table (scripts/load-dataset) as data")
+    p.add_argument("--scale", type=float,
+                   help="multiply every point count and max_points (0.01: a smoke run)")
     p.add_argument("--seed", type=int, help="seed of data and queries")
     p.add_argument("--reps", type=int, help="measured repetitions (default 3)")
     p.add_argument("--warmup", type=int, help="unmeasured warm-up rounds (default 1)")
+    p.add_argument("--report", metavar="DIR",
+                   help="afterwards, scripts/report on this invocation's runs into DIR")
     p.add_argument("--dry-run", action="store_true", help="print the runs, touch nothing")
     p.add_argument("--keep-indices", action="store_true", help="keep the indices afterwards")
     p.add_argument("--check-only", action="store_true", help=argparse.SUPPRESS)
@@ -123,7 +157,7 @@ def load_experiment(args):
             raise WorkloadError(f"{args.config}: unknown keys {sorted(unknown)}; "
                                 f"accepted: {sorted(DEFAULTS)}")
         for k, v in user.items():
-            if isinstance(v, dict) and isinstance(exp.get(k), dict):
+            if isinstance(v, dict) and isinstance(exp.get(k), dict) and k != "settings":
                 exp[k].update(v)
             else:
                 exp[k] = v
@@ -133,7 +167,8 @@ def load_experiment(args):
         exp["structures"] = []
         for s in split_list(args.structure):
             head, opts = parse_spec(s, "structure")
-            exp["structures"].append({"structure": head, "options": opts})
+            exp["structures"].append("catalog" if head == "catalog" and not opts
+                                     else {"structure": head, "options": opts})
     if args.framework:
         exp["frameworks"] = []
         for s in split_list(args.framework):
@@ -153,15 +188,38 @@ def load_experiment(args):
         exp["windows"]["area_percent"] = [] if w == ["none"] else [float(x) for x in w]
     if args.window_count is not None:
         exp["windows"]["count"] = args.window_count
+    if args.batch:
+        exp["windows"]["batch"] = True
     if args.knn:
         k = split_list(args.knn)
         exp["knn"]["k"] = [] if k == ["none"] else [int(x) for x in k]
     if args.knn_count is not None:
         exp["knn"]["count"] = args.knn_count
+    if args.empty_count is not None:
+        exp["empty"]["count"] = args.empty_count
+    if args.peer:
+        p = split_list(args.peer)
+        exp["peers"] = [] if p == ["none"] else p
+    if args.memory:
+        exp["memory"] = True
+    if args.set:
+        exp["settings"] = dict(exp["settings"])
+        for s in args.set:
+            if "=" not in s:
+                raise WorkloadError(f"--set {s!r}: expected NAME=VALUE")
+            k, v = s.split("=", 1)
+            exp["settings"][k] = v
     if args.points is not None:
-        exp["data"]["points"] = args.points
+        try:
+            pts = [int(x) for x in args.points.split(",") if x != ""]
+        except ValueError as e:
+            raise WorkloadError(f"--points {args.points!r}: expected N or N,N,...") from e
+        exp["data"]["points"] = pts if "," in args.points else pts[0]
     if args.distribution:
-        exp["data"]["distribution"] = args.distribution
+        d = args.distribution.split(",")
+        exp["data"]["distribution"] = d if len(d) > 1 else d[0]
+    if args.table:
+        exp["data"]["table"] = args.table
     if args.seed is not None:
         exp["data"]["seed"] = args.seed
     if args.reps is not None:
@@ -169,7 +227,45 @@ def load_experiment(args):
     if args.warmup is not None:
         exp["warmup"] = args.warmup
     normalise(exp)
+    if args.scale is not None:
+        apply_scale(exp, args.scale)
     return exp
+
+
+def apply_scale(exp, scale):
+    """Multiply every point count and bound (a small smoke version of an experiment)."""
+    if not 0 < scale <= 1000:
+        raise WorkloadError(f"--scale {scale} must be in (0, 1000]")
+
+    def s(n):
+        return None if n is None else max(1, int(round(n * scale)))
+    exp["data"]["points"] = [s(n) for n in exp["data"]["points"]]
+    exp["scale"] = scale
+    for entry in exp["structures"] + exp["peers"]:
+        entry["max_points"] = s(entry.get("max_points"))
+        for b in entry.get("builds") or []:
+            b["max_points"] = s(b.get("max_points"))
+    for b in exp["builds"]:
+        b["max_points"] = s(b.get("max_points"))
+
+
+def normalise_build(b, where):
+    if isinstance(b, str):
+        b = {"method": b}
+    if not isinstance(b, dict) or "method" not in b:
+        raise WorkloadError(f"{where}: build entry {b!r} needs a \"method\"")
+    bad = set(b) - {"method", "max_points"}
+    if bad:
+        raise WorkloadError(f"{where}: build {b['method']}: unknown keys {sorted(bad)}; "
+                            "accepted: method, max_points")
+    check_tokens([b["method"]])
+    check_max_points(b.get("max_points"), where)
+    return {"method": b["method"], "max_points": b.get("max_points")}
+
+
+def check_max_points(v, where):
+    if v is not None and (not isinstance(v, int) or v < 1):
+        raise WorkloadError(f"{where}: max_points {v!r} must be a positive integer")
 
 
 def normalise(exp):
@@ -178,12 +274,23 @@ def normalise(exp):
         raise WorkloadError(f"experiment name {exp['name']!r} must match {NAME_RE.pattern}")
     structures = []
     for s in exp["structures"]:
-        if isinstance(s, str):
+        if s == "catalog":
+            s = {"catalog": True}
+        elif isinstance(s, str):
             head, opts = parse_spec(s, "structure")
             s = {"structure": head, "options": opts}
-        if "structure" not in s:
-            raise WorkloadError(f"structure entry {s!r} has no \"structure\" key")
+        if not isinstance(s, dict) or ("structure" not in s and not s.get("catalog")):
+            raise WorkloadError(f"structure entry {s!r} has no \"structure\" key "
+                                "(or is not \"catalog\")")
+        bad = set(s) - {"structure", "options", "builds", "max_points", "catalog"}
+        if bad:
+            raise WorkloadError(f"structure entry {s!r}: unknown keys {sorted(bad)}; accepted: "
+                                "structure, options, builds, max_points (or catalog)")
         s.setdefault("options", {})
+        if s.get("builds") is not None:
+            s["builds"] = [normalise_build(b, f"structure {s.get('structure', 'catalog')}")
+                           for b in s["builds"]]
+        check_max_points(s.get("max_points"), "structure entry")
         structures.append(s)
     exp["structures"] = structures
     frameworks = []
@@ -208,6 +315,34 @@ def normalise(exp):
                                 f"accepted: name, {', '.join(DEVICE_KEYS)}")
         devices.append(d)
     exp["devices"] = devices
+    exp["builds"] = [normalise_build(b, "builds") for b in exp["builds"]]
+    peers = []
+    for p in exp["peers"]:
+        if isinstance(p, str):
+            head, opts = parse_spec(p, "peer")
+            p = dict(opts, peer=head)
+        if not isinstance(p, dict) or p.get("peer") not in PEERS:
+            raise WorkloadError(f"peer {p!r}: known peers are {', '.join(PEERS)}")
+        bad = set(p) - {"peer", "builds", "max_points", "variant"}
+        if bad:
+            raise WorkloadError(f"peer {p['peer']}: unknown keys {sorted(bad)}; "
+                                "accepted: peer, builds, max_points, variant")
+        if p["peer"] == "libspatialindex":
+            p.setdefault("variant", "rstar")
+            if p["variant"] not in LSI_VARIANTS:
+                raise WorkloadError(f"peer libspatialindex: variant {p['variant']!r}; "
+                                    f"known: {', '.join(LSI_VARIANTS)}")
+        elif "variant" in p:
+            raise WorkloadError(f"peer {p['peer']} takes no variant")
+        p["builds"] = [normalise_build(b, f"peer {p['peer']}")
+                       for b in (p.get("builds") or PEERS[p["peer"]]["builds"])]
+        for b in p["builds"]:
+            if b["method"] not in PEERS[p["peer"]]["builds"]:
+                raise WorkloadError(f"peer {p['peer']} cannot build with {b['method']!r}; it "
+                                    f"knows {', '.join(PEERS[p['peer']]['builds'])}")
+        check_max_points(p.get("max_points"), f"peer {p['peer']}")
+        peers.append(p)
+    exp["peers"] = peers
     for key in ("page_sizes", "builds", "structures", "frameworks", "devices"):
         if not exp[key]:
             raise WorkloadError(f"the matrix needs at least one entry in {key}")
@@ -219,22 +354,51 @@ def normalise(exp):
     for pct in exp["windows"]["area_percent"]:
         if not 0 < float(pct) <= 100:
             raise WorkloadError(f"window area {pct}% is not in (0, 100]")
+    if exp["windows"].get("batch", False) not in (True, False, "only"):
+        raise WorkloadError("windows.batch must be true, false or \"only\"")
     for k in exp["knn"]["k"]:
         if int(k) < 1:
             raise WorkloadError(f"kNN k={k} must be positive")
-    if int(exp["data"]["points"]) < 1:
-        raise WorkloadError("the data set needs at least one point")
-    ext = exp["data"]["extent"]
+    if int(exp["empty"]["count"]) < 0:
+        raise WorkloadError("empty.count must be >= 0")
+    if not isinstance(exp["memory"], bool):
+        raise WorkloadError("memory must be true or false")
+    if not isinstance(exp["settings"], dict):
+        raise WorkloadError("settings must be an object of PostgreSQL settings")
+    for k in exp["settings"]:
+        if not GUC_RE.match(k):
+            raise WorkloadError(f"setting name {k!r} is not a PostgreSQL setting name")
+    data = exp["data"]
+    bad = set(data) - set(DEFAULTS["data"])
+    if bad:
+        raise WorkloadError(f"data: unknown keys {sorted(bad)}; accepted: "
+                            f"{', '.join(DEFAULTS['data'])}")
+    # lists make one data set each and put n= / dist= into the labels
+    data["label_n"] = isinstance(data["points"], list)
+    data["label_dist"] = isinstance(data["distribution"], list)
+    if not data["label_n"]:
+        data["points"] = [data["points"]]
+    if not data["label_dist"]:
+        data["distribution"] = [data["distribution"]]
+    for n in data["points"]:
+        if not isinstance(n, int) or n < 1:
+            raise WorkloadError(f"data set size {n!r} must be a positive integer")
+    if data["table"] is not None:
+        if not isinstance(data["table"], str) or not data["table"]:
+            raise WorkloadError("data.table must name a table (scripts/load-dataset makes one)")
+        data["label_n"] = data["label_dist"] = False
+    ext = data["extent"]
     if len(ext) != 4 or not (ext[0] < ext[2] and ext[1] < ext[3]):
         raise WorkloadError(f"extent {ext!r} must be [xmin, ymin, xmax, ymax] with min < max")
     # every label token must stay one token
     for s in exp["structures"]:
-        check_tokens([s["structure"]] + [f"{k}={v}" for k, v in s["options"].items()])
+        if not s.get("catalog"):
+            check_tokens([s["structure"]] + [f"{k}={v}" for k, v in s["options"].items()])
     for f in exp["frameworks"]:
         check_tokens([f"{k}={v}" for k, v in f.items()])
     for d in exp["devices"]:
         check_tokens([d["name"]])
-    check_tokens(exp["builds"])
+    check_tokens(data["distribution"])
 
 
 def check_tokens(tokens):
@@ -249,16 +413,55 @@ def fmt_value(v):
     return str(v)
 
 
-def matrix(exp):
-    """Every configuration: (structure, framework, page size, device, build)."""
+def datasets(exp):
+    """Every data set: a distribution and a size of festival's generator, or a table."""
+    data = exp["data"]
+    if data["table"] is not None:
+        return [{"table": data["table"], "distribution": None, "points": None}]
+    return [{"table": None, "distribution": d, "points": n}
+            for d in data["distribution"] for n in data["points"]]
+
+
+def data_label(exp, ds):
+    toks = []
+    if ds["table"] is not None:
+        toks.append(f"data={ds['table']}")
+    if exp["data"]["label_dist"]:
+        toks.append(f"dist={ds['distribution']}")
+    if exp["data"]["label_n"]:
+        toks.append(f"n={ds['points']}")
+    return (" " + " ".join(toks)) if toks else ""
+
+
+def fits(n, *bounds):
+    return all(b is None or n is None or n <= b for b in bounds)
+
+
+def matrix(exp, structures=None):
+    """Every configuration: (structure, framework, page size, device, build).
+
+    structures: the structure entries with "catalog" already expanded (the
+    runner asks festival); without them a catalog entry stays a placeholder.
+    """
     out = []
-    for s in exp["structures"]:
+    seen = set()
+    for s in structures if structures is not None else exp["structures"]:
         for f in exp["frameworks"]:
-            for ps in exp["page_sizes"]:
+            # a structure option page_size (e.g. 1 kB for the exponential split) wins
+            sizes = ([s["options"]["page_size"]] if "page_size" in s["options"]
+                     else exp["page_sizes"])
+            for ps in sizes:
                 for d in exp["devices"]:
-                    for b in exp["builds"]:
-                        out.append({"structure": s, "framework": f, "page_size": ps,
-                                    "device": d, "build": b})
+                    for b in s.get("builds") or exp["builds"]:
+                        opts = {k: v for k, v in s["options"].items() if k != "page_size"}
+                        c = {"structure": {"structure": s.get("structure", "catalog"),
+                                           "options": opts},
+                             "framework": f, "page_size": ps, "device": d, "build": b,
+                             "max_points": s.get("max_points")}
+                        key = base_label(exp, c)
+                        if key not in seen:  # the catalog repeats an explicit entry
+                            seen.add(key)
+                            out.append(c)
     return out
 
 
@@ -267,27 +470,64 @@ def base_label(exp, c):
     toks += [f"{k}={fmt_value(v)}" for k, v in sorted(c["structure"]["options"].items())]
     toks.append(f"framework={c['framework']['framework']}")
     toks += [f"{k}={fmt_value(v)}" for k, v in sorted(c["framework"].items()) if k != "framework"]
-    toks += [f"page={c['page_size']}", f"device={c['device']['name']}", f"build={c['build']}"]
+    toks += [f"page={c['page_size']}", f"device={c['device']['name']}",
+             f"build={c['build']['method']}"]
     return " ".join(toks)
+
+
+def peer_label(exp, p, build=None):
+    toks = [f"exp={exp['name']}", f"peer={p['peer']}"]
+    if "variant" in p:
+        toks.append(f"variant={p['variant']}")
+    if build is not None:
+        toks.append(f"build={build['method']}")
+    return " ".join(toks)
+
+
+def query_workloads(exp, batch=True, knn=True):
+    out = []
+    only_batch = batch and exp["windows"].get("batch") == "only"
+    for pct in exp["windows"]["area_percent"] if not only_batch else []:
+        out.append({"workload": "windows", "area_percent": float(pct),
+                    "count": int(exp["windows"]["count"])})
+    if batch and exp["windows"].get("batch"):
+        for pct in exp["windows"]["area_percent"]:
+            out.append({"workload": "batch", "area_percent": float(pct),
+                        "count": int(exp["windows"]["count"])})
+    if knn:
+        for k in exp["knn"]["k"]:
+            out.append({"workload": "knn", "k": int(k), "count": int(exp["knn"]["count"])})
+    if int(exp["empty"]["count"]) > 0:
+        out.append({"workload": "empty", "count": int(exp["empty"]["count"])})
+    return out
 
 
 def workloads(exp):
     """The measured runs of one configuration after its build, in order."""
-    out = [{"workload": "build"}]
-    for pct in exp["windows"]["area_percent"]:
-        out.append({"workload": "windows", "area_percent": float(pct),
-                    "count": int(exp["windows"]["count"])})
-    for k in exp["knn"]["k"]:
-        out.append({"workload": "knn", "k": int(k), "count": int(exp["knn"]["count"])})
-    return out
+    return [{"workload": "build"}] + query_workloads(exp)
 
 
 def workload_label(w):
     if w["workload"] == "build":
         return "workload=build"
-    if w["workload"] == "windows":
-        return f"workload=windows area={fmt_value(w['area_percent'])}"
+    if w["workload"] in ("windows", "batch"):
+        return f"workload={w['workload']} area={fmt_value(w['area_percent'])}"
+    if w["workload"] == "empty":
+        return "workload=empty"
     return f"workload=knn k={w['k']}"
+
+
+def peer_workloads(exp, p):
+    """A peer's runs: each build method, then (peers that answer queries) the queries."""
+    out = [("build", b, {"workload": "build"}) for b in p["builds"]]
+    if PEERS[p["peer"]]["queries"]:
+        lsi = p["peer"] == "libspatialindex"
+        # libspatialindex answers the windows (checked) but has no query_batch;
+        # its kNN and empty-window timings would measure Python, not the library
+        for w in query_workloads(exp, batch=False, knn=not lsi):
+            if not (lsi and w["workload"] == "empty"):
+                out.append(("query", None, w))
+    return out
 
 
 def index_options(c):
@@ -297,8 +537,8 @@ def index_options(c):
     return opts
 
 
-def index_name(exp, c):
-    h = hashlib.sha1(json.dumps([exp["name"], c], sort_keys=True).encode()).hexdigest()[:12]
+def index_name(exp, c, ds):
+    h = hashlib.sha1(json.dumps([exp["name"], c, ds], sort_keys=True).encode()).hexdigest()[:12]
     return f"wl_{h}"
 
 
@@ -312,20 +552,74 @@ def progress(i, n, started, text):
     print(f"[{i}/{n}] {eta_text}  {text}", file=sys.stderr, flush=True)
 
 
+class PeakSampler:
+    """Peak memory of one backend, read from /proc/<pid>/status.
+
+    Two figures: RssAnon sampled every 5 ms (the backend's private memory:
+    palloc, sort and build buffers; shared buffers and the executable's
+    pages are not in it) minus its value at the start, and VmHWM at the end
+    (the kernel's exact high-water mark of the whole resident set, shared
+    memory the backend touched included).  The backend must be fresh: VmHWM
+    never goes down.  Needs the server on this machine and the right to read
+    its /proc entries.
+    """
+
+    def __init__(self, pid):
+        self.path = f"/proc/{pid}/status"
+        self.peak = 0
+        self.stop_flag = threading.Event()
+        self.thread = None
+
+    def read(self):
+        out = {}
+        try:
+            with open(self.path, encoding="ascii") as f:
+                for line in f:
+                    k, _, v = line.partition(":")
+                    if k in ("RssAnon", "VmHWM", "VmRSS"):
+                        out[k] = int(v.split()[0]) * 1024
+        except OSError as e:
+            raise WorkloadError(f"cannot read {self.path} ({e}): memory measurement needs the "
+                                "server on this machine (drop \"memory\")") from e
+        return out
+
+    def start(self):
+        self.base = self.read()
+        self.peak = self.base.get("RssAnon", 0)
+
+        def loop():
+            while not self.stop_flag.wait(0.005):
+                try:
+                    self.peak = max(self.peak, self.read().get("RssAnon", 0))
+                except WorkloadError:
+                    return
+        self.thread = threading.Thread(target=loop, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        last = self.read()
+        self.stop_flag.set()
+        self.thread.join()
+        self.peak = max(self.peak, last.get("RssAnon", 0))
+        return {"peak_anon_bytes": self.peak - self.base.get("RssAnon", 0),
+                "vm_hwm_bytes": last.get("VmHWM"),
+                "start_rss_bytes": self.base.get("VmRSS")}
+
+
 class Runner:
     def __init__(self, conn, exp, keep_indices):
         self.conn = conn
         self.exp = exp
         self.keep = keep_indices
-        self.answers = {}   # workload label -> the answer count PostGIS finds
         self.stored = 0
+        self.lsi = None
 
-    def q(self, query, params=None):
-        cur = self.conn.execute(query, params)
+    def q(self, query, params=None, conn=None):
+        cur = (conn or self.conn).execute(query, params)
         return cur.fetchall() if cur.description is not None else []
 
-    def one(self, query, params=None):
-        rows = self.q(query, params)
+    def one(self, query, params=None, conn=None):
+        rows = self.q(query, params, conn)
         return rows[0][0] if rows else None
 
     def has_function(self, name):
@@ -333,15 +627,65 @@ class Runner:
                              "ON n.oid = p.pronamespace WHERE n.nspname = 'festival' "
                              "AND p.proname = %s", (name,)))
 
+    def session(self, conn):
+        """What every session of the experiment sets first."""
+        self.q("SET client_min_messages = warning", conn=conn)
+        self.q("SET festival.progress_interval = 0", conn=conn)
+        # JIT compiles a plan whose estimated cost passes jit_above_cost: 150 ms
+        # for 100 GiST windows with enable_seqscan off, more than the queries;
+        # off unless the experiment's settings say otherwise
+        self.q("SET jit = off", conn=conn)
+        for k, v in self.exp["settings"].items():
+            self.q("SELECT set_config(%s, %s, false)", (k, str(v)), conn=conn)
+
     def prepare(self):
         self.q("SET client_min_messages = warning")
         self.q("CREATE EXTENSION IF NOT EXISTS festival CASCADE")
-        self.q("SET festival.progress_interval = 0")
+        self.session(self.conn)
         self.has_profiles = self.one("SELECT to_regclass('festival.device_profile') IS NOT NULL")
-        self.has_gen_points = self.has_function("generate_points")
-        self.has_gen_windows = self.has_function("generate_windows")
+        for f in ("generate_points", "generate_windows", "generate_knn_points"):
+            if not self.has_function(f):
+                raise WorkloadError(f"this festival has no festival.{f}; the runner takes its "
+                                    "data from festival's generators only")
         self.prepare_devices()
-        self.prepare_data()
+        if self.exp["memory"]:
+            for d in self.exp["devices"]:
+                if self.device_kind.get(d["name"]) == "memory":
+                    raise WorkloadError(f"device {d['name']} is a memory device: its pages live "
+                                        "in one backend, so builds cannot run in the fresh "
+                                        "backend memory measurement needs; drop \"memory\"")
+        self.structures = self.expand_catalog()
+        self.first_run = self.one("SELECT coalesce(max(run_id), 0) + 1 FROM festival.run")
+
+    def catalog(self):
+        """The structures festival's registry knows, in its order."""
+        if self.has_function("structures"):
+            return [r[0] for r in self.q("SELECT * FROM festival.structures()")]
+        # No catalog function: the registry lists every structure in the
+        # hint of the error an unknown structure name raises.
+        try:
+            with self.conn.transaction():
+                self.q("SELECT festival.create_index('wl_catalog_probe', 'wl catalog probe', "
+                       "%s, '{}'::jsonb, 'festival.device'::regclass)",
+                       (self.exp["devices"][0]["name"],))
+        except Exception as e:  # psycopg.errors.InvalidParameterValue
+            hint = getattr(getattr(e, "diag", None), "message_hint", None) or ""
+            names = re.findall(r"'([A-Za-z0-9_]+)' \(", hint)
+            if names:
+                return names
+            raise WorkloadError(f"cannot list festival's structures: {e}") from e
+        raise WorkloadError("cannot list festival's structures: a structure named "
+                            "'wl catalog probe' was accepted")
+
+    def expand_catalog(self):
+        out = []
+        for s in self.exp["structures"]:
+            if s.get("catalog"):
+                for name in self.catalog():
+                    out.append(dict(copy.deepcopy(s), structure=name, catalog=False))
+            else:
+                out.append(s)
+        return out
 
     def prepare_devices(self):
         for d in self.exp["devices"]:
@@ -371,51 +715,82 @@ class Runner:
             self.q(f"SELECT festival.create_device(%(name)s{', ' + args if args else ''})", d)
         self.device_kind = dict(self.q("SELECT name, kind FROM festival.device"))
 
-    def table(self, suffix):
-        return f"wl_{self.exp['name'].lower()}_{suffix}"
+    # ------------------------------------------------------------------
+    # Data: festival's generators, or a table of scripts/load-dataset
+    # ------------------------------------------------------------------
 
-    def prepare_data(self):
+    def table(self, suffix):
+        return f"wl_{self.exp['name'].lower()}_{suffix}{self.ds_suffix}"
+
+    def prepare_data(self, ds, single):
         data = self.exp["data"]
-        ext = [float(v) for v in data["extent"]]
         seed = int(data["seed"])
-        self.points = self.table("points")
-        self.q(f"DROP TABLE IF EXISTS {self.points}")
-        if self.has_gen_points:
+        # one data set keeps the plain names (wl_NAME_points); several get a suffix
+        self.ds_suffix = "" if single else f"_{ds['distribution']}_{ds['points']}"
+        self.own_tables = []
+        if ds["table"] is not None:
+            self.points = ds["table"]
+            if self.one("SELECT to_regclass(%s)", (self.points,)) is None:
+                raise WorkloadError(f"data table {self.points} does not exist "
+                                    "(scripts/load-dataset makes one)")
+            ext = [float(v) for v in self.q(
+                f"SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) "
+                f"FROM (SELECT ST_Extent(geom) e FROM {self.points}) s")[0]]
+            self.generator = f"table {self.points}"
+        else:
+            ext = [float(v) for v in data["extent"]]
+            self.points = self.table("points")
+            self.q(f"DROP TABLE IF EXISTS {self.points}")
             self.q("SELECT festival.generate_points(%s, %s::bigint, %s, %s::int, "
                    "ST_MakeBox2D(ST_MakePoint(%s, %s), ST_MakePoint(%s, %s)))",
-                   (self.points, int(data["points"]), data["distribution"], seed, *ext))
+                   (self.points, int(ds["points"]), ds["distribution"], seed, *ext))
+            self.own_tables.append(self.points)
             self.generator = "festival.generate_points"
-        else:
-            self.own_points(self.points, int(data["points"]), data["distribution"], seed, ext)
-            self.generator = "run-workload SQL"
+        self.extent = ext
         self.points_geom = self.geometry_query(self.points).split('"')[1]
-        # a GiST index makes the brute-force answer counts cheap
-        self.q(f'CREATE INDEX ON {self.points} USING gist ("{self.points_geom}")')
+        self.npoints = self.one(f"SELECT count(*) FROM {self.points}")
+        # the GiST index makes PostGIS's answers cheap and is the GiST peer's query index
+        self.points_gist = self.table("points_gist")
+        self.q(f"DROP INDEX IF EXISTS {self.points_gist}")
+        self.q(f'CREATE INDEX {self.points_gist} ON {self.points} USING gist ("{self.points_geom}")')
         self.q(f"ANALYZE {self.points}")
+        box = "ST_MakeBox2D(ST_MakePoint(%s, %s), ST_MakePoint(%s, %s))"
         self.window_tables = {}
         for i, pct in enumerate(self.exp["windows"]["area_percent"]):
             t = self.table(f"windows_{i}")
             self.q(f"DROP TABLE IF EXISTS {t}")
-            n = int(self.exp["windows"]["count"])
-            if self.has_gen_windows:
-                self.q("SELECT festival.generate_windows(%s, %s::int, %s::float8, "
-                       "ST_MakeBox2D(ST_MakePoint(%s, %s), ST_MakePoint(%s, %s)), %s::int)",
-                       (t, n, float(pct), *ext, seed + 1 + i))
-            else:
-                self.own_windows(t, n, float(pct), seed + 1 + i, ext)
+            self.q(f"SELECT festival.generate_windows(%s, %s::int, %s::float8, {box}, %s::int)",
+                   (t, int(self.exp["windows"]["count"]), float(pct), *ext, seed + 1 + i))
+            self.own_tables.append(t)
             self.window_tables[float(pct)] = self.geometry_query(t)
         self.knn_table = None
         if self.exp["knn"]["k"]:
             t = self.table("knn")
             self.q(f"DROP TABLE IF EXISTS {t}")
-            n = int(self.exp["knn"]["count"])
-            if self.has_function("generate_knn_points"):
-                self.q("SELECT festival.generate_knn_points(%s, %s::int, "
-                       "ST_MakeBox2D(ST_MakePoint(%s, %s), ST_MakePoint(%s, %s)), %s::int)",
-                       (t, n, *ext, seed))
-            else:
-                self.own_points(t, n, "uniform", seed + 1000, ext)
+            self.q(f"SELECT festival.generate_knn_points(%s, %s::int, {box}, %s::int)",
+                   (t, int(self.exp["knn"]["count"]), *ext, seed))
+            self.own_tables.append(t)
             self.knn_table = self.geometry_query(t)
+        self.empty_table = None
+        if int(self.exp["empty"]["count"]) > 0:
+            # small windows in an extent of the data's size right of the data:
+            # every one finds nothing, so the time per call is the overhead
+            t = self.table("empty")
+            self.q(f"DROP TABLE IF EXISTS {t}")
+            w = ext[2] - ext[0]
+            self.q(f"SELECT festival.generate_windows(%s, %s::int, 0.001, {box}, %s::int)",
+                   (t, int(self.exp["empty"]["count"]), ext[2] + w, ext[1], ext[2] + 2 * w,
+                    ext[3], seed + 500))
+            self.own_tables.append(t)
+            self.empty_table = self.geometry_query(t)
+        self.answers = {}
+        self.lsi_data = None
+
+    def drop_data(self):
+        for t in self.own_tables:
+            self.q(f"DROP TABLE IF EXISTS {t}")
+        if self.points not in self.own_tables:
+            self.q(f"DROP INDEX IF EXISTS {self.points_gist}")
 
     def geometry_query(self, table):
         """SELECT <geometry> FROM table ORDER BY <id>, whatever a generator named them."""
@@ -429,82 +804,108 @@ class Runner:
         return (f'SELECT "{geom[0]}" AS g FROM {table} ORDER BY '
                 + (f'"{order[0]}"' if order else "ctid"))
 
-    def set_seed(self, seed):
-        # setseed() takes a value in [-1, 1]
-        self.q("SELECT setseed(%s)", ((seed % 1000003) / 1000003.0,))
+    def query_table(self, w):
+        if w["workload"] in ("windows", "batch"):
+            return self.window_tables[w["area_percent"]]
+        return self.knn_table if w["workload"] == "knn" else self.empty_table
 
-    def own_points(self, table, n, distribution, seed, ext):
-        xmin, ymin, xmax, ymax = ext
-        self.set_seed(seed)
-        self.q(f"CREATE TABLE {table} (id bigint PRIMARY KEY, geom geometry(Point))")
-        if distribution == "uniform":
-            self.q(f"INSERT INTO {table} SELECT i, ST_MakePoint(%s + random() * %s, "
-                   "%s + random() * %s) FROM generate_series(1, %s) i",
-                   (xmin, xmax - xmin, ymin, ymax - ymin, n))
-        elif distribution == "gaussian_clusters":
-            # Carniel et al. 2018: 125 clusters; standard deviation 1% of the
-            # extent's width
-            self.q(f"""
-                WITH centres AS (
-                    SELECT c, %(xmin)s + random() * %(w)s AS cx, %(ymin)s + random() * %(h)s AS cy
-                    FROM generate_series(0, 124) c)
-                INSERT INTO {table}
-                SELECT i, ST_MakePoint(
-                    least(%(xmax)s, greatest(%(xmin)s, cx + 0.01 * %(w)s
-                        * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()))),
-                    least(%(ymax)s, greatest(%(ymin)s, cy + 0.01 * %(w)s
-                        * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()))))
-                FROM generate_series(1, %(n)s) i JOIN centres ON centres.c = i %% 125""",
-                   {"xmin": xmin, "ymin": ymin, "xmax": xmax, "ymax": ymax,
-                    "w": xmax - xmin, "h": ymax - ymin, "n": n})
-        else:
-            raise WorkloadError(f"distribution {distribution!r} needs festival.generate_points, "
-                                "which this festival lacks; run-workload itself knows "
-                                "uniform and gaussian_clusters")
+    def expected(self, w):
+        """PostGIS's answer: the answer count (windows), count and distance sum (kNN)."""
+        if w["workload"] == "build":
+            return self.npoints
+        key = workload_label(w).replace("batch", "windows")
+        if key not in self.answers:
+            if w["workload"] in ("windows", "batch", "empty"):
+                self.answers[key] = self.one(
+                    f"SELECT count(*) FROM ({self.query_table(w)}) w "
+                    f"JOIN {self.points} p ON ST_Intersects(p.\"{self.points_geom}\", w.g)")
+            else:
+                self.answers[key] = self.gist_query(w)
+        return self.answers[key]
 
-    def own_windows(self, table, n, pct, seed, ext):
-        """Windows of the extent's shape covering pct% of its area, uniformly placed."""
-        xmin, ymin, xmax, ymax = ext
-        scale = (pct / 100.0) ** 0.5
-        w, h = (xmax - xmin) * scale, (ymax - ymin) * scale
-        self.set_seed(seed)
-        self.q(f"CREATE TABLE {table} (id bigint PRIMARY KEY, geom geometry(Polygon))")
-        self.q(f"INSERT INTO {table} SELECT i, ST_MakeEnvelope(x, y, x + %s, y + %s) FROM "
-               "(SELECT i, %s + random() * %s AS x, %s + random() * %s AS y "
-               " FROM generate_series(1, %s) i) s",
-               (w, h, xmin, (xmax - xmin) - w, ymin, (ymax - ymin) - h, n))
+    # ------------------------------------------------------------------
+    # Measuring
+    # ------------------------------------------------------------------
 
-    def measured(self, label, settings, action):
-        self.one("SELECT festival.begin_run(%s)", (label,))
+    def measured(self, label, settings, action, conn=None, sampler=None):
+        conn = conn or self.conn
+        self.one("SELECT festival.begin_run(%s)", (label,), conn=conn)
         try:
-            result = action()
+            if sampler:
+                sampler.start()
+            result = action(conn)
+            memory = sampler.stop() if sampler else None
         except Exception:
             # a failed run must not look like a measurement: end it and drop its row
             try:
-                failed = self.one("SELECT festival.end_run()")
-                self.q("DELETE FROM festival.run WHERE run_id = %s", (failed,))
+                failed = self.one("SELECT festival.end_run()", conn=conn)
+                self.q("DELETE FROM festival.run WHERE run_id = %s", (failed,), conn=conn)
             except Exception:  # the original error matters more
                 pass
             raise
-        run_id = self.one("SELECT festival.end_run()")
+        run_id = self.one("SELECT festival.end_run()", conn=conn)
+        extra = dict(settings, result=result)
+        if memory is not None:
+            extra.update(memory)
+            extra["maintenance_work_mem_bytes"] = self.one(
+                "SELECT setting::bigint * 1024 FROM pg_settings "
+                "WHERE name = 'maintenance_work_mem'", conn=conn)
         self.q("UPDATE festival.run SET config = config || jsonb_build_object('experiment', "
-               "%s::jsonb) WHERE run_id = %s",
-               (json.dumps(dict(settings, result=result)), run_id))
+               "%s::jsonb) WHERE run_id = %s", (json.dumps(extra), run_id), conn=conn)
         self.stored += 1
         return result
 
-    def build(self, name, method):
-        rows = self.one("SELECT festival.build(%s, %s)", (name, method))
-        self.q("SELECT festival.flush(%s)", (name,))
+    def measured_fresh(self, label, settings, action, measure=True):
+        """One run on a new backend, its peak memory sampled (exp.memory)."""
+        import psycopg
+        with psycopg.connect(autocommit=True) as conn:
+            self.session(conn)
+            if not measure:
+                return action(conn)
+            pid = self.one("SELECT pg_backend_pid()", conn=conn)
+            return self.measured(label, settings, action, conn=conn, sampler=PeakSampler(pid))
+
+    def repeat(self, label, common, w, action, before=None, fresh=False, check=None):
+        """Warm-up rounds, then the measured repetitions, each checked."""
+        reps, warm = int(self.exp["repetitions"]), int(self.exp["warmup"])
+        expected = self.expected(w)
+        for i in range(warm + reps):
+            if before:
+                before()
+            rep = i - warm + 1
+            full = f"{label} {workload_label(w)} rep={rep}"
+            settings = dict(common, workload=w, rep=rep, expected=expected)
+            if fresh:
+                result = self.measured_fresh(full, settings, action, measure=rep >= 1)
+            elif rep >= 1:
+                result = self.measured(full, settings, action)
+            else:
+                result = action(self.conn)
+            if not answers_agree(result, expected):
+                raise WorkloadError(
+                    f"{full} found {result} answers, PostGIS finds {expected}: the experiment "
+                    "stops" + (" (the run is stored)" if rep >= 1 else ""))
+
+    # ------------------------------------------------------------------
+    # festival
+    # ------------------------------------------------------------------
+
+    def build(self, name, method, conn):
+        rows = self.one("SELECT festival.build(%s, %s)", (name, method), conn=conn)
+        self.one("SELECT festival.flush(%s)", (name,), conn=conn)
         return rows
 
-    def windows(self, name, w):
-        return self.one(f"SELECT count(*) FROM ({self.window_tables[w['area_percent']]}) w, "
-                        "LATERAL festival.query(%s, w.g) q", (name,))
-
-    def knn(self, name, w):
-        return self.one(f"SELECT count(*) FROM ({self.knn_table}) w, "
-                        "LATERAL festival.knn(%s, w.g, %s) q", (name, w["k"]))
+    def festival_query(self, name, w, conn):
+        qt = self.query_table(w)
+        if w["workload"] == "batch":
+            return self.one(f"SELECT count(*) FROM festival.query_batch(%s, "
+                            f"ARRAY(SELECT g FROM ({qt}) w))", (name,), conn=conn)
+        if w["workload"] == "knn":
+            r = self.q(f"SELECT count(*), sum(q.distance) FROM ({qt}) w, "
+                       "LATERAL festival.knn(%s, w.g, %s) q", (name, w["k"]), conn=conn)[0]
+            return [r[0], r[1]]
+        return self.one(f"SELECT count(*) FROM ({qt}) w, LATERAL festival.query(%s, w.g) q",
+                        (name,), conn=conn)
 
     def reset(self, name, c):
         """Close the index so every measured run starts from the same state.
@@ -514,56 +915,161 @@ class Runner:
         if self.device_kind.get(c["device"]["name"]) != "memory":
             self.q("SELECT festival.close(%s)", (name,))
 
-    def expected_answers(self, w):
-        """The answer count PostGIS finds (windows) or k per query point (kNN)."""
-        if w["workload"] == "build":
-            return int(self.exp["data"]["points"])
-        key = workload_label(w)
-        if key not in self.answers:
-            if w["workload"] == "windows":
-                self.answers[key] = self.one(
-                    f"SELECT count(*) FROM ({self.window_tables[w['area_percent']]}) w "
-                    f"JOIN {self.points} p ON ST_Intersects(p.{self.points_geom}, w.g)")
-            else:
-                n = self.one(f"SELECT count(*) FROM {self.points}")
-                self.answers[key] = min(w["k"], n) * w["count"]
-        return self.answers[key]
-
-    def run_configuration(self, c, label):
+    def run_configuration(self, c, label, ds):
         exp = self.exp
-        name = index_name(exp, c)
+        name = index_name(exp, c, ds)
         self.q("SELECT festival.drop_index(name) FROM festival.index WHERE name = %s", (name,))
         self.q("SELECT festival.create_index(%s, %s, %s, %s::jsonb, %s::regclass)",
                (name, c["structure"]["structure"], c["device"]["name"],
                 json.dumps(index_options(c)), self.points))
         common = {"name": exp["name"], "structure": c["structure"]["structure"],
                   "structure_options": c["structure"]["options"], "framework": c["framework"],
-                  "page_size": c["page_size"], "device": c["device"], "build": c["build"],
-                  "data": dict(exp["data"], generator=self.generator),
+                  "page_size": c["page_size"], "device": c["device"],
+                  "build": c["build"]["method"], "points": self.npoints,
+                  "data": dict(exp["data"], distribution=ds["distribution"],
+                               points=ds["points"], generator=self.generator),
                   "repetitions": exp["repetitions"], "warmup": exp["warmup"]}
-        for w in workloads(exp):
-            if w["workload"] == "build":
-                action = lambda: self.build(name, c["build"])  # noqa: E731
-            elif w["workload"] == "windows":
-                action = lambda w=w: self.windows(name, w)  # noqa: E731
-            else:
-                action = lambda w=w: self.knn(name, w)  # noqa: E731
-            expected = self.expected_answers(w)
-            for _ in range(int(exp["warmup"])):
-                self.reset(name, c)
-                action()
-            for rep in range(1, int(exp["repetitions"]) + 1):
-                self.reset(name, c)
-                result = self.measured(f"{label} {workload_label(w)} rep={rep}",
-                                       dict(common, workload=w, rep=rep, expected=expected),
-                                       action)
-                if expected is not None and result != expected:
-                    raise WorkloadError(
-                        f"{label} {workload_label(w)} rep={rep} found {result} answers, "
-                        f"PostGIS finds {expected}: the experiment stops (the run is stored)")
+        method = c["build"]["method"]
+        fresh = exp["memory"]
+        self.repeat(label, common, {"workload": "build"},
+                    lambda conn: self.build(name, method, conn),
+                    # the index must not be open here while another backend builds it
+                    before=lambda: self.reset(name, c), fresh=fresh)
+        for w in query_workloads(exp):
+            self.repeat(label, common, w, lambda conn, w=w: self.festival_query(name, w, conn),
+                        before=lambda: self.reset(name, c))
         self.q("SELECT festival.close(%s)", (name,))
         if not self.keep:
             self.q("SELECT festival.drop_index(%s)", (name,))
+
+    # ------------------------------------------------------------------
+    # Peers: PostGIS GiST, a plain heap, libspatialindex (Python rtree)
+    # ------------------------------------------------------------------
+
+    def gist_query(self, w, conn=None):
+        qt = self.query_table(w)
+        g = f'p."{self.points_geom}"'
+        if w["workload"] == "knn":
+            r = self.q(f"SELECT count(*), sum(s.d) FROM ({qt}) w, LATERAL (SELECT {g} <-> w.g "
+                       f"AS d FROM {self.points} p ORDER BY {g} <-> w.g LIMIT %s) s",
+                       (w["k"],), conn=conn)[0]
+            return [r[0], r[1]]
+        # OFFSET 0 keeps the subquery a subquery: one index scan per window,
+        # as festival.query is one call per window (no join of all windows)
+        return self.one(f"SELECT count(*) FROM ({qt}) w, LATERAL (SELECT 1 FROM {self.points} p "
+                        f"WHERE ST_Intersects({g}, w.g) OFFSET 0) s", conn=conn)
+
+    def run_peer(self, p, label, ds):
+        exp = self.exp
+        common = {"name": exp["name"], "peer": p["peer"], "points": self.npoints,
+                  "data": dict(exp["data"], distribution=ds["distribution"],
+                               points=ds["points"], generator=self.generator),
+                  "repetitions": exp["repetitions"], "warmup": exp["warmup"]}
+        if "variant" in p:
+            common["variant"] = p["variant"]
+        g = f'"{self.points_geom}"'
+        rows_table = self.table(f"{p['peer']}_rows")
+        for kind, b, w in peer_workloads(exp, p):
+            if kind == "build" and not fits(self.npoints, b["max_points"], p.get("max_points")):
+                continue
+            if kind == "query" and not fits(self.npoints, p.get("max_points")):
+                continue
+            blabel = peer_label(exp, p, b) + label
+            settings = dict(common, build=b["method"] if b else None)
+            if p["peer"] == "libspatialindex":
+                self.lsi_load()
+                if kind == "build":
+                    self.repeat(blabel, settings, w, lambda conn: self.lsi_build(p["variant"]))
+                else:
+                    self.repeat(blabel, settings, w, lambda conn, w=w: self.lsi_query(w))
+                continue
+            if kind == "query":
+                # the planner must take the index (a small data set makes a
+                # sequential scan look cheaper)
+                self.q("SET enable_seqscan = off")
+                try:
+                    self.repeat(blabel, settings, w, lambda conn, w=w: self.gist_query(w, conn))
+                finally:
+                    self.q("RESET enable_seqscan")
+                continue
+            if b["method"] == "insert":
+                # INSERT into a table with (gist) or without (heap) the index
+                self.q(f"DROP TABLE IF EXISTS {rows_table}")
+                self.q(f"CREATE TABLE {rows_table} (id bigint, geom geometry(Point))")
+                if p["peer"] == "gist":
+                    self.q(f"CREATE INDEX ON {rows_table} USING gist (geom)")
+                self.own_tables.append(rows_table)
+                action = (lambda conn: self.q(
+                    f"INSERT INTO {rows_table} SELECT id, {g} FROM {self.points}", conn=conn)
+                    or self.one(f"SELECT count(*) FROM {rows_table}", conn=conn))
+                before = lambda: self.q(f"TRUNCATE {rows_table}")  # noqa: E731
+            else:
+                ci = self.table("gist_ci")
+                action = (lambda conn: self.q(
+                    f"CREATE INDEX {ci} ON {self.points} USING gist ({g})", conn=conn)
+                    or self.one(f"SELECT reltuples::bigint FROM pg_class WHERE relname = %s",
+                                (ci,), conn=conn))
+                before = lambda: self.q(f"DROP INDEX IF EXISTS {ci}")  # noqa: E731
+            self.repeat(blabel, settings, w, action, before=before, fresh=exp["memory"])
+            if b["method"] == "create_index":
+                self.q(f"DROP INDEX IF EXISTS {self.table('gist_ci')}")
+            else:
+                self.q(f"DROP TABLE IF EXISTS {rows_table}")
+
+    def lsi_load(self):
+        if self.lsi_data is not None:
+            return
+        try:
+            from rtree import index  # noqa: F401
+        except ImportError as e:
+            raise WorkloadError("peer libspatialindex needs the Python package rtree "
+                                "(scripts/run-workload installs it into a virtual environment; "
+                                f"run through it): {e}") from e
+        g = f'"{self.points_geom}"'
+        pts = self.q(f"SELECT id, ST_X({g}), ST_Y({g}) FROM {self.points} ORDER BY id")
+        wins = {}
+        for pct, qt in self.window_tables.items():
+            wins[pct] = [tuple(r) for r in self.q(
+                f"SELECT ST_XMin(g), ST_YMin(g), ST_XMax(g), ST_YMax(g) FROM ({qt}) w")]
+        self.lsi_data = (pts, wins)
+        self.lsi = None
+
+    def lsi_build(self, variant):
+        from rtree import index
+        prop = index.Property()
+        prop.dimension = 2
+        prop.variant = {"rstar": index.RT_Star, "quadratic": index.RT_Quadratic,
+                        "linear": index.RT_Linear}[variant]
+        idx = index.Index(properties=prop)  # in memory
+        insert = idx.insert
+        for i, x, y in self.lsi_data[0]:
+            insert(i, (x, y, x, y))
+        self.lsi = idx
+        return idx.get_size()
+
+    def lsi_query(self, w):
+        if self.lsi is None:
+            raise WorkloadError("libspatialindex queries need its build in the same experiment")
+        count = self.lsi.count
+        return sum(count(b) for b in self.lsi_data[1][w["area_percent"]])
+
+
+def answers_agree(result, expected):
+    """Equal counts; kNN distance sums equal up to rounding."""
+    if isinstance(expected, list):
+        if not isinstance(result, list) or result[0] != expected[0]:
+            return False
+        a, b = float(result[1] or 0), float(expected[1] or 0)
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    return result == expected
+
+
+def total_configs(exp, configs):
+    n = 0
+    for ds in datasets(exp):
+        n += len(exp["peers"]) + sum(1 for c in configs if fits(ds["points"], c["max_points"],
+                                                                 c["build"]["max_points"]))
+    return n
 
 
 def main(argv):
@@ -571,32 +1077,70 @@ def main(argv):
     try:
         exp = load_experiment(args)
         configs = matrix(exp)
-        runs_per_config = len(workloads(exp)) * int(exp["repetitions"])
         if args.check_only:
+            # scripts/run-workload installs what the experiment needs
+            if any(p["peer"] == "libspatialindex" for p in exp["peers"]):
+                print("needs: rtree")
             return 0
         if args.dry_run:
-            for c in configs:
-                for w in workloads(exp):
-                    print(f"{base_label(exp, c)} {workload_label(w)} rep=1..{exp['repetitions']}")
-            print(f"{len(configs)} configurations, {len(configs) * runs_per_config} measured runs")
+            for ds in datasets(exp):
+                dl = data_label(exp, ds)
+                for p in exp["peers"]:
+                    for kind, b, w in peer_workloads(exp, p):
+                        if not fits(ds["points"], p.get("max_points"),
+                                    b["max_points"] if b else None):
+                            continue
+                        print(f"{peer_label(exp, p, b)}{dl} {workload_label(w)} "
+                              f"rep=1..{exp['repetitions']}")
+                for c in configs:
+                    if not fits(ds["points"], c["max_points"], c["build"]["max_points"]):
+                        continue
+                    for w in workloads(exp):
+                        print(f"{base_label(exp, c)}{dl} {workload_label(w)} "
+                              f"rep=1..{exp['repetitions']}")
+            print(f"{len(configs)} configurations x {len(datasets(exp))} data sets"
+                  + (" (structure=catalog: every structure festival knows)"
+                     if any(s.get("catalog") for s in exp["structures"]) else ""))
             return 0
         import psycopg
         with psycopg.connect(autocommit=True) as conn:
             runner = Runner(conn, exp, args.keep_indices)
             runner.prepare()
-            print(f"experiment {exp['name']}: {len(configs)} configurations x "
-                  f"{runs_per_config} measured runs, {exp['data']['points']} points "
-                  f"({runner.generator}), database {conn.info.dbname}",
-                  file=sys.stderr, flush=True)
+            configs = matrix(exp, runner.structures)
+            sets = datasets(exp)
+            total = total_configs(exp, configs)
+            print(f"experiment {exp['name']}: {total} configurations over {len(sets)} data "
+                  f"set(s), {exp['repetitions']} measured repetitions each, database "
+                  f"{conn.info.dbname}", file=sys.stderr, flush=True)
             started = time.monotonic()
-            for i, c in enumerate(configs, 1):
-                label = base_label(exp, c)
-                progress(i, len(configs), started, label)
-                runner.run_configuration(c, label)
-            total = time.monotonic() - started
+            i = 0
+            for ds in sets:
+                runner.prepare_data(ds, single=len(sets) == 1)
+                dl = data_label(exp, ds)
+                for p in exp["peers"]:
+                    i += 1
+                    progress(i, total, started, peer_label(exp, p) + dl)
+                    runner.run_peer(p, dl, ds)
+                for c in configs:
+                    if not fits(runner.npoints, c["max_points"], c["build"]["max_points"]):
+                        continue
+                    i += 1
+                    label = base_label(exp, c) + dl
+                    progress(i, total, started, label)
+                    runner.run_configuration(c, label, ds)
+                if len(sets) > 1 and not args.keep_indices:
+                    runner.drop_data()
+            elapsed = time.monotonic() - started
             print(f"stored {runner.stored} runs in festival.run (labels 'exp={exp['name']} ...') "
-                  f"in {total:.1f} s; scripts/report --label 'exp={exp['name']} %' "
+                  f"in {elapsed:.1f} s; scripts/report --label 'exp={exp['name']} %' "
                   "--output DIR makes the report", file=sys.stderr)
+            first = runner.first_run
+        if args.report:
+            import subprocess
+            report = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report")
+            return subprocess.call([report, "--output", args.report,
+                                    "--label", f"exp={exp['name']} %",
+                                    "--min-run-id", str(first), "--print-peers"])
     except WorkloadError as e:
         print(f"run-workload: {e}", file=sys.stderr)
         return 2
