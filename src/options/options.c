@@ -116,7 +116,13 @@ bytes_from_string(const OptionSpec *spec, const char *text, const char *shown)
 
 	errno = 0;
 	number = strtod(text, &end);
-	if (end == text || errno != 0 || isnan(number) || isinf(number) ||
+	if (end != text && (errno == ERANGE || isinf(number)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value %s for option \"%s\"", shown, spec->name),
+				 errdetail("Its number is out of range."),
+				 errhint("Option \"%s\" accepts %s.", spec->name, option_accepts(spec))));
+	if (end == text || errno != 0 || isnan(number) ||
 		!(isdigit((unsigned char) text[0]) || text[0] == '-' || text[0] == '+' || text[0] == '.'))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
