@@ -201,6 +201,7 @@ SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"page_size": "2MB"}'
 SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"cache_size": "-1kB"}');
 SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"cache_size": "9GB"}');
 SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"framework": "fast", "log_size": "1e400TB"}');
+SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"framework": "fast", "log_size": "1e300TB"}');
 SELECT count(*) AS no_bad_index FROM festival.index WHERE name = 'cv_bad';
 
 -- a new session reopens the indices from their stored options: the meta

@@ -20,6 +20,11 @@ int			fest_log_sync_interval = 1000;
 
 const char *const framework_names[] = {"none", "fast", "efind", NULL};
 
+/*
+ * The choice of node store.  It decides which other table applies, so it
+ * is read from the user's options before they are parsed (framework_choose)
+ * and never filled into a struct: it has no offset.
+ */
 const OptionSpec framework_option[] = {
 	{
 		.name = "framework", .type = OPT_CHOICE, .default_choice = "none",

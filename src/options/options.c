@@ -99,6 +99,19 @@ static const struct
 
 #define MEMORY_UNITS_HINT "Write a byte count as a JSON integer, or as a string of a number and a memory unit (\"B\", \"kB\", \"MB\", \"GB\" or \"TB\", base 1024) such as \"32kB\"."
 
+/* An OPT_BYTES string whose number, or number of bytes, overflows a double. */
+static void number_out_of_range(const OptionSpec *spec, const char *shown) pg_attribute_noreturn();
+
+static void
+number_out_of_range(const OptionSpec *spec, const char *shown)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid value %s for option \"%s\"", shown, spec->name),
+			 errdetail("Its number is out of range."),
+			 errhint("Option \"%s\" accepts %s.", spec->name, option_accepts(spec))));
+}
+
 /*
  * The bytes an OPT_BYTES string gives: a decimal number, optional spaces,
  * a unit.  The unit is required: a bare "4096" is refused, as it always
@@ -117,11 +130,7 @@ bytes_from_string(const OptionSpec *spec, const char *text, const char *shown)
 	errno = 0;
 	number = strtod(text, &end);
 	if (end != text && (errno == ERANGE || isinf(number)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid value %s for option \"%s\"", shown, spec->name),
-				 errdetail("Its number is out of range."),
-				 errhint("Option \"%s\" accepts %s.", spec->name, option_accepts(spec))));
+		number_out_of_range(spec, shown);
 	if (end == text || errno != 0 || isnan(number) ||
 		!(isdigit((unsigned char) text[0]) || text[0] == '-' || text[0] == '+' || text[0] == '.'))
 		ereport(ERROR,
@@ -138,6 +147,8 @@ bytes_from_string(const OptionSpec *spec, const char *text, const char *shown)
 		{
 			double		bytes = number * memory_units[i].bytes;
 
+			if (isinf(bytes))
+				number_out_of_range(spec, shown);
 			if (bytes != floor(bytes))
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
