@@ -163,6 +163,85 @@ SELECT count(*) AS check_rows FROM festival.check('cv_outer');
 SELECT count(*) AS found FROM festival.query('cv_outer', ST_MakeEnvelope(0, 0, 10, 10), 'intersects', false);
 
 -------------------------------------------------------------------------------
+-- Byte sizes with memory units (issue 10): every byte option (page_size,
+-- buffer_size, log_size, cache_size) takes a JSON integer or a string with
+-- one of PostgreSQL's units (B, kB, MB, GB, TB; base 1024, case matters);
+-- the catalog and the meta page store bytes.  A fraction is accepted when
+-- it makes a whole number of bytes ('1.5kB' = 1536), refused otherwise.
+-------------------------------------------------------------------------------
+SELECT festival.create_index('cv_units_fast', 'rtree', 'cv_dev',
+	'{"page_size": "2kB", "framework": "fast", "buffer_size": "64kB",
+	  "log_size": "1MB", "cache": "lru", "cache_size": "0.5MB"}') > 0 AS created;
+SELECT festival.create_index('cv_units_efind', 'rtree', 'cv_dev',
+	'{"page_size": "1.5kB", "framework": "efind", "buffer_size": "1 MB",
+	  "log_size": "0TB", "cache_size": "8GB"}') > 0 AS created;
+SELECT festival.create_index('cv_units_bytes', 'rtree', 'cv_dev',
+	'{"page_size": "4096B", "cache_size": "0.0078125TB"}') > 0 AS created;
+-- the same values as plain integers give the same configuration
+SELECT festival.create_index('cv_units_plain', 'rtree', 'cv_dev',
+	'{"page_size": 2048, "framework": "fast", "buffer_size": 65536,
+	  "log_size": 1048576, "cache": "lru", "cache_size": 524288}') > 0 AS created;
+SELECT name, options->'page_size' AS page_size, options->'buffer_size' AS buffer_size,
+	   options->'log_size' AS log_size, options->'cache_size' AS cache_size
+FROM festival.index WHERE name LIKE 'cv\_units\_%' ORDER BY name;
+SELECT a.options = b.options AS units_equal_plain
+FROM festival.index a, festival.index b
+WHERE a.name = 'cv_units_fast' AND b.name = 'cv_units_plain';
+
+-- refused: a unit in the wrong case or unknown, no unit, no number, a
+-- fraction of a byte, out of range after the unit, an overflowing number;
+-- the hint lists the units
+SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"page_size": "32kb"}');
+SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"framework": "fast", "buffer_size": "64 KiB"}');
+SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"framework": "efind", "log_size": "10"}');
+SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"cache_size": "MB"}');
+SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"page_size": "0.3kB"}');
+SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"page_size": "1.25kB"}');
+SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"page_size": "2MB"}');
+SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"cache_size": "-1kB"}');
+SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"cache_size": "9GB"}');
+SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"framework": "fast", "log_size": "1e400TB"}');
+SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"framework": "fast", "log_size": "1e300TB"}');
+SELECT count(*) AS no_bad_index FROM festival.index WHERE name = 'cv_bad';
+
+-- a new session reopens the indices from their stored options: the meta
+-- page (page 0 of the file: a 32-byte page header, the 184-byte meta
+-- record, then the configuration text) holds the same bytes
+\c
+SET client_min_messages = warning;
+SET festival.progress_interval = 0;
+CREATE FUNCTION pg_temp.cv_file_exists(file_name text) RETURNS boolean
+LANGUAGE sql AS $$
+	SELECT (pg_stat_file(
+				CASE current_setting('festival.data_directory')
+					WHEN '' THEN 'festival'
+					ELSE current_setting('festival.data_directory')
+				END || '/cv_dev/' || file_name, true)).size IS NOT NULL
+$$;
+CREATE FUNCTION pg_temp.cv_meta_config(file_name text, page_size int) RETURNS jsonb
+LANGUAGE sql AS $$
+	WITH page AS (
+		SELECT substring(pg_read_binary_file(
+				CASE current_setting('festival.data_directory')
+					WHEN '' THEN 'festival'
+					ELSE current_setting('festival.data_directory')
+				END || '/cv_dev/' || file_name, 0, page_size) FROM 217) AS b)
+	SELECT convert_from(substring(b FOR position('\x00'::bytea IN b) - 1), 'UTF8')::jsonb
+	FROM page
+$$;
+SELECT name, festival.insert(name, 1, 'POINT(1 2)') AS inserted
+FROM festival.index WHERE name LIKE 'cv\_units\_%' ORDER BY name;
+SELECT name, m->'page_size' AS page_size, m->'buffer_size' AS buffer_size,
+	   m->'log_size' AS log_size, m->'cache_size' AS cache_size, m = options AS meta_equals_catalog
+FROM festival.index, pg_temp.cv_meta_config(file_name, (options->>'page_size')::int) m
+WHERE name LIKE 'cv\_units\_%' ORDER BY name;
+SELECT name, festival.stats(name)->>'entries' AS entries
+FROM festival.index WHERE name LIKE 'cv\_units\_%' ORDER BY name;
+SELECT count(*) AS check_rows
+FROM festival.index, festival.check(name)
+WHERE name LIKE 'cv\_units\_%';
+
+-------------------------------------------------------------------------------
 -- Clean up: every file goes with its index
 -------------------------------------------------------------------------------
 CREATE TEMP TABLE cv_file AS SELECT name, file_name FROM festival.index;

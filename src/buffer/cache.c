@@ -312,58 +312,85 @@ StaticAssertDecl(lengthof(cache_choices) == REPL_2Q + 4,
 				 "cache_choices must list the replacement policies, then clru");
 
 /* Options of the page cache; every framework takes them. */
-const OptionSpec cache_options[] = {
+static const OptionSpec cache_options[] = {
 	{
 		.name = "cache", .type = OPT_CHOICE, .default_choice = "none",
 		.choices = cache_choices,
-		.description = "General-purpose write-back page cache below the node store; clru is the hot/cold buffer of Fevgas 2019, Alg. 4-5."
+		.description = "General-purpose write-back page cache below the node store; clru is the hot/cold buffer of Fevgas 2019, Alg. 4-5.",
+		.offset = offsetof(CacheOptions, cache)
 	},
 	{
-		.name = "cache_size", .type = OPT_INT, .default_number = 4194304,
+		.name = "cache_size", .type = OPT_BYTES, .default_number = 4194304,
 		.min = 0, .max = 8589934592.0,
-		.description = "Bytes of the page cache (whole pages)."
+		.description = "Bytes of the page cache (whole pages).",
+		.offset = offsetof(CacheOptions, cache_size)
 	},
 	{
 		.name = "cache_a1in_percent", .type = OPT_INT, .default_number = 25,
 		.min = 1, .max = 90,
-		.description = "Share of the cache for first-time pages under the 2q policy."
+		.description = "Share of the cache for first-time pages under the 2q policy.",
+		.offset = offsetof(CacheOptions, cache_a1in_percent)
 	},
 	{0}
 };
 
-/* Options of policy clru only (index_options_parse adds them when it is chosen). */
-const OptionSpec cache_clru_options[] = {
+/* Options of policy clru only (they apply only when it is chosen). */
+static const OptionSpec cache_clru_options[] = {
 	{
 		.name = "cache_clru_pages", .type = OPT_INT, .default_number = 128,
 		.min = 1, .max = 1048576,
-		.description = "clru: pages of each cold list (directory and data), the write batch size (thesis: 128)."
+		.description = "clru: pages of each cold list (directory and data), the write batch size (thesis: 128).",
+		.offset = offsetof(CacheOptions, cache_clru_pages)
 	},
 	{
 		.name = "cache_directory_percent", .type = OPT_INT, .default_number = 75,
 		.min = 1, .max = 99,
-		.description = "clru: share of the hot pages for directory pages, level >= 1 (thesis: 75)."
+		.description = "clru: share of the hot pages for directory pages, level >= 1 (thesis: 75).",
+		.offset = offsetof(CacheOptions, cache_directory_percent)
 	},
 	{0}
 };
 
-void
-cache_validate(const FestConfig *config, uint32 page_size)
+/*
+ * The cache's option tables that apply to a user's options: always
+ * cache_options, and clru's when cache is clru.  Appends them to tables
+ * and returns how many.
+ */
+int
+cache_option_tables(Jsonb *user, const OptionSpec **tables)
 {
-	int			choice = config_choice_index(config, "cache");
+	int			n = 0;
 
-	if (choice != 0 && config_int(config, "cache_size") < page_size)
+	tables[n++] = cache_options;
+	if (strcmp(options_peek_choice(user, &cache_options[0]),
+			   cache_choices[CACHE_CHOICE_CLRU]) == 0)
+		tables[n++] = cache_clru_options;
+	return n;
+}
+
+/*
+ * Fill the cache's typed options from a complete configuration (once, when
+ * the index is opened or created) and refuse combinations that cannot work.
+ */
+void
+cache_options_fill(const FestConfig *config, uint32 page_size, CacheOptions *opts)
+{
+	OPTIONS_FILL(config, cache_clru_options, opts);
+	OPTIONS_FILL(config, cache_options, opts);
+
+	if (opts->cache != 0 && opts->cache_size < page_size)
 		config_error(config,
 					 psprintf("A cache of %lld bytes cannot hold one %u-byte page.",
-							  (long long) config_int(config, "cache_size"), page_size),
+							  (long long) opts->cache_size, page_size),
 					 "Give cache_size at least one page, or set cache to 'none'.");
-	if (choice == CACHE_CHOICE_CLRU)
+	if (opts->cache == CACHE_CHOICE_CLRU)
 	{
-		int64		pages = config_int(config, "cache_size") / page_size;
-		int64		cold = config_int(config, "cache_clru_pages");
+		int64		pages = opts->cache_size / page_size;
+		int64		cold = opts->cache_clru_pages;
 		int64		hot_directory,
 					hot_data;
 
-		clru_split_capacity(pages, cold, config_int(config, "cache_directory_percent"),
+		clru_split_capacity(pages, cold, opts->cache_directory_percent,
 							&hot_directory, &hot_data);
 		if (hot_directory < 1 || hot_data < 1)
 			config_error(config,
@@ -374,26 +401,24 @@ cache_validate(const FestConfig *config, uint32 page_size)
 	}
 }
 
-/* Is the chosen cache clru (whose options are cache_clru_options)? */
-bool
-cache_is_clru(const char *choice)
+/* The bytes of memory the cache holds by its options. */
+int64
+cache_memory_bytes(const CacheOptions *opts)
 {
-	return strcmp(choice, cache_choices[CACHE_CHOICE_CLRU]) == 0;
+	OPTIONS_ASSERT_FILLED(opts);
+	return opts->cache != 0 ? opts->cache_size : 0;
 }
 
 /* The cache the options ask for around below, or below itself. */
 PageIO *
-cache_wrap(PageIO *below, const FestConfig *config)
+cache_wrap(PageIO *below, const CacheOptions *opts)
 {
-	int			policy = config_choice_index(config, "cache");
-
-	if (policy == 0)
+	OPTIONS_ASSERT_FILLED(opts);
+	if (opts->cache == 0)
 		return below;
-	if (policy == CACHE_CHOICE_CLRU)
-		return clru_pageio_create(below, config_int(config, "cache_size"),
-								  config_int(config, "cache_clru_pages"),
-								  config_int(config, "cache_directory_percent"));
-	return cache_pageio_create(below, replacement_policy_of_choice(policy),
-							   config_int(config, "cache_size"),
-							   (int) config_int(config, "cache_a1in_percent"));
+	if (opts->cache == CACHE_CHOICE_CLRU)
+		return clru_pageio_create(below, opts->cache_size, opts->cache_clru_pages,
+								  opts->cache_directory_percent);
+	return cache_pageio_create(below, replacement_policy_of_choice(opts->cache),
+							   opts->cache_size, (int) opts->cache_a1in_percent);
 }

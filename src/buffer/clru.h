@@ -31,7 +31,6 @@
 #include "festival.h"
 
 #include "device/pageio.h"
-#include "index/options.h"
 #include "lib/ilist.h"
 #include "nodes/pg_list.h"
 #include "utils/hsearch.h"

@@ -48,7 +48,7 @@
 #define FEST_BUFFERED_H
 
 #include "flash/nodestore.h"
-#include "index/options.h"
+#include "options/options.h"
 #include "log/log.h"
 #include "nodes/pg_list.h"
 #include "utils/hsearch.h"
@@ -206,7 +206,38 @@ extern void buffered_describe(BufferedStore *bs, JsonbParseState **state);
 extern const NodeStoreOps buffered_store_ops;
 
 /* framework.c */
-extern void buffered_config_from(const FestConfig *config, BufferedConfig *cfg);
+/*
+ * The options every buffering framework declares, for its own table and
+ * typed struct (fast.c, efind.c): one declaration, so FAST and eFIND
+ * cannot drift apart.
+ */
+#define BUFFERED_BUFFER_SIZE_OPTION(stype, field, default_bytes) \
+	{ \
+		.name = "buffer_size", .type = OPT_BYTES, .default_number = (default_bytes), \
+		.min = 4096, .max = 1073741824, \
+		.description = "Write buffer capacity in bytes (eFIND: read and write buffers together).", \
+		.offset = offsetof(stype, field) \
+	}
+#define BUFFERED_FLUSHING_UNIT_OPTION(stype, field) \
+	{ \
+		.name = "flushing_unit", .type = OPT_INT, .default_number = 5, \
+		.min = 1, .max = 256, \
+		.description = "Pages per flushing unit, written in one batch.", \
+		.offset = offsetof(stype, field) \
+	}
+#define BUFFERED_LOG_SIZE_OPTION(stype, field) \
+	{ \
+		.name = "log_size", .type = OPT_BYTES, .default_number = 10485760, \
+		.min = 0, .max = 1073741824, \
+		.description = "Redo log size in bytes that triggers compaction; 0 disables the log (no recovery after a crash).", \
+		.offset = offsetof(stype, field) \
+	}
+
+/* fast.c, efind.c: their tables and checks (FrameworkDef) */
+extern const OptionSpec fast_option_table[];
+extern const OptionSpec efind_option_table[];
+extern int64 fast_validate(const FestConfig *config);
+extern int64 efind_validate(const FestConfig *config);
 
 /* fast.c, efind.c */
 extern NodeStore *fast_store_create(PageIO *io, FestMeta *meta,

@@ -64,6 +64,112 @@ typedef enum EfindPolicy
 	EFIND_MHAO
 } EfindPolicy;
 
+/*
+ * eFIND's options, read once when the store is created.  Defaults are the
+ * best values the papers report (Carniel et al. 2017, 2018, 2019): a 512 kB
+ * buffer of which 20% for reads, flushing units of 5 pages, the oldest 60%
+ * of buffered nodes as flush candidates, the MH policy, S2Q with temporal
+ * control; a 10 MB log.  Where the papers give no value (the sizes of the
+ * temporal-control queues) the default is festival's own and
+ * docs/frameworks.md says so.
+ */
+typedef struct EfindOptions
+{
+	uint32		filled;			/* OPTIONS_FILLED */
+	int64		buffer_size;	/* read and write buffers together */
+	int64		read_buffer_percent;
+	int			read_buffer_policy; /* index into replacement_option_choices */
+	int64		timestamp_percent;
+	int64		flushing_unit;
+	int			flushing_policy;	/* EfindPolicy */
+	int			temporal_control;	/* EFIND_TC_* */
+	int64		write_tc_min_distance;
+	int64		write_tc_stride;
+	int64		write_tc_size;
+	int64		read_tc_percent;
+	int64		twoq_a1in_percent;
+	int64		log_size;
+} EfindOptions;
+
+static const char *const efind_policies[] = {"m", "mh", "mha", "mhao", NULL};
+
+StaticAssertDecl(lengthof(efind_policies) == EFIND_MHAO + 2,
+				 "efind_policies must list EfindPolicy in its order");
+
+/* temporal_control, in the order of tc_modes */
+#define EFIND_TC_NONE	0
+#define EFIND_TC_READ	1
+#define EFIND_TC_WRITE	2
+#define EFIND_TC_BOTH	3
+static const char *const tc_modes[] = {"none", "read", "write", "both", NULL};
+
+const OptionSpec efind_option_table[] = {
+	BUFFERED_BUFFER_SIZE_OPTION(EfindOptions, buffer_size, 524288),
+	{
+		.name = "read_buffer_percent", .type = OPT_INT, .default_number = 20,
+		.min = 0, .max = 90,
+		.description = "Share of buffer_size given to the read buffer.",
+		.offset = offsetof(EfindOptions, read_buffer_percent)
+	},
+	{
+		.name = "read_buffer_policy", .type = OPT_CHOICE, .default_choice = "s2q",
+		.choices = replacement_option_choices,
+		.description = "Replacement policy of the read buffer.",
+		.offset = offsetof(EfindOptions, read_buffer_policy)
+	},
+	{
+		.name = "timestamp_percent", .type = OPT_INT, .default_number = 60,
+		.min = 1, .max = 100,
+		.description = "Share of buffered nodes, oldest first, considered for a flush.",
+		.offset = offsetof(EfindOptions, timestamp_percent)
+	},
+	BUFFERED_FLUSHING_UNIT_OPTION(EfindOptions, flushing_unit),
+	{
+		.name = "flushing_policy", .type = OPT_CHOICE, .default_choice = "mh",
+		.choices = efind_policies,
+		.description = "Score of a flushing unit: modifications (m), by height (mh), by modified area (mha), and overlap (mhao).",
+		.offset = offsetof(EfindOptions, flushing_policy)
+	},
+	{
+		.name = "temporal_control", .type = OPT_CHOICE, .default_choice = "both",
+		.choices = tc_modes,
+		.description = "Temporal control of reads (read queue), of writes (write queue), both or none.",
+		.offset = offsetof(EfindOptions, temporal_control)
+	},
+	{
+		.name = "write_tc_min_distance", .type = OPT_INT, .default_number = 10,
+		.min = 0, .max = 1000000,
+		.description = "Pages at most this far from a recently written page are sequential.",
+		.offset = offsetof(EfindOptions, write_tc_min_distance)
+	},
+	{
+		.name = "write_tc_stride", .type = OPT_INT, .default_number = 100,
+		.min = 1, .max = 1000000000,
+		.description = "Pages at least this far from every recently written page are a stride.",
+		.offset = offsetof(EfindOptions, write_tc_stride)
+	},
+	{
+		.name = "write_tc_size", .type = OPT_INT, .default_number = 50,
+		.min = 1, .max = 1000000,
+		.description = "Pages remembered by the write queue.",
+		.offset = offsetof(EfindOptions, write_tc_size)
+	},
+	{
+		.name = "read_tc_percent", .type = OPT_INT, .default_number = 25,
+		.min = 1, .max = 100,
+		.description = "Size of the read queue, in percent of the pages both buffers hold (at least 10 pages).",
+		.offset = offsetof(EfindOptions, read_tc_percent)
+	},
+	{
+		.name = "twoq_a1in_percent", .type = OPT_INT, .default_number = 25,
+		.min = 1, .max = 90,
+		.description = "Share of the read buffer for first-time pages under the 2q policy.",
+		.offset = offsetof(EfindOptions, twoq_a1in_percent)
+	},
+	BUFFERED_LOG_SIZE_OPTION(EfindOptions, log_size),
+	{0}
+};
+
 /* One element of a page's modification tree. */
 typedef struct EfindMod
 {
@@ -1012,21 +1118,25 @@ efind_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	BufferedStore *bs = palloc0(sizeof(BufferedStore));
 	EfindState *st = palloc0(sizeof(EfindState));
 	BufferedConfig cfg;
+	EfindOptions opts;
 	int64		rb_bytes;
-	const char *tc = config_choice_name(config, "temporal_control");
-	int			rb_policy = config_choice_index(config, "read_buffer_policy");
 	int			page_pages;
 
-	buffered_config_from(config, &cfg);
-	rb_bytes = cfg.buffer_size * config_int(config, "read_buffer_percent") / 100;
+	OPTIONS_FILL(config, efind_option_table, &opts);
+	cfg.buffer_size = opts.buffer_size;
+	cfg.flushing_unit = (int) opts.flushing_unit;
+	cfg.log_size = opts.log_size;
+	rb_bytes = cfg.buffer_size * opts.read_buffer_percent / 100;
 	cfg.buffer_size -= rb_bytes;	/* the rest is the write buffer */
 
-	st->policy = (EfindPolicy) config_choice_index(config, "flushing_policy");
-	st->timestamp_percent = (int) config_int(config, "timestamp_percent");
-	st->tc_read = strcmp(tc, "read") == 0 || strcmp(tc, "both") == 0;
-	st->tc_write = strcmp(tc, "write") == 0 || strcmp(tc, "both") == 0;
-	st->min_distance = (int) config_int(config, "write_tc_min_distance");
-	st->stride = (int) config_int(config, "write_tc_stride");
+	st->policy = (EfindPolicy) opts.flushing_policy;
+	st->timestamp_percent = (int) opts.timestamp_percent;
+	st->tc_read = opts.temporal_control == EFIND_TC_READ ||
+		opts.temporal_control == EFIND_TC_BOTH;
+	st->tc_write = opts.temporal_control == EFIND_TC_WRITE ||
+		opts.temporal_control == EFIND_TC_BOTH;
+	st->min_distance = (int) opts.write_tc_min_distance;
+	st->stride = (int) opts.write_tc_stride;
 
 	buffered_init(bs, &efind_ops, io, meta, node_ops, index_name, stats, &cfg,
 				  log_path, create);
@@ -1034,19 +1144,50 @@ efind_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 
 	/* read queue: a share of the pages both buffers hold, at least 10 */
 	page_pages = (int) ((cfg.buffer_size + rb_bytes) / io->page_size);
-	queue_init(&st->rq, Max(10, page_pages * (int) config_int(config, "read_tc_percent") / 100),
+	queue_init(&st->rq, Max(10, page_pages * (int) opts.read_tc_percent / 100),
 			   bs->cxt);
-	queue_init(&st->wq, (int) config_int(config, "write_tc_size"), bs->cxt);
+	queue_init(&st->wq, (int) opts.write_tc_size, bs->cxt);
 
-	if (rb_policy != 0 && rb_bytes > 0)
+	if (opts.read_buffer_policy != 0 && rb_bytes > 0)
 	{
 		st->rb_cxt = AllocSetContextCreate(bs->cxt, "efind read buffer",
 										   ALLOCSET_DEFAULT_SIZES);
-		st->rb = replacement_create(replacement_policy_of_choice(rb_policy), rb_bytes,
-									(int) config_int(config, "twoq_a1in_percent"),
+		st->rb = replacement_create(replacement_policy_of_choice(opts.read_buffer_policy),
+									rb_bytes, (int) opts.twoq_a1in_percent,
 									st->rq.capacity, bs->cxt);
 	}
 
 	buffered_recover(bs);
 	return &bs->ns;
+}
+
+/*
+ * Fill eFIND's options and refuse the combinations that cannot work;
+ * returns buffer_size, the memory both buffers hold.
+ */
+int64
+efind_validate(const FestConfig *config)
+{
+	EfindOptions opts;
+	const char *policy;
+	bool		tc_read;
+
+	OPTIONS_FILL(config, efind_option_table, &opts);
+	policy = replacement_option_choices[opts.read_buffer_policy];
+	tc_read = opts.temporal_control == EFIND_TC_READ ||
+		opts.temporal_control == EFIND_TC_BOTH;
+
+	if (strcmp(policy, "s2q") == 0 && !tc_read)
+		config_error(config,
+					 "The s2q read buffer admits pages found in the read queue, which only temporal control of reads keeps.",
+					 "Use temporal_control 'read' or 'both', or another read_buffer_policy.");
+	if (opts.read_buffer_percent == 0 && opts.read_buffer_policy != 0)
+		config_error(config,
+					 psprintf("read_buffer_percent 0 leaves no memory for the %s read buffer.", policy),
+					 "Set read_buffer_policy to 'none', or give the read buffer a share.");
+	if (opts.read_buffer_percent > 0 && opts.read_buffer_policy == 0)
+		config_error(config,
+					 "read_buffer_policy 'none' takes no share of the buffer.",
+					 "Set read_buffer_percent to 0, or choose a read_buffer_policy.");
+	return opts.buffer_size;
 }

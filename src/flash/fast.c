@@ -43,6 +43,42 @@
 #include "stats/jsonbuild.h"
 #include "utils/memutils.h"
 
+/*
+ * FAST's options, read once when the store is created.  Defaults are the
+ * best values the papers report: a 512 kB buffer, flushing units of 5
+ * pages and the FAST* policy (Carniel et al. 2016, 2017); a 10 MB log.
+ */
+typedef struct FastOptions
+{
+	uint32		filled;			/* OPTIONS_FILLED */
+	int64		buffer_size;
+	int64		flushing_unit;
+	int			flushing_policy;	/* FastPolicy: index into fast_policies */
+	int64		random_seed;
+	int64		log_size;
+} FastOptions;
+
+static const char *const fast_policies[] = {"flush_all", "random", "fast", "fast_star", NULL};
+
+const OptionSpec fast_option_table[] = {
+	BUFFERED_BUFFER_SIZE_OPTION(FastOptions, buffer_size, 524288),
+	BUFFERED_FLUSHING_UNIT_OPTION(FastOptions, flushing_unit),
+	{
+		.name = "flushing_policy", .type = OPT_CHOICE, .default_choice = "fast_star",
+		.choices = fast_policies,
+		.description = "Which flushing unit to write when the buffer is full.",
+		.offset = offsetof(FastOptions, flushing_policy)
+	},
+	{
+		.name = "random_seed", .type = OPT_INT, .default_number = 0,
+		.min = 0, .max = 2147483647,
+		.description = "Seed of the random flushing policy (reproducible runs).",
+		.offset = offsetof(FastOptions, random_seed)
+	},
+	BUFFERED_LOG_SIZE_OPTION(FastOptions, log_size),
+	{0}
+};
+
 /* Bytes a position change costs besides the entry (position, kind). */
 #define FAST_MOD_OVERHEAD 8
 
@@ -53,6 +89,9 @@ typedef enum FastPolicy
 	FAST_FAST,
 	FAST_STAR
 } FastPolicy;
+
+StaticAssertDecl(lengthof(fast_policies) == FAST_STAR + 2,
+				 "fast_policies must list FastPolicy in its order");
 
 /* One change of a MOD page, as logged and as kept. */
 typedef struct FastItemHeader
@@ -520,10 +559,14 @@ fast_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	BufferedStore *bs = palloc0(sizeof(BufferedStore));
 	FastState  *st = palloc0(sizeof(FastState));
 	BufferedConfig cfg;
+	FastOptions opts;
 
-	buffered_config_from(config, &cfg);
-	st->policy = (FastPolicy) config_choice_index(config, "flushing_policy");
-	pg_prng_seed(&st->prng, (uint64) config_int(config, "random_seed"));
+	OPTIONS_FILL(config, fast_option_table, &opts);
+	cfg.buffer_size = opts.buffer_size;
+	cfg.flushing_unit = (int) opts.flushing_unit;
+	cfg.log_size = opts.log_size;
+	st->policy = (FastPolicy) opts.flushing_policy;
+	pg_prng_seed(&st->prng, (uint64) opts.random_seed);
 
 	buffered_init(bs, &fast_ops, io, meta, node_ops, index_name, stats, &cfg,
 				  log_path, create);
@@ -532,4 +575,14 @@ fast_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 
 	buffered_recover(bs);
 	return &bs->ns;
+}
+
+/* FAST's options go together in every combination; its buffer is all it holds. */
+int64
+fast_validate(const FestConfig *config)
+{
+	FastOptions opts;
+
+	OPTIONS_FILL(config, fast_option_table, &opts);
+	return opts.buffer_size;
 }

@@ -7,8 +7,9 @@
  *	'fast'	FAST, Sarwat et al. 2013 (flash/fast.c)
  *	'efind'	eFIND, Carniel et al. 2017, 2019 (flash/efind.c)
  *
- * Each framework declares its options; the index options accepted are the
- * common ones, the structure's and the chosen framework's.
+ * Each framework owns its option table and typed struct (fast.c, efind.c)
+ * and names the table here; the index options accepted are the index
+ * file's, the structure's, the chosen framework's and the page cache's.
  *
  * IDENTIFICATION
  *	  src/flash/framework.h
@@ -19,7 +20,7 @@
 #define FEST_FRAMEWORK_H
 
 #include "flash/nodestore.h"
-#include "index/options.h"
+#include "options/options.h"
 
 typedef NodeStore *(*FrameworkCreateFn) (PageIO *io, FestMeta *meta,
 										 const NodeOps *node_ops,
@@ -32,17 +33,23 @@ typedef struct FrameworkDef
 {
 	const char *name;
 	const char *description;
-	const OptionSpec *options;	/* NULL-terminated */
+	const OptionSpec *options;	/* NULL-terminated; NULL if none */
+	/* fills the typed options from config when the store is created */
 	FrameworkCreateFn create;
-	/* cross-option checks; NULL if none */
-	void		(*validate) (const FestConfig *config);
+
+	/*
+	 * Fill the typed options, raise an error for options that are valid
+	 * alone but not together, and return the bytes of memory the store's
+	 * buffers hold by its options.  NULL: no options, no buffers.
+	 */
+	int64		(*validate) (const FestConfig *config);
 	bool		uses_log;		/* may keep a redo log */
 } FrameworkDef;
 
 extern const char *const framework_names[];
 extern const OptionSpec framework_option[];
 extern const FrameworkDef *framework_lookup(const char *name);
-extern const FrameworkDef *framework_of(const FestConfig *config);
+extern const FrameworkDef *framework_choose(Jsonb *user);
 
 /* GUC-backed settings of the log (sql/festival.c) */
 extern int	fest_log_sync_mode;

@@ -58,25 +58,43 @@
 
 static const char *const gf_range_algorithms[] = {"rq", "p-rq", NULL};
 
+StaticAssertDecl(lengthof(gf_range_algorithms) == 3, "gf_range_algorithms: rq, then p-rq");
+
+/* The grid file's options, read once by gf_setup. */
+typedef struct GfOptions
+{
+	uint32		filled;			/* OPTIONS_FILLED */
+	OptionBox	extent;
+	int64		max_fill;
+	int			range_algorithm;	/* index into gf_range_algorithms */
+	int64		merge_fill;
+} GfOptions;
+
+#define GF_RANGE_P_RQ 1
+
 static const OptionSpec gf_options[] = {
 	{
 		.name = "extent", .type = OPT_BOX,
-		.description = "The space the grid divides, [xmin, ymin, xmax, ymax]; points outside it are refused. Default: the source table's extent."
+		.description = "The space the grid divides, [xmin, ymin, xmax, ymax]; points outside it are refused. Default: the source table's extent.",
+		.offset = offsetof(GfOptions, extent)
 	},
 	{
 		.name = "max_fill", .type = OPT_INT, .default_number = 100,
 		.min = 10, .max = 100,
-		.description = "Bucket and directory page capacity, in percent of the entries a page holds."
+		.description = "Bucket and directory page capacity, in percent of the entries a page holds.",
+		.offset = offsetof(GfOptions, max_fill)
 	},
 	{
 		.name = "range_algorithm", .type = OPT_CHOICE, .default_choice = "rq",
 		.choices = gf_range_algorithms,
-		.description = "Window queries: rq reads one page at a time, depth first; p-rq (Fevgas 2019, Alg. 6) reads the pages a level needs in batches of up to 64, one submission each under libaio or io_uring."
+		.description = "Window queries: rq reads one page at a time, depth first; p-rq (Fevgas 2019, Alg. 6) reads the pages a level needs in batches of up to 64, one submission each under libaio or io_uring.",
+		.offset = offsetof(GfOptions, range_algorithm)
 	},
 	{
 		.name = "merge_fill", .type = OPT_INT, .default_number = 30,
 		.min = 0, .max = 50,
-		.description = "After a deletion, a bucket or directory page with at most this percent of its capacity merges with its buddy region when both fit in one page (thesis: 30)."
+		.description = "After a deletion, a bucket or directory page with at most this percent of its capacity merges with its buddy region when both fit in one page (thesis: 30).",
+		.offset = offsetof(GfOptions, merge_fill)
 	},
 	{0}
 };
@@ -809,18 +827,25 @@ gf_setup(const FestConfig *config, uint32 page_size)
 {
 	GfState    *st = palloc0(sizeof(GfState));
 	uint32		body = page_size - FEST_PAGE_HEADER_SIZE;
-	int64		max_fill = config_int(config, "max_fill");
-	int64		merge_fill = config_int(config, "merge_fill");
+	GfOptions	opts;
+	int64		max_fill;
+	int64		merge_fill;
 
-	if (!config_box(config, "extent", &st->extent.xmin, &st->extent.ymin,
-					&st->extent.xmax, &st->extent.ymax))
+	OPTIONS_FILL(config, gf_options, &opts);
+	max_fill = opts.max_fill;
+	merge_fill = opts.merge_fill;
+	if (!opts.extent.set)
 		config_error(config, "The grid file divides a fixed extent into regions, and none is given.",
 					 "Give options => '{\"extent\": [xmin, ymin, xmax, ymax]}', or a source table to take it from.");
+	st->extent.xmin = opts.extent.xmin;
+	st->extent.ymin = opts.extent.ymin;
+	st->extent.xmax = opts.extent.xmax;
+	st->extent.ymax = opts.extent.ymax;
 	st->bucket_max = (uint32) floor((double) (body / sizeof(GfBucketEntry)) * max_fill / 100.0);
 	st->dir_max = (uint32) floor((double) (body / sizeof(GfDirEntry)) * max_fill / 100.0);
 	st->bucket_merge = (uint32) floor((double) st->bucket_max * merge_fill / 100.0);
 	st->dir_merge = (uint32) floor((double) st->dir_max * merge_fill / 100.0);
-	st->batched_range = strcmp(config_choice_name(config, "range_algorithm"), "p-rq") == 0;
+	st->batched_range = opts.range_algorithm == GF_RANGE_P_RQ;
 
 	if (st->bucket_max < 2 || st->dir_max < 4)
 		config_error(config,

@@ -40,25 +40,39 @@
 #include "geom/hilbert.h"
 #include "stats/jsonbuild.h"
 
+/* The Hilbert R-tree's options, read once by hilbert_setup. */
+typedef struct HilbertOptions
+{
+	uint32		filled;			/* OPTIONS_FILLED */
+	OptionBox	extent;
+	int64		siblings;
+	int64		min_fill;
+	int64		max_fill;
+} HilbertOptions;
+
 static const OptionSpec hilbert_options[] = {
 	{
 		.name = "extent", .type = OPT_BOX,
-		.description = "The space the Hilbert curve covers [xmin, ymin, xmax, ymax]; the source's extent when not given. Objects outside it are clamped to its border."
+		.description = "The space the Hilbert curve covers [xmin, ymin, xmax, ymax]; the source's extent when not given. Objects outside it are clamped to its border.",
+		.offset = offsetof(HilbertOptions, extent)
 	},
 	{
 		.name = "siblings", .type = OPT_INT, .default_number = 2,
 		.min = 1, .max = 8,
-		.description = "Cooperating siblings s: an overflow is shared among s nodes and splits s into s + 1 (Kamel & Faloutsos 1994, section 3.2)."
+		.description = "Cooperating siblings s: an overflow is shared among s nodes and splits s into s + 1 (Kamel & Faloutsos 1994, section 3.2).",
+		.offset = offsetof(HilbertOptions, siblings)
 	},
 	{
 		.name = "min_fill", .type = OPT_INT, .default_number = 40,
 		.min = 1, .max = 100,
-		.description = "Minimum node occupancy m, in percent of the maximum M."
+		.description = "Minimum node occupancy m, in percent of the maximum M.",
+		.offset = offsetof(HilbertOptions, min_fill)
 	},
 	{
 		.name = "max_fill", .type = OPT_INT, .default_number = 100,
 		.min = 10, .max = 100,
-		.description = "Maximum node occupancy M, in percent of the entries a page holds."
+		.description = "Maximum node occupancy M, in percent of the entries a page holds.",
+		.offset = offsetof(HilbertOptions, max_fill)
 	},
 	{0}
 };
@@ -697,12 +711,15 @@ hilbert_init_empty(StructIndex *idx)
  * [m, M] when 2 <= m <= (M + 1) / 2 (the case s = 1 is the tightest).
  */
 static void
-capacities(const FestConfig *config, uint32 page_size, uint32 entry_size,
+capacities(const FestConfig *config, const HilbertOptions *opts,
+		   uint32 page_size, uint32 entry_size,
 		   const char *what, uint32 *max_entries, uint32 *min_entries)
 {
 	uint32		per_page = (page_size - FEST_PAGE_HEADER_SIZE) / entry_size;
-	int64		max_fill = config_int(config, "max_fill");
-	int64		min_fill = config_int(config, "min_fill");
+	int64		max_fill = opts->max_fill;
+	int64		min_fill = opts->min_fill;
+
+	OPTIONS_ASSERT_FILLED(opts);
 
 	*max_entries = (uint32) floor((double) per_page * max_fill / 100.0);
 	*min_entries = Max(2, (uint32) ceil((double) *max_entries * min_fill / 100.0));
@@ -723,17 +740,22 @@ static void *
 hilbert_setup(const FestConfig *config, uint32 page_size)
 {
 	HilbertState *st = palloc0(sizeof(HilbertState));
+	HilbertOptions opts;
 
-	if (!config_box(config, "extent", &st->extent.xmin, &st->extent.ymin,
-					&st->extent.xmax, &st->extent.ymax))
+	OPTIONS_FILL(config, hilbert_options, &opts);
+	if (!opts.extent.set)
 		config_error(config,
 					 "The Hilbert R-tree maps its space onto a Hilbert curve and needs the extent of that space.",
 					 "Give options => '{\"extent\": [xmin, ymin, xmax, ymax]}', or create the index with a source table.");
-	capacities(config, page_size, sizeof(HilbertLeafEntry), "leaf",
+	st->extent.xmin = opts.extent.xmin;
+	st->extent.ymin = opts.extent.ymin;
+	st->extent.xmax = opts.extent.xmax;
+	st->extent.ymax = opts.extent.ymax;
+	capacities(config, &opts, page_size, sizeof(HilbertLeafEntry), "leaf",
 			   &st->max_leaf, &st->min_leaf);
-	capacities(config, page_size, sizeof(HilbertInternalEntry), "internal",
+	capacities(config, &opts, page_size, sizeof(HilbertInternalEntry), "internal",
 			   &st->max_internal, &st->min_internal);
-	st->siblings = (uint32) config_int(config, "siblings");
+	st->siblings = (uint32) opts.siblings;
 	return st;
 }
 

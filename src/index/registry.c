@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * registry.c
- *	  The structures festival knows, and the options they all share.
+ *	  The structures festival knows, the options of the index file, and
+ *	  which modules' option tables apply to an index.
  *
  * Adding a structure means adding its StructureOps to the table below;
  * nothing else in the SQL surface or the node stores changes.
@@ -18,14 +19,15 @@
 
 #include "lib/stringinfo.h"
 
-/* Options every structure takes. */
-const OptionSpec common_options[] = {
+/* Options of the index file, which every structure takes. */
+static const OptionSpec index_file_options[] = {
 	{
-		.name = "page_size", .type = OPT_INT,
+		.name = "page_size", .type = OPT_BYTES,
 		.default_number = FEST_DEFAULT_PAGE_SIZE,
 		.min = FEST_MIN_PAGE_SIZE, .max = FEST_MAX_PAGE_SIZE,
 		.multiple_of = FEST_PAGE_SIZE_MULTIPLE,
-		.description = "Size of a node (page) in bytes; the seeds use 2048 to 65536."
+		.description = "Size of a node (page) in bytes; the seeds use 2048 to 65536.",
+		.offset = offsetof(IndexOptions, page_size)
 	},
 	{0}
 };
@@ -60,36 +62,38 @@ structure_lookup(const char *name)
 }
 
 /*
- * Validate a user's options for a structure: the groups that apply are the
- * common options, the framework choice, the structure's and the chosen
- * framework's.  Returns the complete configuration, checked for impossible
- * combinations by the framework and the structure.
+ * Validate a user's options for a structure and fill the typed options of
+ * every module but the node store's (filled when the store is created).
+ * The tables that apply are each module's own, in this order (it is the
+ * order hints list them in): the index file's, the framework choice, the
+ * structure's, the chosen framework's, the page cache's.  Each module
+ * then checks its combinations.  Returns the complete configuration, the
+ * one festival.index and the meta pages store.
  */
 FestConfig *
-index_options_parse(const StructureOps *ops, Jsonb *user, uint32 *page_size,
+index_options_parse(const StructureOps *ops, Jsonb *user, IndexOptions *out,
 					void **state)
 {
-	const OptionSpec *groups[8];
+	const OptionSpec *tables[8];
 	const FrameworkDef *fw;
 	int			n = 0;
 	FestConfig *config;
 
-	fw = framework_lookup(options_peek_choice(user, framework_option));
-	groups[n++] = common_options;
-	groups[n++] = framework_option;
-	groups[n++] = ops->options;
+	fw = framework_choose(user);
+	tables[n++] = index_file_options;
+	tables[n++] = framework_option;
+	tables[n++] = ops->options;
 	if (fw->options != NULL)
-		groups[n++] = fw->options;
-	groups[n++] = cache_options;
-	if (cache_is_clru(options_peek_choice(user, cache_options)))
-		groups[n++] = cache_clru_options;
-	groups[n] = NULL;
+		tables[n++] = fw->options;
+	n += cache_option_tables(user, &tables[n]);
+	Assert(n < lengthof(tables));
+	tables[n] = NULL;
 
-	config = options_parse(user, groups, ops->name, fw->name);
-	*page_size = (uint32) config_int(config, "page_size");
-	*state = ops->setup(config, *page_size);
-	if (fw->validate != NULL)
-		fw->validate(config);
-	cache_validate(config, *page_size);
+	config = options_parse(user, tables, ops->name, fw->name);
+	OPTIONS_FILL(config, index_file_options, out);
+	*state = ops->setup(config, (uint32) out->page_size);
+	out->framework = fw;
+	out->framework_memory = fw->validate != NULL ? fw->validate(config) : 0;
+	cache_options_fill(config, (uint32) out->page_size, &out->cache);
 	return config;
 }

@@ -41,31 +41,51 @@
 
 static const char *const reinsert_orders[] = {"close", "far", NULL};
 
+StaticAssertDecl(lengthof(reinsert_orders) == 3, "reinsert_orders: close, then far");
+
+/* The R*-tree's options, read once by rstartree_setup. */
+typedef struct RstartreeOptions
+{
+	uint32		filled;			/* OPTIONS_FILLED */
+	int64		min_fill;
+	int64		max_fill;
+	int64		max_neighbors;
+	int64		reinsert_percent;
+	int			reinsert;		/* index into reinsert_orders */
+} RstartreeOptions;
+
+#define REINSERT_FAR 1
+
 static const OptionSpec rstartree_options[] = {
 	{
 		.name = "min_fill", .type = OPT_INT, .default_number = 40,
 		.min = 1, .max = 100,
-		.description = "Minimum node occupancy m, in percent of the maximum M (the R*-tree paper finds 40 best)."
+		.description = "Minimum node occupancy m, in percent of the maximum M (the R*-tree paper finds 40 best).",
+		.offset = offsetof(RstartreeOptions, min_fill)
 	},
 	{
 		.name = "max_fill", .type = OPT_INT, .default_number = 100,
 		.min = 10, .max = 100,
-		.description = "Maximum node occupancy M, in percent of the entries a page holds."
+		.description = "Maximum node occupancy M, in percent of the entries a page holds.",
+		.offset = offsetof(RstartreeOptions, max_fill)
 	},
 	{
 		.name = "max_neighbors", .type = OPT_INT, .default_number = 32,
 		.min = 1, .max = 100000,
-		.description = "Entries of least area enlargement whose overlap enlargement ChooseSubtree computes, above the leaves."
+		.description = "Entries of least area enlargement whose overlap enlargement ChooseSubtree computes, above the leaves.",
+		.offset = offsetof(RstartreeOptions, max_neighbors)
 	},
 	{
 		.name = "reinsert_percent", .type = OPT_INT, .default_number = 30,
 		.min = 1, .max = 50,
-		.description = "Entries removed and reinserted by a forced reinsertion, in percent of M."
+		.description = "Entries removed and reinserted by a forced reinsertion, in percent of M.",
+		.offset = offsetof(RstartreeOptions, reinsert_percent)
 	},
 	{
 		.name = "reinsert", .type = OPT_CHOICE, .default_choice = "close",
 		.choices = reinsert_orders,
-		.description = "Order of a forced reinsertion: 'close' (closest to the node centre first) or 'far'."
+		.description = "Order of a forced reinsertion: 'close' (closest to the node centre first) or 'far'.",
+		.offset = offsetof(RstartreeOptions, reinsert)
 	},
 	{0}
 };
@@ -231,13 +251,18 @@ rstar_overflow(StructIndex *idx, RtreeInsertion *ins, TreeNode *node, bool is_ro
 static void *
 rstartree_setup(const FestConfig *config, uint32 page_size)
 {
-	RtreeState *st = rtree_state_init(config, page_size, rtree_split_policy("rstar"));
-	int64		percent = config_int(config, "reinsert_percent");
+	RstartreeOptions opts;
+	RtreeState *st;
+	int64		percent;
 
+	OPTIONS_FILL(config, rstartree_options, &opts);
+	st = rtree_state_init(config, page_size, opts.min_fill, opts.max_fill,
+						  rtree_split_policy("rstar"));
+	percent = opts.reinsert_percent;
 	st->choose_subtree = rstar_choose_subtree;
 	st->overflow = rstar_overflow;
-	st->max_neighbors = (uint32) config_int(config, "max_neighbors");
-	st->reinsert_far = strcmp(config_choice_name(config, "reinsert"), "far") == 0;
+	st->max_neighbors = (uint32) opts.max_neighbors;
+	st->reinsert_far = opts.reinsert == REINSERT_FAR;
 	st->reinsert_count = Max(1, (uint32) floor((double) st->max_entries * percent / 100.0));
 
 	/*

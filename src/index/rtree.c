@@ -38,21 +38,33 @@
 
 #include "stats/jsonbuild.h"
 
+/* The R-tree's options, read once by rtree_setup. */
+typedef struct RtreeOptions
+{
+	uint32		filled;			/* OPTIONS_FILLED */
+	int			split;			/* index into rtree_split_names/policies */
+	int64		min_fill;
+	int64		max_fill;
+} RtreeOptions;
+
 static const OptionSpec rtree_options[] = {
 	{
 		.name = "split", .type = OPT_CHOICE, .default_choice = "quadratic",
 		.choices = rtree_split_names,
-		.description = "Node split algorithm: linear, quadratic (Guttman 1984), exponential (exhaustive minimum total area), greene (Greene 1989), angtan (Ang & Tan 1997), rstar (Beckmann et al. 1990)."
+		.description = "Node split algorithm: linear, quadratic (Guttman 1984), exponential (exhaustive minimum total area), greene (Greene 1989), angtan (Ang & Tan 1997), rstar (Beckmann et al. 1990).",
+		.offset = offsetof(RtreeOptions, split)
 	},
 	{
 		.name = "min_fill", .type = OPT_INT, .default_number = 50,
 		.min = 1, .max = 100,
-		.description = "Minimum node occupancy m, in percent of the maximum M."
+		.description = "Minimum node occupancy m, in percent of the maximum M.",
+		.offset = offsetof(RtreeOptions, min_fill)
 	},
 	{
 		.name = "max_fill", .type = OPT_INT, .default_number = 100,
 		.min = 10, .max = 100,
-		.description = "Maximum node occupancy M, in percent of the entries a page holds."
+		.description = "Maximum node occupancy M, in percent of the entries a page holds.",
+		.offset = offsetof(RtreeOptions, max_fill)
 	},
 	{0}
 };
@@ -531,12 +543,10 @@ split_overflow(StructIndex *idx, RtreeInsertion *ins, TreeNode *node, bool is_ro
  */
 RtreeState *
 rtree_state_init(const FestConfig *config, uint32 page_size,
-				 const RtreeSplitPolicy *split)
+				 int64 min_fill, int64 max_fill, const RtreeSplitPolicy *split)
 {
 	RtreeState *st = palloc0(sizeof(RtreeState));
 	uint32		per_page = (page_size - FEST_PAGE_HEADER_SIZE) / sizeof(RtreeEntry);
-	int64		max_fill = config_int(config, "max_fill");
-	int64		min_fill = config_int(config, "min_fill");
 
 	st->max_entries = (uint32) floor((double) per_page * max_fill / 100.0);
 	st->min_entries = Max(2, (uint32) ceil((double) st->max_entries * min_fill / 100.0));
@@ -575,9 +585,11 @@ static void *
 rtree_setup(const FestConfig *config, uint32 page_size)
 {
 	RtreeState *st;
+	RtreeOptions opts;
 
-	st = rtree_state_init(config, page_size,
-						  &rtree_split_policies[config_choice_index(config, "split")]);
+	OPTIONS_FILL(config, rtree_options, &opts);
+	st = rtree_state_init(config, page_size, opts.min_fill, opts.max_fill,
+						  &rtree_split_policies[opts.split]);
 	st->choose_subtree = rtree_choose_least_enlargement;
 	st->overflow = split_overflow;
 	return st;

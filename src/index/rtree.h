@@ -139,6 +139,7 @@ extern void rtree_check(StructIndex *idx, CheckReport *report);
 extern const NodeOps rtree_node_ops;
 extern void rtree_node_box(const TreeNode *node, Mbr *box);
 extern RtreeState *rtree_state_init(const FestConfig *config, uint32 page_size,
+									int64 min_fill, int64 max_fill,
 									const RtreeSplitPolicy *split);
 extern int	rtree_choose_least_enlargement(StructIndex *idx, const TreeNode *node,
 										   const Mbr *box);

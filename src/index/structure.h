@@ -22,11 +22,13 @@
 #define FEST_STRUCTURE_H
 
 #include "festival.h"
+#include "buffer/cache.h"
+#include "flash/framework.h"
 #include "flash/nodestore.h"
 #include "geom/mbr.h"
 #include "geom/predicate.h"
 #include "index/check.h"
-#include "index/options.h"
+#include "options/options.h"
 
 typedef struct StructIndex
 {
@@ -124,11 +126,25 @@ typedef struct StructureOps
 								 uint16 level, Mbr *region);
 } StructureOps;
 
+/*
+ * An index's options that the SQL layer reads (registry.c), filled once
+ * when the index is opened or created: the index file's own, and what the
+ * framework and the page cache need to be set up.  The structure's are in
+ * its state (setup), the node store's in the store (create).
+ */
+typedef struct IndexOptions
+{
+	uint32		filled;			/* OPTIONS_FILLED */
+	int64		page_size;		/* bytes of a node (page) */
+	const FrameworkDef *framework;
+	int64		framework_memory;	/* bytes of the node store's buffers */
+	CacheOptions cache;
+} IndexOptions;
+
 /* registry.c */
-extern const OptionSpec common_options[];
 extern const StructureOps *structure_lookup(const char *name);
 extern FestConfig *index_options_parse(const StructureOps *ops, Jsonb *user,
-									   uint32 *page_size, void **state);
+									   IndexOptions *out, void **state);
 
 /* traverse.c: generic algorithms over the traversal contract */
 extern void tree_search(StructIndex *idx, const SearchSpec *spec);

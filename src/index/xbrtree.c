@@ -55,20 +55,32 @@
 
 #include "stats/jsonbuild.h"
 
+/* The xBR+-tree's options, read once by xbr_setup. */
+typedef struct XbrOptions
+{
+	uint32		filled;			/* OPTIONS_FILLED */
+	OptionBox	extent;
+	int64		max_fill;
+	int64		merge_fill;
+} XbrOptions;
+
 static const OptionSpec xbr_options[] = {
 	{
 		.name = "extent", .type = OPT_BOX,
-		.description = "The space divided into quadrants, [xmin, ymin, xmax, ymax]; points outside it are refused. Default: the source table's extent."
+		.description = "The space divided into quadrants, [xmin, ymin, xmax, ymax]; points outside it are refused. Default: the source table's extent.",
+		.offset = offsetof(XbrOptions, extent)
 	},
 	{
 		.name = "max_fill", .type = OPT_INT, .default_number = 100,
 		.min = 10, .max = 100,
-		.description = "Node capacity, in percent of the entries a page holds (leaves and internal nodes)."
+		.description = "Node capacity, in percent of the entries a page holds (leaves and internal nodes).",
+		.offset = offsetof(XbrOptions, max_fill)
 	},
 	{
 		.name = "merge_fill", .type = OPT_INT, .default_number = 30,
 		.min = 0, .max = 50,
-		.description = "After a deletion, a node with fewer entries than this percent of its capacity is merged with a neighbouring quadrant's node when both fit in one; empty leaves always are."
+		.description = "After a deletion, a node with fewer entries than this percent of its capacity is merged with a neighbouring quadrant's node when both fit in one; empty leaves always are.",
+		.offset = offsetof(XbrOptions, merge_fill)
 	},
 	{0}
 };
@@ -890,13 +902,20 @@ xbr_setup(const FestConfig *config, uint32 page_size)
 {
 	XbrState   *st = palloc0(sizeof(XbrState));
 	uint32		body = page_size - FEST_PAGE_HEADER_SIZE;
-	int64		max_fill = config_int(config, "max_fill");
-	int64		merge_fill = config_int(config, "merge_fill");
+	XbrOptions	opts;
+	int64		max_fill;
+	int64		merge_fill;
 
-	if (!config_box(config, "extent", &st->extent.xmin, &st->extent.ymin,
-					&st->extent.xmax, &st->extent.ymax))
+	OPTIONS_FILL(config, xbr_options, &opts);
+	max_fill = opts.max_fill;
+	merge_fill = opts.merge_fill;
+	if (!opts.extent.set)
 		config_error(config, "The xBR+-tree divides a fixed extent into quadrants, and none is given.",
 					 "Give options => '{\"extent\": [xmin, ymin, xmax, ymax]}', or a source table to take it from.");
+	st->extent.xmin = opts.extent.xmin;
+	st->extent.ymin = opts.extent.ymin;
+	st->extent.xmax = opts.extent.xmax;
+	st->extent.ymax = opts.extent.ymax;
 	st->leaf_max = (uint32) floor((double) (body / sizeof(XbrLeafEntry)) * max_fill / 100.0);
 	st->internal_max = (uint32) floor((double) (body / sizeof(XbrInternalEntry)) * max_fill / 100.0);
 	st->leaf_merge = (uint32) floor((double) st->leaf_max * merge_fill / 100.0);

@@ -98,7 +98,7 @@ festival_create_index(PG_FUNCTION_ARGS)
 	IndexCatalog cat;
 	const StructureOps *structure;
 	FestConfig *config;
-	uint32		page_size;
+	IndexOptions opts;
 	void	   *state;
 	DeviceSpec *device;
 	Jsonb	   *user_options;
@@ -126,7 +126,7 @@ festival_create_index(PG_FUNCTION_ARGS)
 												  geom_column);
 	}
 
-	config = index_options_parse(structure, user_options, &page_size, &state);
+	config = index_options_parse(structure, user_options, &opts, &state);
 
 	if (catalog_index_exists(cat.name))
 		ereport(ERROR,

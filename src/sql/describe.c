@@ -34,7 +34,7 @@ ix_config_jsonb(OpenIndex *ix)
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	jb_string(&state, "structure", ix->cat.structure);
-	jb_string(&state, "framework", config_choice_name(ix->config, "framework"));
+	jb_string(&state, "framework", ix->opts.framework->name);
 
 	jb_key(&state, "device");
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);

@@ -295,17 +295,10 @@ copy_catalog(IndexCatalog *dst, const IndexCatalog *src)
  * Node copies of one operation and the redo log's file are not counted.
  */
 static int64
-index_memory_bytes(const FestConfig *config)
+index_memory_bytes(const IndexOptions *opts)
 {
-	const FrameworkDef *fw = framework_of(config);
-	int64		total = 0;
-
-	for (const OptionSpec *o = fw->options; o != NULL && o->name != NULL; o++)
-		if (strcmp(o->name, "buffer_size") == 0)
-			total += config_int(config, "buffer_size");
-	if (config_choice_index(config, "cache") != 0)
-		total += config_int(config, "cache_size");
-	return total;
+	OPTIONS_ASSERT_FILLED(opts);
+	return opts->framework_memory + cache_memory_bytes(&opts->cache);
 }
 
 /*
@@ -315,9 +308,9 @@ index_memory_bytes(const FestConfig *config)
  * created and whenever it is opened, since the setting may have changed.
  */
 static void
-check_memory_ceiling(const char *name, const FestConfig *config)
+check_memory_ceiling(const char *name, const IndexOptions *opts)
 {
-	int64		bytes = index_memory_bytes(config);
+	int64		bytes = index_memory_bytes(opts);
 	int64		ceiling = (int64) fest_max_index_memory_kb * 1024;
 
 	if (bytes > ceiling)
@@ -332,12 +325,10 @@ check_memory_ceiling(const char *name, const FestConfig *config)
 static void
 handle_configure(OpenIndex *ix, const StructureOps *structure)
 {
-	uint32		page_size;
-
 	ix->structure = structure;
-	ix->config = index_options_parse(structure, ix->cat.options, &page_size,
+	ix->config = index_options_parse(structure, ix->cat.options, &ix->opts,
 									 &ix->sidx.state);
-	check_memory_ceiling(ix->name, ix->config);
+	check_memory_ceiling(ix->name, &ix->opts);
 	ix->sidx.config = ix->config;
 	ix->sidx.name = ix->name;
 	ix->sidx.stats = &ix->op_stats;
@@ -347,8 +338,9 @@ handle_configure(OpenIndex *ix, const StructureOps *structure)
 static void
 open_store(OpenIndex *ix, bool create)
 {
-	const FrameworkDef *fw = framework_of(ix->config);
+	const FrameworkDef *fw = ix->opts.framework;
 
+	OPTIONS_ASSERT_FILLED(&ix->opts);
 	ix->ns = fw->create(ix->io, &ix->meta, ix->structure->node_ops, ix->name,
 						&ix->op_stats, ix->config, log_path_for(ix->path), create);
 	ix->sidx.ns = ix->ns;
@@ -392,7 +384,7 @@ open_page_chain(OpenIndex *ix, uint32 page_size, bool create)
 									 page_size, create, &ix->op_stats);
 
 	ix->tracing = tracing_pageio_wrap(device, ix->name, run_current_trace());
-	return cache_wrap(ix->tracing, ix->config);
+	return cache_wrap(ix->tracing, &ix->opts.cache);
 }
 
 /*
@@ -474,7 +466,7 @@ index_open(const char *name, const ReloadInfo *reload, DeviceState *kept)
 	copy_catalog(&ix->cat, cat);
 	handle_lock(ix);
 	handle_configure(ix, structure_lookup(ix->cat.structure));
-	page_size = (uint32) config_int(ix->config, "page_size");
+	page_size = (uint32) ix->opts.page_size;
 
 	ix->path = handle_file_path(ix, false);
 	if (kept != NULL)
@@ -560,7 +552,7 @@ index_open(const char *name, const ReloadInfo *reload, DeviceState *kept)
 		}
 		else
 		{
-			bool		buffering = framework_of(ix->config)->uses_log;
+			bool		buffering = ix->opts.framework->uses_log;
 
 			ix->meta.flags &= ~FEST_META_ENTRIES_VALID;
 			ereport(WARNING,
@@ -857,12 +849,13 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 {
 	OpenIndex  *ix = handle_create(cat->name);
 	MemoryContext old = MemoryContextSwitchTo(ix->cxt);
-	uint32		page_size = (uint32) config_int(config, "page_size");
+	uint32		page_size;
 
 	copy_catalog(&ix->cat, cat);
 	ix->keep_open = true;		/* its creator owns it */
 	handle_lock(ix);
 	handle_configure(ix, structure);
+	page_size = (uint32) ix->opts.page_size;
 	ix->path = handle_file_path(ix, true);
 
 	if (pending_unlink_scheduled(ix->path))

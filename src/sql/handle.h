@@ -54,7 +54,8 @@ typedef struct OpenIndex
 	MemoryContext op_cxt;		/* reset after every operation */
 	IndexCatalog cat;
 	const StructureOps *structure;
-	FestConfig *config;
+	FestConfig *config;			/* complete, as stored (describe) */
+	IndexOptions opts;			/* typed, filled by handle_configure */
 	FestMeta	meta;
 	char	   *path;			/* index file */
 	PageIO	   *io;				/* top of the page I/O chain */

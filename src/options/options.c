@@ -1,15 +1,17 @@
 /*-------------------------------------------------------------------------
  *
  * options.c
- *	  Validating index options against their declarations.
+ *	  Validating index options against their declarations, and filling
+ *	  the modules' typed structs from the result.
  *
  * IDENTIFICATION
- *	  src/index/options.c
+ *	  src/options/options.c
  *
  *-------------------------------------------------------------------------
  */
-#include "index/options.h"
+#include "options/options.h"
 
+#include <ctype.h>
 #include <math.h>
 
 #include "common/shortest_dec.h"
@@ -45,6 +47,7 @@ option_accepts(const OptionSpec *spec)
 	switch (spec->type)
 	{
 		case OPT_INT:
+		case OPT_BYTES:
 			appendStringInfo(&buf, "an integer from %.0f to %.0f", spec->min, spec->max);
 			if (spec->multiple_of > 1)
 				appendStringInfo(&buf, " that is a multiple of " INT64_FORMAT,
@@ -76,6 +79,93 @@ bad_value(const OptionSpec *spec, const char *got)
 			 errmsg("invalid value %s for option \"%s\"", got, spec->name),
 			 errdetail("%s", spec->description),
 			 errhint("Option \"%s\" accepts %s.", spec->name, option_accepts(spec))));
+}
+
+/*
+ * PostgreSQL's memory units, as postgresql.conf spells them (case matters:
+ * "mb" is refused there too), base 1024.
+ */
+static const struct
+{
+	const char *name;
+	double		bytes;
+}			memory_units[] = {
+	{"B", 1.0},
+	{"kB", 1024.0},
+	{"MB", 1024.0 * 1024},
+	{"GB", 1024.0 * 1024 * 1024},
+	{"TB", 1024.0 * 1024 * 1024 * 1024},
+};
+
+#define MEMORY_UNITS_HINT "Write a byte count as a JSON integer, or as a string of a number and a memory unit (\"B\", \"kB\", \"MB\", \"GB\" or \"TB\", base 1024) such as \"32kB\"."
+
+/* An OPT_BYTES string whose number, or number of bytes, overflows a double. */
+static void number_out_of_range(const OptionSpec *spec, const char *shown) pg_attribute_noreturn();
+
+static void
+number_out_of_range(const OptionSpec *spec, const char *shown)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid value %s for option \"%s\"", shown, spec->name),
+			 errdetail("Its number is out of range."),
+			 errhint("Option \"%s\" accepts %s.", spec->name, option_accepts(spec))));
+}
+
+/*
+ * The bytes an OPT_BYTES string gives: a decimal number, optional spaces,
+ * a unit.  The unit is required: a bare "4096" is refused, as it always
+ * was, so a number in quotes is never silently taken for bytes.  A
+ * fraction is accepted when the product is a whole number of bytes
+ * ("1.5kB"), refused otherwise ("0.1kB"), since a byte count is exact.
+ * Range and multiple_of are checked by the caller on the result.
+ */
+static double
+bytes_from_string(const OptionSpec *spec, const char *text, const char *shown)
+{
+	char	   *end;
+	double		number;
+	const char *unit;
+
+	errno = 0;
+	number = strtod(text, &end);
+	if (end != text && (errno == ERANGE || isinf(number)))
+		number_out_of_range(spec, shown);
+	if (end == text || errno != 0 || isnan(number) ||
+		!(isdigit((unsigned char) text[0]) || text[0] == '-' || text[0] == '+' || text[0] == '.'))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value %s for option \"%s\"", shown, spec->name),
+				 errdetail("It does not start with a number."),
+				 errhint("Option \"%s\" accepts %s. " MEMORY_UNITS_HINT,
+						 spec->name, option_accepts(spec))));
+	while (*end == ' ')
+		end++;
+	unit = end;
+	for (int i = 0; i < lengthof(memory_units); i++)
+		if (strcmp(unit, memory_units[i].name) == 0)
+		{
+			double		bytes = number * memory_units[i].bytes;
+
+			if (isinf(bytes))
+				number_out_of_range(spec, shown);
+			if (bytes != floor(bytes))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("invalid value %s for option \"%s\"", shown, spec->name),
+						 errdetail("It is not a whole number of bytes."),
+						 errhint("Option \"%s\" accepts %s. " MEMORY_UNITS_HINT,
+								 spec->name, option_accepts(spec))));
+			return bytes;
+		}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid value %s for option \"%s\"", shown, spec->name),
+			 errdetail(*unit == '\0' ? "It has no memory unit." :
+					   "\"%s\" is not a memory unit.", unit),
+			 errhint("Valid units for option \"%s\" are \"B\", \"kB\", \"MB\", \"GB\" and \"TB\" (base 1024); it accepts %s.",
+					 spec->name, option_accepts(spec))));
+	pg_unreachable();
 }
 
 static const OptionSpec *
@@ -178,6 +268,28 @@ set_value(OptionValue *value, const JsonbValue *v)
 
 	switch (spec->type)
 	{
+		case OPT_BYTES:
+			if (v->type == jbvString)
+			{
+				double		number;
+
+				number = bytes_from_string(spec, pnstrdup(v->val.string.val,
+														  v->val.string.len),
+										   shown);
+				if (number < spec->min || number > spec->max ||
+					(spec->multiple_of > 1 &&
+					 fmod(number, (double) spec->multiple_of) != 0))
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("invalid value %s for option \"%s\"", shown, spec->name),
+							 errdetail("It is %.0f bytes.", number),
+							 errhint("Option \"%s\" accepts %s (after the unit is applied).",
+									 spec->name, option_accepts(spec))));
+				value->number = number;
+				break;
+			}
+			/* a JSON number: as OPT_INT */
+			/* FALLTHROUGH */
 		case OPT_INT:
 		case OPT_REAL:
 			{
@@ -189,7 +301,7 @@ set_value(OptionValue *value, const JsonbValue *v)
 															NumericGetDatum(v->val.numeric)));
 				if (isnan(number) || number < spec->min || number > spec->max)
 					bad_value(spec, shown);
-				if (spec->type == OPT_INT &&
+				if (spec->type != OPT_REAL &&
 					(!numeric_is_whole(v->val.numeric) ||
 					 (spec->multiple_of > 1 &&
 					  fmod(number, (double) spec->multiple_of) != 0)))
@@ -364,6 +476,7 @@ options_to_jsonb(const FestConfig *config)
 		switch (value->spec->type)
 		{
 			case OPT_INT:
+			case OPT_BYTES:
 				v.type = jbvNumeric;
 				v.val.numeric = int64_to_numeric((int64) value->number);
 				break;
@@ -403,66 +516,81 @@ options_to_jsonb(const FestConfig *config)
 	return JsonbValueToJsonb(result);
 }
 
-static const OptionValue *
-require_value(const FestConfig *config, const char *name, OptionType type)
+/*
+ * Fill a module's typed struct from a complete configuration: each entry of
+ * table writes its field at spec->offset.  An option of the table that the
+ * configuration does not hold (a group that did not apply, such as clru's
+ * options under another cache) takes its default.  The value is found by
+ * name: two tables may declare the same option (FAST's and eFIND's
+ * buffer_size), and the configuration holds the one that applied.
+ */
+void
+options_fill(const FestConfig *config, const OptionSpec *table, void *out,
+			 size_t out_size, uint32 *filled)
 {
-	const OptionValue *value = find_value(config, name);
+	char	   *base = (char *) out;
 
-	if (value == NULL || value->spec->type != type)
-		elog(ERROR, "option \"%s\" is not declared with the expected type", name);
-	return value;
-}
+	Assert(config != NULL && table != NULL);
+	Assert((char *) filled >= base && (char *) (filled + 1) <= base + out_size);
+	for (const OptionSpec *s = table; s->name != NULL; s++)
+	{
+		const OptionValue *value = find_value(config, s->name);
+		OptionValue dflt;
 
-int64
-config_int(const FestConfig *config, const char *name)
-{
-	return (int64) require_value(config, name, OPT_INT)->number;
-}
+		if (value == NULL)
+		{
+			memset(&dflt, 0, sizeof(dflt));
+			dflt.spec = s;
+			dflt.number = s->default_number;
+			dflt.choice = s->default_choice;
+			value = &dflt;
+		}
+		if (value->spec->type != s->type)
+			elog(ERROR, "option \"%s\" is declared with two types", s->name);
 
-double
-config_real(const FestConfig *config, const char *name)
-{
-	return require_value(config, name, OPT_REAL)->number;
-}
+		switch (s->type)
+		{
+			case OPT_INT:
+			case OPT_BYTES:
+				Assert(s->offset + sizeof(int64) <= out_size);
+				*(int64 *) (base + s->offset) = (int64) value->number;
+				break;
+			case OPT_REAL:
+				Assert(s->offset + sizeof(double) <= out_size);
+				*(double *) (base + s->offset) = value->number;
+				break;
+			case OPT_BOOL:
+				Assert(s->offset + sizeof(bool) <= out_size);
+				*(bool *) (base + s->offset) = value->number != 0;
+				break;
+			case OPT_CHOICE:
+				{
+					int			index = -1;
 
-bool
-config_bool(const FestConfig *config, const char *name)
-{
-	return require_value(config, name, OPT_BOOL)->number != 0;
-}
+					Assert(s->offset + sizeof(int) <= out_size);
+					for (int i = 0; value->spec->choices[i] != NULL; i++)
+						if (strcmp(value->spec->choices[i], value->choice) == 0)
+							index = i;
+					if (index < 0)
+						elog(ERROR, "option \"%s\" holds an undeclared choice", s->name);
+					*(int *) (base + s->offset) = index;
+					break;
+				}
+			case OPT_BOX:
+				{
+					OptionBox  *box = (OptionBox *) (base + s->offset);
 
-/* An OPT_BOX option: false (outputs untouched) while it is null. */
-bool
-config_box(const FestConfig *config, const char *name,
-		   double *xmin, double *ymin, double *xmax, double *ymax)
-{
-	const OptionValue *value = require_value(config, name, OPT_BOX);
-
-	if (!value->box_set)
-		return false;
-	*xmin = value->box[0];
-	*ymin = value->box[1];
-	*xmax = value->box[2];
-	*ymax = value->box[3];
-	return true;
-}
-
-const char *
-config_choice_name(const FestConfig *config, const char *name)
-{
-	return require_value(config, name, OPT_CHOICE)->choice;
-}
-
-int
-config_choice_index(const FestConfig *config, const char *name)
-{
-	const OptionValue *value = require_value(config, name, OPT_CHOICE);
-
-	for (int i = 0; value->spec->choices[i] != NULL; i++)
-		if (value->spec->choices[i] == value->choice)
-			return i;
-	elog(ERROR, "option \"%s\" holds an undeclared choice", name);
-	pg_unreachable();
+					Assert(s->offset + sizeof(OptionBox) <= out_size);
+					box->set = value->box_set;
+					box->xmin = value->box[0];
+					box->ymin = value->box[1];
+					box->xmax = value->box[2];
+					box->ymax = value->box[3];
+					break;
+				}
+		}
+	}
+	*filled = OPTIONS_FILLED;
 }
 
 /* Raise the error for options that are valid alone but not together. */
