@@ -144,6 +144,51 @@ DELETE FROM gk_src WHERE id IN (SELECT id FROM gk_gone);
 SELECT name, (SELECT count(*) FROM gk_gone d WHERE festival.delete(name, d.id, d.geom)) AS deleted
 FROM gk_index ORDER BY ord;
 SELECT * FROM gk_verify('modified');
+-- a second entry of an id already indexed (festival.insert keeps it): like
+-- the generic search, the id comes back once, at its smaller distance;
+-- brute force over the source plus those entries, each id at its minimum.
+-- Id 9999 has two entries about POINT(25.01 30): the farther one inside
+-- the query's own bucket (right of the halving line x = 25, entered in
+-- ring 0), the nearer one just left of the line (ring 1), so the heap
+-- must lower the distance of an id it already holds.
+CREATE TABLE gk_dup (id bigint, geom geometry);
+INSERT INTO gk_dup VALUES (1200, 'POINT(30.2 30.1)'), (1300, 'POINT(9.9 10)'),
+	(9999, 'POINT(27.5 30)'), (9999, 'POINT(24.99 30)');
+SELECT name, (SELECT count(*) FROM gk_dup d WHERE festival.insert(name, d.id, d.geom)) AS duplicates
+FROM gk_index ORDER BY ord;
+CREATE FUNCTION gk_dup_wrong(idx text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	wrong bigint := 0;
+	n bigint;
+	q geometry;
+	k int;
+BEGIN
+	FOREACH q IN ARRAY ARRAY['POINT(30 30)'::geometry, 'POINT(10 10)', 'POINT(20 31)', 'POINT(25.01 30)'] LOOP
+		FOREACH k IN ARRAY ARRAY[1, 5, 50, 3000] LOOP
+			WITH f AS (SELECT row_number() OVER () AS r, id, round(distance::numeric, 9) AS d
+					   FROM festival.knn(idx, q, k)),
+				 u AS (SELECT id, min(ST_Distance(geom, q)) AS d
+					   FROM (SELECT id, geom FROM gk_src UNION ALL SELECT id, geom FROM gk_dup) a GROUP BY id),
+				 b AS (SELECT row_number() OVER (ORDER BY d, id) AS r, id, round(d::numeric, 9) AS d
+					   FROM u ORDER BY d, id LIMIT k)
+			SELECT count(*) INTO n FROM f FULL JOIN b USING (r)
+			WHERE f.id IS DISTINCT FROM b.id OR f.d IS DISTINCT FROM b.d;
+			wrong := wrong + n;
+		END LOOP;
+	END LOOP;
+	RETURN wrong;
+END
+$$;
+SELECT name, gk_dup_wrong(name) AS knn_wrong,
+	   (SELECT count(*) FROM festival.knn(name, 'POINT(30.2 30.1)', 3) WHERE id = 1200) AS once,
+	   (SELECT round(distance::numeric, 9) FROM festival.knn(name, 'POINT(25.01 30)', 50) WHERE id = 9999) AS nearer
+FROM gk_index ORDER BY ord;
+SELECT name, (SELECT count(*) FROM gk_dup d WHERE festival.delete(name, d.id, d.geom)) AS removed
+FROM gk_index ORDER BY ord;
+DROP FUNCTION gk_dup_wrong(text);
+DROP TABLE gk_dup;
+
 SELECT festival.flush(name) FROM gk_index ORDER BY ord;
 \c
 SET client_min_messages = warning;
