@@ -39,10 +39,12 @@
  *	  costs the thesis's one sub-directory and one bucket read.
  *
  * Every operation locates a point by its address (gf_point_addr): at each
- * directory page, the one entry whose region is a prefix of it.  Search,
- * kNN, batch queries, snapshots and dumps are the generic ones
- * (traverse.c), which see each directory entry's region as its rectangle
- * (the traversal contract of structure.h: it covers every point below).
+ * directory page, the one entry whose region is a prefix of it.  Window
+ * search (RQ), kNN of a non-point query, batch queries, snapshots and dumps
+ * are the generic ones (traverse.c), which see each directory entry's
+ * region as its rectangle (the traversal contract of structure.h: it
+ * covers every point below); P-RQ is gf_search below, the kNN of a query
+ * point the ring search of gridfile_knn.c.
  *
  * IDENTIFICATION
  *	  src/index/gridfile.c
@@ -57,6 +59,8 @@
 #include "stats/jsonbuild.h"
 
 static const char *const gf_range_algorithms[] = {"rq", "p-rq", NULL};
+/* in GfKnnPrefetch order */
+static const char *const gf_knn_prefetches[] = {"none", "data", "all", NULL};
 
 StaticAssertDecl(lengthof(gf_range_algorithms) == 3, "gf_range_algorithms: rq, then p-rq");
 
@@ -67,6 +71,7 @@ typedef struct GfOptions
 	OptionBox	extent;
 	int64		max_fill;
 	int			range_algorithm;	/* index into gf_range_algorithms */
+	int			knn_prefetch;	/* index into gf_knn_prefetches: a GfKnnPrefetch */
 	int64		merge_fill;
 } GfOptions;
 
@@ -89,6 +94,12 @@ static const OptionSpec gf_options[] = {
 		.choices = gf_range_algorithms,
 		.description = "Window queries: rq reads one page at a time, depth first; p-rq (Fevgas 2019, Alg. 6) reads the pages a level needs in batches of up to 64, one submission each under libaio or io_uring.",
 		.offset = offsetof(GfOptions, range_algorithm)
+	},
+	{
+		.name = "knn_prefetch", .type = OPT_CHOICE, .default_choice = "none",
+		.choices = gf_knn_prefetches,
+		.description = "kNN of a query point (Fevgas 2019, Alg. 7, ring by ring): none reads each page when its cell is entered; data reads a ring's buckets ahead in groups of up to 64, one submission each under libaio or io_uring; all does the same for sub-directories too.",
+		.offset = offsetof(GfOptions, knn_prefetch)
 	},
 	{
 		.name = "merge_fill", .type = OPT_INT, .default_number = 30,
@@ -846,6 +857,7 @@ gf_setup(const FestConfig *config, uint32 page_size)
 	st->bucket_merge = (uint32) floor((double) st->bucket_max * merge_fill / 100.0);
 	st->dir_merge = (uint32) floor((double) st->dir_max * merge_fill / 100.0);
 	st->batched_range = opts.range_algorithm == GF_RANGE_P_RQ;
+	st->knn_prefetch = (GfKnnPrefetch) opts.knn_prefetch;
 
 	if (st->bucket_max < 2 || st->dir_max < 4)
 		config_error(config,
@@ -890,6 +902,7 @@ const StructureOps gridfile_structure = {
 	.remove = gf_remove,
 	.contains = gf_contains,
 	.search = gf_search,
+	.knn = gf_knn,
 	.check = gf_check,
 	.describe = gf_describe,
 	.points_only = true,

@@ -85,6 +85,20 @@ StaticAssertDecl(sizeof(GfDirEntry) == 48, "GfDirEntry must be 48 bytes");
 #define GfBucketEntries(node)	((GfBucketEntry *) (node)->entries)
 #define GfDirEntries(node)		((GfDirEntry *) (node)->entries)
 
+/* knn_prefetch (gridfile_knn.c) */
+typedef enum GfKnnPrefetch
+{
+	GF_KNN_PREFETCH_NONE,
+	GF_KNN_PREFETCH_DATA,
+	GF_KNN_PREFETCH_ALL
+} GfKnnPrefetch;
+
+/*
+ * Pages the ring kNN reads in one group (one ns_read_many), standing in for
+ * the thesis's read buffers like P-RQ's groups (batch_search.c).
+ */
+#define GF_KNN_GROUP	64
+
 typedef struct GfState
 {
 	Mbr			extent;
@@ -94,6 +108,7 @@ typedef struct GfState
 								 * points merges with its buddy if they fit */
 	uint32		dir_merge;
 	bool		batched_range;	/* range_algorithm p-rq */
+	GfKnnPrefetch knn_prefetch;
 } GfState;
 
 /* ---- region addresses ---- */
@@ -146,6 +161,10 @@ extern int	gf_locate(const TreeNode *node, uint64 point);
 /* gridfile_bulk.c */
 extern void gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n,
 						 const char *method);
+
+/* gridfile_knn.c */
+extern int	gf_knn(StructIndex *idx, double x, double y, int k, int64 **ids,
+				   double **distances);
 
 /* gridfile_check.c */
 extern void gf_check(StructIndex *idx, CheckReport *report);

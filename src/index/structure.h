@@ -96,6 +96,18 @@ typedef struct StructureOps
 	 * grid file's batched P-RQ.  NULL: tree_search.
 	 */
 	void		(*search) (StructIndex *idx, const SearchSpec *spec);
+	/*
+	 * Optional: the structure's own k-nearest-neighbour search of a query
+	 * point over an index of points, where distances come from the index
+	 * alone (the grid file's ring search, Fevgas 2019 Alg. 7).  Returns at
+	 * most k neighbours (fewer when the index holds fewer ids) in
+	 * (distance, id) order in palloc'd *ids and *distances, each id once at
+	 * its smallest distance: exactly what the generic search returns.
+	 * NULL, or a query that is not a point: the generic best-first search
+	 * (knn.c).
+	 */
+	int			(*knn) (StructIndex *idx, double x, double y, int k,
+						int64 **ids, double **distances);
 	/* Verify every invariant, reporting problems instead of raising. */
 	void		(*check) (StructIndex *idx, CheckReport *report);
 	/* Derived parameters worth reporting (capacities...), as JSON pairs. */

@@ -164,7 +164,7 @@ festival_knn(PG_FUNCTION_ARGS)
 	GeomArg		g;
 	int32		k;
 	OpenIndex  *ix;
-	KnnSearch  *search;
+	KnnSearch  *search = NULL;
 	KnnMeasure	measure;
 	bool		measuring = false;
 	bool		exact;
@@ -192,7 +192,28 @@ festival_knn(PG_FUNCTION_ARGS)
 	exact = g.info.is_point && (ix->meta.flags & FEST_META_ALL_POINTS) != 0;
 
 	old = MemoryContextSwitchTo(ix->op_cxt);
-	search = knn_begin(&ix->sidx, &g.info.box, exact);
+	if (exact && ix->structure->knn != NULL)
+	{
+		/* the structure's own search (StructureOps.knn): distances from the index */
+		int64	   *ids;
+		double	   *distances;
+		int			n = ix->structure->knn(&ix->sidx, g.info.box.xmin, g.info.box.ymin,
+										   k, &ids, &distances);
+
+		Assert(n <= k);
+		for (int i = 0; i < n; i++)
+		{
+			Datum		values[2] = {Int64GetDatum(ids[i]), Float8GetDatum(distances[i])};
+			bool		nulls[2] = {false, false};
+
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		ix->op_stats.filter_exact += n;
+		ix->op_stats.results += n;
+		returned = k;			/* skips the generic search below */
+	}
+	else
+		search = knn_begin(&ix->sidx, &g.info.box, exact);
 	while (returned < k)
 	{
 		int64		id;
