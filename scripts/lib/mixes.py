@@ -45,6 +45,10 @@ class MixRunner(workload.Runner):
         # the thesis ran FAST with its log disabled: no sync per operation
         self.q("SET festival.log_sync = never")
 
+    def set_seed(self, seed):
+        # setseed() takes a value in [-1, 1]
+        self.q("SELECT setseed(%s)", ((seed % 1000003) / 1000003.0,))
+
     def prepare_extra(self, own):
         self.own = own
         data = self.exp["data"]
