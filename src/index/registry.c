@@ -36,6 +36,7 @@ static const StructureOps *const structures[] = {
 	&hilbert_rtree_structure,
 	&xbrtree_structure,
 	&gridfile_structure,
+	&lbgrid_structure,
 	NULL
 };
 
