@@ -10,7 +10,8 @@
  * Layout.  Levels >= 1 are GFFM directory pages (gridfile.h); a level-1
  * entry's child is not a page but the logical bucket id, which is the
  * bucket's region address (a region is a bucket's for as long as the
- * bucket lives, so the id needs no table of its own).  Level 0 holds log
+ * bucket lives, so the id needs no table of its own), stored negated
+ * (LB_REF) so that nothing takes it for a page.  Level 0 holds log
  * pages: a TreeNode whose link is the page's sequence number and whose
  * entries are 32-byte log records,
  *
@@ -102,6 +103,14 @@ StaticAssertDecl(sizeof(LbRecord) == 32, "LbRecord must be 32 bytes");
 #define LB_ADDR(tag)	((tag) & ~LB_DELETE)
 #define LB_LOG_PAGE		0x0001	/* TreeNode.flags of a log page */
 #define LbRecords(node)	((LbRecord *) (node)->entries)
+
+/*
+ * A level-1 entry's child, as the generic algorithms see it (entry_ref):
+ * the bucket's region negated, so that it is never taken for a page (dumps
+ * list buckets beside pages).
+ */
+#define LB_REF(addr)		(-(int64) (addr))
+#define LB_REF_ADDR(ref)	((uint64) -(ref))
 
 static inline bool
 lb_is_begin(const LbRecord *r)
@@ -498,6 +507,33 @@ lb_load(StructIndex *idx, LbState *st, bool recovering, List **nonlog)
 		}
 	}
 	pfree(logs);
+
+	/*
+	 * A bucket with an ancestor in the table is dead: the ancestor's marker
+	 * is the later one (an older ancestor was dropped by the descendant's
+	 * marker), and the marker that ended the bucket directly (its parent's,
+	 * at a merge) may sit on a page freed since.
+	 */
+	{
+		HASH_SEQ_STATUS seq;
+		LbBucket   *b;
+		List	   *dead = NIL;
+		ListCell   *lc;
+
+		hash_seq_init(&seq, st->btt);
+		while ((b = hash_seq_search(&seq)) != NULL)
+			for (uint64 up = b->addr >> 1; up >= GF_ROOT_ADDR; up >>= 1)
+				if (btt_find(st, up) != NULL)
+				{
+					uint64	   *a = palloc(sizeof(uint64));
+
+					*a = b->addr;
+					dead = lappend(dead, a);
+					break;
+				}
+		foreach(lc, dead)
+			bucket_drop(NULL, st, *(uint64 *) lfirst(lc));
+	}
 	return true;
 }
 
@@ -599,7 +635,7 @@ static TreeNode *
 replay_bucket(StructIndex *idx, LbState *st, uint64 addr, HTAB *nodes)
 {
 	LbBucket   *b = btt_find(st, addr);
-	TreeNode   *out = ns_new_node(idx->ns, (PageId) addr, 0);
+	TreeNode   *out = ns_new_node(idx->ns, (PageId) LB_REF(addr), 0);
 	int			maxn = (int) out->capacity;
 
 	if (b == NULL)
@@ -676,7 +712,7 @@ lb_read_leaves(StructIndex *idx, const int64 *refs, int n, TreeNode **out)
 	pages = palloc(maxp * sizeof(PageId));
 	for (int i = 0; i < n; i++)
 	{
-		LbBucket   *b = btt_find(st, (uint64) refs[i]);
+		LbBucket   *b = btt_find(st, LB_REF_ADDR(refs[i]));
 
 		if (b == NULL)
 			continue;
@@ -713,13 +749,13 @@ lb_read_leaves(StructIndex *idx, const int64 *refs, int n, TreeNode **out)
 		e->node = read[k];
 	}
 	for (int i = 0; i < n; i++)
-		out[i] = replay_bucket(idx, st, (uint64) refs[i], nodes);
+		out[i] = replay_bucket(idx, st, LB_REF_ADDR(refs[i]), nodes);
 }
 
 static TreeNode *
 read_bucket(StructIndex *idx, uint64 addr)
 {
-	int64		ref = (int64) addr;
+	int64		ref = LB_REF(addr);
 	TreeNode   *node;
 
 	lb_read_leaves(idx, &ref, 1, &node);
@@ -859,7 +895,7 @@ lb_insert(StructIndex *idx, int64 id, const Mbr *box)
 	{
 		GfPiece    *p = lfirst(lc);
 
-		gf_fill_dir_entry(&st->gf, &pe[k++], p->addr, (PageId) p->addr);
+		gf_fill_dir_entry(&st->gf, &pe[k++], p->addr, (PageId) LB_REF(p->addr));
 	}
 	memcpy(pe + k, GfDirEntries(sub) + slot + 1,
 		   (sub->nentries - slot - 1) * sizeof(GfDirEntry));
@@ -939,8 +975,8 @@ merge_buckets(StructIndex *idx, LbState *st, TreeNode *sub, int *slot)
 		mlive = m == NULL ? 0 : m->live;
 		if (live + mlive > (int32) st->gf.bucket_max)
 			break;
-		refs[0] = (int64) a;
-		refs[1] = (int64) (a ^ 1);
+		refs[0] = LB_REF(a);
+		refs[1] = LB_REF(a ^ 1);
 		lb_read_leaves(idx, refs, 2, nodes);
 		piece.addr = a >> 1;
 		piece.n = (int) (nodes[0]->nentries + nodes[1]->nentries);
@@ -960,7 +996,7 @@ merge_buckets(StructIndex *idx, LbState *st, TreeNode *sub, int *slot)
 			pieces = list_make1(&piece);
 			write_group(idx, st, pieces);
 		}
-		gf_fill_dir_entry(&st->gf, &e[*slot], a >> 1, (PageId) (a >> 1));
+		gf_fill_dir_entry(&st->gf, &e[*slot], a >> 1, (PageId) LB_REF(a >> 1));
 		gf_remove_slot(sub, bs);
 		if (high)
 			(*slot)--;
@@ -1044,7 +1080,7 @@ tile(LbState *st, HTAB *inner, uint64 region, GfDirEntry **out, int *n, int *max
 		*max *= 2;
 		*out = repalloc(*out, *max * sizeof(GfDirEntry));
 	}
-	gf_fill_dir_entry(&st->gf, &(*out)[(*n)++], region, (PageId) region);
+	gf_fill_dir_entry(&st->gf, &(*out)[(*n)++], region, (PageId) LB_REF(region));
 }
 
 /*
@@ -1168,10 +1204,10 @@ check_bucket(void *arg, CheckReport *report, int64 ref, uint64 region)
 	TreeNode   *node;
 	bool		found;
 
-	if ((uint64) ref != region)
+	if (ref != LB_REF(region))
 	{
 		check_error(report, -1, "the sub-directory entry of region " UINT64_FORMAT " names bucket " INT64_FORMAT,
-					region, ref);
+					region, -ref);
 		return;
 	}
 	(void) hash_search(c->seen, &region, HASH_ENTER, &found);
@@ -1241,6 +1277,11 @@ check_btt_against_log(StructIndex *idx, LbState *st, CheckReport *report)
 			check_error(report, -1, "bucket " UINT64_FORMAT " of the bucket table differs from a replay of the log pages",
 						b->addr);
 	}
+	hash_seq_init(&seq, fresh.btt);
+	while ((b = hash_seq_search(&seq)) != NULL)
+		if (btt_find(st, b->addr) == NULL)
+			check_error(report, (int64) b->pages[0], "a replay of the log pages has bucket " UINT64_FORMAT ", the bucket table has not",
+						b->addr);
 	MemoryContextDelete(fresh.cxt);
 }
 
@@ -1330,7 +1371,7 @@ lb_init_empty(StructIndex *idx)
 	TreeNode   *root = ns_new_node(idx->ns, ns_alloc(idx->ns, 1), 1);
 
 	/* a root sub-directory whose one region is the empty bucket 1 */
-	gf_fill_dir_entry(&st->gf, GfDirEntries(root), GF_ROOT_ADDR, (PageId) GF_ROOT_ADDR);
+	gf_fill_dir_entry(&st->gf, GfDirEntries(root), GF_ROOT_ADDR, (PageId) LB_REF(GF_ROOT_ADDR));
 	root->nentries = 1;
 	ns_write(idx->ns, root, NS_WRITE_NEW);
 	ns_set_root(idx->ns, root->page, 2);
