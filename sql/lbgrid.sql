@@ -121,11 +121,16 @@ LANGUAGE sql AS $$
 	SELECT (SELECT count(*) FROM (TABLE f EXCEPT ALL TABLE b) d) + (SELECT count(*) FROM (TABLE b EXCEPT ALL TABLE f) d)
 $$;
 
--- the leaf entries (id, point) of an index, through a window over everything
+-- the leaf entries (id, point) reachable from the root (festival.node of an
+-- LB-Grid bucket reference, negative, replays the logical bucket)
 CREATE FUNCTION lb_entries(idx text) RETURNS TABLE (id bigint, x float8, y float8)
 LANGUAGE sql AS $$
-	SELECT q.id, ST_X(q.geom), ST_Y(q.geom)
-	FROM festival.query(idx, ST_MakeEnvelope(-1, -1, 301, 301)) f JOIN lb_src q USING (id)
+	WITH RECURSIVE t(page) AS (
+		SELECT (festival.stats(idx)->>'root')::bigint
+		UNION ALL
+		SELECT n.ref FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level > 0)
+	SELECT n.ref, n.xmin, n.ymin
+	FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level = 0
 $$;
 
 CREATE FUNCTION lb_verify(phase text)
