@@ -80,46 +80,12 @@ SELECT festival.stats('lb_none')->'config'->'options'->'extent' AS extent,
 -------------------------------------------------------------------------------
 CREATE TABLE lb_qids AS SELECT array_agg(qid ORDER BY qid) AS qids FROM fx_query WHERE qid >= 100;
 
-CREATE TABLE lb_knn_query (g geometry);
-INSERT INTO lb_knn_query VALUES ('POINT(45 45)'), ('POINT(150 150)'), ('POINT(70 30)'),
-	('POINT(-10 310)'), ('POINT(225 75)');
-
-CREATE FUNCTION lb_knn_wrong(idx text) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-	wrong bigint := 0;
-	n bigint;
-	q record;
-	k int;
-BEGIN
-	FOR q IN SELECT g FROM lb_knn_query LOOP
-		FOREACH k IN ARRAY ARRAY[1, 10, 100] LOOP
-			WITH f AS (SELECT row_number() OVER () AS r, id, round(distance::numeric, 9) AS d
-					   FROM festival.knn(idx, q.g, k)),
-				 b AS (SELECT row_number() OVER (ORDER BY ST_Distance(geom, q.g), id) AS r, id,
-							  round(ST_Distance(geom, q.g)::numeric, 9) AS d
-					   FROM lb_src ORDER BY ST_Distance(geom, q.g), id LIMIT k)
-			SELECT count(*) INTO n FROM f FULL JOIN b USING (r)
-			WHERE f.id IS DISTINCT FROM b.id OR f.d IS DISTINCT FROM b.d;
-			wrong := wrong + n;
-		END LOOP;
-	END LOOP;
-	RETURN wrong;
-END
-$$;
+-- kNN query points: grid points and cell centres of fx_pts (ties at equal
+-- distances), the centre copies, a point outside the extent
+CREATE TABLE lb_knn_query AS
+SELECT ARRAY['POINT(45 45)', 'POINT(150 150)', 'POINT(70 30)', 'POINT(-10 310)', 'POINT(225 75)']::geometry[] AS pts;
 
 CREATE TABLE lb_brute (pred text, qid int, id bigint);
-
-CREATE FUNCTION lb_batch_wrong(idx text) RETURNS bigint
-LANGUAGE sql AS $$
-	WITH q AS (SELECT qid, row_number() OVER (ORDER BY qid) AS no FROM unnest((SELECT qids FROM lb_qids)) qid),
-		 f AS (SELECT q.qid, r.id
-			   FROM festival.query_batch(idx, (SELECT array_agg(g ORDER BY qid) FROM fx_query
-											  WHERE qid = ANY ((SELECT qids FROM lb_qids)::int[]))) r
-			   JOIN q ON q.no = r.query_no),
-		 b AS (SELECT qid, id FROM lb_brute WHERE pred = 'intersects')
-	SELECT (SELECT count(*) FROM (TABLE f EXCEPT ALL TABLE b) d) + (SELECT count(*) FROM (TABLE b EXCEPT ALL TABLE f) d)
-$$;
 
 -- the leaf entries (id, point) reachable from the root (festival.node of an
 -- LB-Grid bucket reference, negative, replays the logical bucket)
@@ -145,7 +111,8 @@ BEGIN
 	INSERT INTO lb_brute SELECT * FROM fx_brute('lb_src', q);
 	RETURN QUERY
 	SELECT phase, i.name, c.cases, c.answers, c.missing, c.extra,
-		   lb_knn_wrong(i.name), lb_batch_wrong(i.name),
+		   fx_knn_wrong(i.name, 'lb_src', (SELECT pts FROM lb_knn_query)),
+		   fx_batch_wrong(i.name, 'lb_brute', q),
 		   (SELECT count(*) FROM festival.check(i.name)),
 		   (festival.stats(i.name)->>'height')::int,
 		   CASE WHEN i.structure = 'rtree' THEN NULL ELSE
@@ -420,7 +387,7 @@ FROM (SELECT name FROM lb_index UNION ALL VALUES ('lb_replay'), ('lb_copies'), (
 SELECT festival.drop_device('lb_dev');
 SELECT festival.drop_device('lb_aio');
 DELETE FROM fx_query WHERE qid BETWEEN 931 AND 936;
-DROP FUNCTION lb_verify(text), lb_knn_wrong(text), lb_batch_wrong(text), lb_entries(text),
+DROP FUNCTION lb_verify(text), lb_entries(text),
 	lb_totals(text), lb_derived(text, text);
 DROP TABLE lb_src, lb_later, lb_index, lb_qids, lb_gone, lb_moves, lb_gone2, lb_knn_query,
 	lb_before, lb_rq, lb_merge, lb_shape, lb_brute, lb_free_pts;

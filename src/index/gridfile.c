@@ -100,16 +100,21 @@ compare_bucket(const GfBucketEntry *a, const GfBucketEntry *b)
 	return a->id < b->id ? -1 : (a->id > b->id ? 1 : 0);
 }
 
-static int
-compare_identity(const void *a, const void *b, uint16 level)
+/*
+ * The NodeOps of a grid file.  A level-0 entry begins with the fields of a
+ * GfBucketEntry (x, y, id): GFFM's bucket entries, LB-Grid's log records
+ * (lbgrid.c), so both use these.
+ */
+int
+gf_compare_identity(const void *a, const void *b, uint16 level)
 {
 	if (level == 0)
 		return compare_bucket(a, b);
 	return gf_addr_cmp(((const GfDirEntry *) a)->addr, ((const GfDirEntry *) b)->addr);
 }
 
-static void
-entry_mbr(const void *entry, uint16 level, Mbr *box)
+void
+gf_entry_mbr(const void *entry, uint16 level, Mbr *box)
 {
 	if (level == 0)
 	{
@@ -122,8 +127,8 @@ entry_mbr(const void *entry, uint16 level, Mbr *box)
 		*box = ((const GfDirEntry *) entry)->region;
 }
 
-static int64
-entry_ref(const void *entry, uint16 level)
+int64
+gf_entry_ref(const void *entry, uint16 level)
 {
 	if (level == 0)
 		return ((const GfBucketEntry *) entry)->id;
@@ -134,9 +139,9 @@ static const NodeOps gf_node_ops = {
 	.structure = "gridfile",
 	.leaf_entry_size = sizeof(GfBucketEntry),
 	.internal_entry_size = sizeof(GfDirEntry),
-	.compare_identity = compare_identity,
-	.entry_mbr = entry_mbr,
-	.entry_ref = entry_ref
+	.compare_identity = gf_compare_identity,
+	.entry_mbr = gf_entry_mbr,
+	.entry_ref = gf_entry_ref
 };
 
 /* ------------------------------------------------------------------ */

@@ -151,6 +151,9 @@ typedef struct GfPiece
  * (lbgrid.c): its sub-directories and root are GFFM directory pages whose
  * level-1 entries name logical buckets instead of bucket pages.
  */
+extern int	gf_compare_identity(const void *a, const void *b, uint16 level);
+extern void gf_entry_mbr(const void *entry, uint16 level, Mbr *box);
+extern int64 gf_entry_ref(const void *entry, uint16 level);
 extern uint64 gf_point_addr(const GfState *st, double x, double y);
 extern bool gf_point_inside(const GfState *st, double x, double y);
 extern uint64 gf_point_admit(StructIndex *idx, double x, double y);

@@ -200,53 +200,25 @@ lb_read_options(const FestConfig *config)
 /* NodeOps                                                            */
 /* ------------------------------------------------------------------ */
 
-static int
+/* Records begin like GFFM's bucket entries: GFFM's NodeOps serve. */
+StaticAssertDecl(offsetof(LbRecord, x) == offsetof(GfBucketEntry, x) &&
+				 offsetof(LbRecord, y) == offsetof(GfBucketEntry, y) &&
+				 offsetof(LbRecord, id) == offsetof(GfBucketEntry, id),
+				 "LbRecord must begin with the fields of GfBucketEntry");
+
+static inline int
 compare_record(const LbRecord *a, const LbRecord *b)
 {
-	if (a->x != b->x)
-		return a->x < b->x ? -1 : 1;
-	if (a->y != b->y)
-		return a->y < b->y ? -1 : 1;
-	return a->id < b->id ? -1 : (a->id > b->id ? 1 : 0);
-}
-
-static int
-compare_identity(const void *a, const void *b, uint16 level)
-{
-	if (level == 0)
-		return compare_record(a, b);
-	return gf_addr_cmp(((const GfDirEntry *) a)->addr, ((const GfDirEntry *) b)->addr);
-}
-
-static void
-entry_mbr(const void *entry, uint16 level, Mbr *box)
-{
-	if (level == 0)
-	{
-		const LbRecord *r = entry;
-
-		box->xmin = box->xmax = r->x;
-		box->ymin = box->ymax = r->y;
-	}
-	else
-		*box = ((const GfDirEntry *) entry)->region;
-}
-
-static int64
-entry_ref(const void *entry, uint16 level)
-{
-	if (level == 0)
-		return ((const LbRecord *) entry)->id;
-	return ((const GfDirEntry *) entry)->child;
+	return gf_compare_identity(a, b, 0);
 }
 
 static const NodeOps lb_node_ops = {
 	.structure = "lbgrid",
 	.leaf_entry_size = sizeof(LbRecord),
 	.internal_entry_size = sizeof(GfDirEntry),
-	.compare_identity = compare_identity,
-	.entry_mbr = entry_mbr,
-	.entry_ref = entry_ref
+	.compare_identity = gf_compare_identity,
+	.entry_mbr = gf_entry_mbr,
+	.entry_ref = gf_entry_ref
 };
 
 /* ------------------------------------------------------------------ */
