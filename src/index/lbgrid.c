@@ -1175,6 +1175,7 @@ check_bucket(void *arg, CheckReport *report, int64 ref, uint64 region)
 	LbBucket   *b;
 	TreeNode   *node;
 	bool		found;
+	MemoryContext cxt = CurrentMemoryContext;
 
 	if (ref != LB_REF(region))
 	{
@@ -1200,6 +1201,7 @@ check_bucket(void *arg, CheckReport *report, int64 ref, uint64 region)
 	}
 	PG_CATCH();
 	{
+		MemoryContextSwitchTo(cxt);
 		FlushErrorState();
 		check_error(report, -1, "bucket " UINT64_FORMAT " does not replay cleanly", region);
 		node = NULL;
@@ -1221,6 +1223,7 @@ check_btt_against_log(StructIndex *idx, LbState *st, CheckReport *report)
 	LbState		fresh = *st;
 	HASH_SEQ_STATUS seq;
 	LbBucket   *b;
+	MemoryContext cxt = CurrentMemoryContext;
 
 	fresh.cxt = AllocSetContextCreate(CurrentMemoryContext, "lbgrid check",
 									  ALLOCSET_DEFAULT_SIZES);
@@ -1230,6 +1233,7 @@ check_btt_against_log(StructIndex *idx, LbState *st, CheckReport *report)
 	}
 	PG_CATCH();
 	{
+		MemoryContextSwitchTo(cxt);
 		FlushErrorState();
 		check_error(report, -1, "the log pages cannot be replayed");
 		MemoryContextDelete(fresh.cxt);

@@ -19,14 +19,16 @@
 # accepted and answers equal brute force.
 #
 # Then the fault campaign (lib/faults.sql: ENOSPC, EIO and torn writes at
-# the page writes of inserts that split and of a build) on lbgrid.
+# the page writes of inserts that split and of a build) and, small, the
+# crash and byte-flip campaigns (scripts/campaign-crash, campaign-flips)
+# on lbgrid.
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 source "$(dirname "$0")/lib/faults.bash"
 
 SPLIT_POSITIONS=${SPLIT_POSITIONS:-"0 1 2 3"}
 nsplit=$(echo $SPLIT_POSITIONS | wc -w)
-crash_begin festival_lbgrid_crash $((14 + nsplit * 7 + 4)) with_device
+crash_begin festival_lbgrid_crash $((14 + nsplit * 7 + 6)) with_device
 faults_setup
 
 # lb_first_use <index>: the first use after the crash restart
@@ -125,6 +127,15 @@ for o in insert:write build:write; do
     tap_unlike "$out" 'FAIL|ERROR' "lbgrid/none ${o%%:*}, faults at ${o##*:}: clean errors and correct answers"
     tap_like "$out" '\|(usable|recovered)\|' "lbgrid/none ${o%%:*}, fault at ${o##*:}: faults fired"
     echo "$out" | sed 's/^/#   /'
+done
+
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+for c in crash:4 flips:12; do
+    out=$("$root/scripts/campaign-${c%%:*}" --no-setup --structures lbgrid --frameworks none \
+          --trials "${c##*:}" --seed 3 2>&1)
+    rc=$?
+    tap_ok "$rc" "campaign-${c%%:*} on lbgrid: no failure ($(printf '%s\n' "$out" | grep '^total' | tr -s ' '))"
+    [ "$rc" -eq 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
 done
 
 crash_end festival_lbgrid_crash
