@@ -62,7 +62,7 @@ CREATE TABLE bs_answers (config text, what text, answers numeric);
 
 -- the configurations: every split (exponential needs small nodes), the
 -- R*-tree, the Hilbert R-tree, the xBR+-tree, one at a time and bulk loaded,
--- and the grid file (GFFM)
+-- and the grid files (GFFM, LB-Grid)
 CREATE TABLE bs_config (ord int PRIMARY KEY, name text UNIQUE, structure text, method text, options jsonb);
 INSERT INTO bs_config VALUES
     ( 1, 'bs_rtree_linear', 'rtree', 'insert', '{"split": "linear"}'),
@@ -80,7 +80,8 @@ INSERT INTO bs_config VALUES
     (13, 'bs_rstartree_str', 'rstartree', 'str', '{}'),
     (14, 'bs_hilbert_packed', 'hilbert', 'hilbert', '{}'),
     (15, 'bs_xbrtree_bulk', 'xbrtree', 'bulk', '{}'),
-    (16, 'bs_gridfile', 'gridfile', 'insert', '{}');
+    (16, 'bs_gridfile', 'gridfile', 'insert', '{}'),
+    (17, 'bs_lbgrid', 'lbgrid', 'insert', '{}');
 DELETE FROM bs_config WHERE name NOT LIKE :'only';
 SELECT festival.create_index(name, structure, 'bench_structures', options, 'bs_points') FROM bs_config ORDER BY ord;
 
