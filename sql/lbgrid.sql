@@ -10,7 +10,8 @@
 -- reinserts, a flush, a close and reopen, and a new session.  After every
 -- phase:
 --   - festival.query for every predicate and the point query geometries
---     equals PostGIS brute force over lb_src;
+--     equals PostGIS brute force over lb_src, and so does 'dwithin' at
+--     distances 0, 2.5 and 15;
 --   - festival.knn (k = 1, 10, 100, at points with ties) returns the ids
 --     and distances of PostGIS's ORDER BY ST_Distance(geom, g), id;
 --   - festival.query_batch returns the brute-force answers of each query;
@@ -99,18 +100,34 @@ LANGUAGE sql AS $$
 	FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level = 0
 $$;
 
+-- festival.query(..., 'dwithin', distance => d) against ST_DWithin for
+-- every query geometry and d = 0, 2.5, 15 (lb_dw_brute, filled once per
+-- phase by lb_verify): ids missing or extra
+CREATE TABLE lb_dw_case AS
+SELECT q.qid, q.g, d FROM fx_query q CROSS JOIN unnest(ARRAY[0, 2.5, 15]::float8[]) d WHERE q.qid >= 100;
+CREATE TABLE lb_dw_brute (qid int, d float8, id bigint);
+CREATE FUNCTION lb_dwithin_wrong(idx text) RETURNS bigint
+LANGUAGE sql AS $$
+	WITH f AS (SELECT c.qid, c.d, r.id FROM lb_dw_case c
+			   CROSS JOIN LATERAL festival.query(idx, c.g, 'dwithin', distance => c.d) r)
+	SELECT (SELECT count(*) FROM (TABLE f EXCEPT ALL TABLE lb_dw_brute) x)
+		   + (SELECT count(*) FROM (TABLE lb_dw_brute EXCEPT ALL TABLE f) x)
+$$;
+
 CREATE FUNCTION lb_verify(phase text)
 RETURNS TABLE (phase_ text, index text, cases bigint, answers numeric, missing numeric,
-			   extra numeric, knn_wrong bigint, batch_wrong bigint, check_rows bigint,
-			   height int, same_as_rtree boolean)
+			   extra numeric, dwithin_wrong bigint, knn_wrong bigint, batch_wrong bigint,
+			   check_rows bigint, height int, same_as_rtree boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
 	q int[] := (SELECT qids FROM lb_qids);
 BEGIN
 	TRUNCATE lb_brute;
 	INSERT INTO lb_brute SELECT * FROM fx_brute('lb_src', q);
+	TRUNCATE lb_dw_brute;
+	INSERT INTO lb_dw_brute SELECT c.qid, c.d, s.id FROM lb_dw_case c JOIN lb_src s ON ST_DWithin(s.geom, c.g, c.d);
 	RETURN QUERY
-	SELECT phase, i.name, c.cases, c.answers, c.missing, c.extra,
+	SELECT phase, i.name, c.cases, c.answers, c.missing, c.extra, lb_dwithin_wrong(i.name),
 		   fx_knn_wrong(i.name, 'lb_src', (SELECT pts FROM lb_knn_query)),
 		   fx_batch_wrong(i.name, 'lb_brute', q),
 		   (SELECT count(*) FROM festival.check(i.name)),
@@ -137,6 +154,7 @@ LANGUAGE sql AS $$ SELECT (festival.stats(idx)->'config'->'derived'->>key)::bigi
 -------------------------------------------------------------------------------
 SELECT name, festival.build(name) AS built FROM lb_index ORDER BY ord;
 SELECT * FROM lb_verify('build');
+SELECT count(*) AS dwithin_answers FROM lb_dw_brute;
 -- the same bucket regions for every LB-Grid index (one algorithm)
 SELECT count(*) FILTER (WHERE lb_derived(name, 'logical_buckets') = lb_derived('lb_none', 'logical_buckets')) AS same_buckets
 FROM lb_index WHERE structure = 'lbgrid';
@@ -387,7 +405,7 @@ FROM (SELECT name FROM lb_index UNION ALL VALUES ('lb_replay'), ('lb_copies'), (
 SELECT festival.drop_device('lb_dev');
 SELECT festival.drop_device('lb_aio');
 DELETE FROM fx_query WHERE qid BETWEEN 931 AND 936;
-DROP FUNCTION lb_verify(text), lb_entries(text),
+DROP FUNCTION lb_verify(text), lb_entries(text), lb_dwithin_wrong(text),
 	lb_totals(text), lb_derived(text, text);
-DROP TABLE lb_src, lb_later, lb_index, lb_qids, lb_gone, lb_moves, lb_gone2, lb_knn_query,
+DROP TABLE lb_dw_case, lb_dw_brute, lb_src, lb_later, lb_index, lb_qids, lb_gone, lb_moves, lb_gone2, lb_knn_query,
 	lb_before, lb_rq, lb_merge, lb_shape, lb_brute, lb_free_pts;
