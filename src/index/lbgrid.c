@@ -395,13 +395,13 @@ report_bad_log_page(StructIndex *idx, PageId page, const char *what)
 
 /*
  * Rebuild the BTT from the log pages: one scan to find them (every page of
- * the file; free pages are skipped), one to replay them in sequence order,
- * read in batches.  When recovering, a damaged page makes it return false
- * instead of raising; *nonlog receives the pages that are neither log
- * pages nor free (directory pages), for lb_recover.
+ * the file but the free list's, read in batches), one to replay them in
+ * sequence order, read in batches.  When recovering, the free list is not
+ * trusted (every page is read and classified by its kind), a damaged page
+ * makes it return false instead of raising.
  */
 static bool
-lb_load(StructIndex *idx, LbState *st, bool recovering, List **nonlog)
+lb_load(StructIndex *idx, LbState *st, bool recovering)
 {
 	NodeStore  *ns = idx->ns;
 	uint64		npages = ns->meta->page_count;
@@ -409,37 +409,82 @@ lb_load(StructIndex *idx, LbState *st, bool recovering, List **nonlog)
 	int64		nlogs = 0;
 
 	btt_reset(st);
-	for (PageId p = FEST_FIRST_DATA_PAGE; p < npages; p++)
+	if (!recovering)
 	{
-		TreeNode   *node;
-		FestPageCheck check = ns->ops->read_checked(ns, p, &node);
+		/*
+		 * A clean file: its free list is right, and every other page is
+		 * read in batches (one submission each under a batched engine).
+		 */
+		HASHCTL		ctl;
+		HTAB	   *free_pages;
+		PageId		f = ns->meta->free_head;
+		PageId		pages[64];
+		TreeNode   *nodes[64];
+		int			n = 0;
 
-		CHECK_FOR_INTERRUPTS();
-		if (check == FEST_PAGE_WRONG_KIND)
-			continue;			/* a free page */
-		if (check == FEST_PAGE_NEVER_WRITTEN && recovering)
-			continue;			/* allocated by a change that never finished */
-		if (check != FEST_PAGE_OK)
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(PageId);
+		ctl.entrysize = sizeof(PageId);
+		ctl.hcxt = CurrentMemoryContext;
+		free_pages = hash_create("lbgrid free pages", 64, &ctl,
+								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		for (uint64 k = 0; f != InvalidPageId && k < ns->meta->free_count; k++)
 		{
-			if (recovering)
+			PageId		next;
+
+			if (ns->ops->read_free_link(ns, f, &next) != FEST_PAGE_OK)
+				report_bad_log_page(idx, f, "A page of the free list cannot be read.");
+			(void) hash_search(free_pages, &f, HASH_ENTER, NULL);
+			f = next;
+		}
+		for (PageId p = FEST_FIRST_DATA_PAGE; p <= npages; p++)
+		{
+			if (p < npages && hash_search(free_pages, &p, HASH_FIND, NULL) != NULL)
+				continue;
+			if (p < npages)
+				pages[n++] = p;
+			if (n == 64 || (p == npages && n > 0))
+			{
+				CHECK_FOR_INTERRUPTS();
+				ns_read_many(ns, pages, n, nodes);
+				for (int k = 0; k < n; k++)
+				{
+					if (nodes[k]->level == 0 && (nodes[k]->flags & LB_LOG_PAGE) != 0)
+					{
+						logs[nlogs].seq = nodes[k]->link;
+						logs[nlogs].page = pages[k];
+						nlogs++;
+					}
+					else if (nodes[k]->level == 0)
+						report_bad_log_page(idx, pages[k], "A level-0 page is not a log page.");
+					tree_free_node(nodes[k]);
+				}
+				n = 0;
+			}
+		}
+	}
+	else
+	{
+		/* after a crash: nothing is trusted, damage is reported, not raised */
+		for (PageId p = FEST_FIRST_DATA_PAGE; p < npages; p++)
+		{
+			TreeNode   *node;
+			FestPageCheck check = ns->ops->read_checked(ns, p, &node);
+
+			CHECK_FOR_INTERRUPTS();
+			if (check == FEST_PAGE_WRONG_KIND || check == FEST_PAGE_NEVER_WRITTEN)
+				continue;		/* free, or allocated by a change cut short */
+			if (check != FEST_PAGE_OK ||
+				(node->level == 0 && (node->flags & LB_LOG_PAGE) == 0))
 				return false;
-			report_bad_log_page(idx, p, "The page cannot be read while rebuilding the bucket translation table.");
+			if (node->level == 0)
+			{
+				logs[nlogs].seq = node->link;
+				logs[nlogs].page = p;
+				nlogs++;
+			}
+			tree_free_node(node);
 		}
-		if (node->level == 0 && (node->flags & LB_LOG_PAGE) != 0)
-		{
-			logs[nlogs].seq = node->link;
-			logs[nlogs].page = p;
-			nlogs++;
-		}
-		else if (node->level == 0)
-		{
-			if (recovering)
-				return false;
-			report_bad_log_page(idx, p, "A level-0 page is not a log page.");
-		}
-		else if (nonlog != NULL)
-			*nonlog = lappend(*nonlog, (void *) (uintptr_t) p);
-		tree_free_node(node);
 	}
 	qsort(logs, nlogs, sizeof(SeqPage), seqpage_cmp);
 
@@ -516,7 +561,7 @@ lb_state(StructIndex *idx)
 	LbState    *st = (LbState *) idx->state;
 
 	if (st->btt == NULL)
-		(void) lb_load(idx, st, false, NULL);
+		(void) lb_load(idx, st, false);
 	return st;
 }
 
@@ -1072,7 +1117,6 @@ lb_recover(StructIndex *idx)
 	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "lbgrid recovery",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(tmp);
-	List	   *nonlog = NIL;
 	HTAB	   *inner;
 	GfDirEntry *entries;
 	uint64	   *keys;
@@ -1084,7 +1128,7 @@ lb_recover(StructIndex *idx)
 	LbBucket   *b;
 	uint64		npages = ns->meta->page_count;
 
-	if (!lb_load(idx, st, true, &nonlog))
+	if (!lb_load(idx, st, true))
 	{
 		st->btt = NULL;
 		MemoryContextSwitchTo(old);
@@ -1229,7 +1273,7 @@ check_btt_against_log(StructIndex *idx, LbState *st, CheckReport *report)
 									  ALLOCSET_DEFAULT_SIZES);
 	PG_TRY();
 	{
-		(void) lb_load(idx, &fresh, false, NULL);
+		(void) lb_load(idx, &fresh, false);
 	}
 	PG_CATCH();
 	{
