@@ -18,17 +18,16 @@
 # else but the insert the kill interrupted, check() is clean, changes are
 # accepted and answers equal brute force.
 #
-# Then the fault campaign (lib/faults.sql: ENOSPC, EIO and torn writes at
-# the page writes of inserts that split and of a build) and, small, the
-# crash and byte-flip campaigns (scripts/campaign-crash, campaign-flips)
-# on lbgrid.
+# Then, small, the crash and byte-flip campaigns (scripts/campaign-crash,
+# campaign-flips) on lbgrid.  Its fault campaign (ENOSPC, EIO and torn
+# writes) is test/shell/faults.sh's (lib/faults.bash, FAULT_STRUCTURES).
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 source "$(dirname "$0")/lib/faults.bash"
 
 SPLIT_POSITIONS=${SPLIT_POSITIONS:-"0 1 2 3"}
 nsplit=$(echo $SPLIT_POSITIONS | wc -w)
-crash_begin festival_lbgrid_crash $((14 + nsplit * 7 + 6)) with_device
+crash_begin festival_lbgrid_crash $((14 + nsplit * 7 + 2)) with_device
 faults_setup
 
 # lb_first_use <index>: the first use after the crash restart
@@ -121,14 +120,8 @@ for pos in $SPLIT_POSITIONS; do
     tap_like "$out" '^final_check_errors=0$' "$ix: check() is clean"
 done
 
-# ---- the fault campaign on lbgrid ------------------------------------------
-for o in insert:write build:write; do
-    out=$(fault_case lbgrid none "${o%%:*}" "${o##*:}" insert 3)
-    tap_unlike "$out" 'FAIL|ERROR' "lbgrid/none ${o%%:*}, faults at ${o##*:}: clean errors and correct answers"
-    tap_like "$out" '\|(usable|recovered)\|' "lbgrid/none ${o%%:*}, fault at ${o##*:}: faults fired"
-    echo "$out" | sed 's/^/#   /'
-done
-
+# ---- the crash and flips campaigns on lbgrid (its fault campaign is in
+# faults.sh, FAULT_STRUCTURES) ------------------------------------------
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 for c in crash:4 flips:12; do
     out=$("$root/scripts/campaign-${c%%:*}" --no-setup --structures lbgrid --frameworks none \
