@@ -104,6 +104,59 @@ END
 $$;
 
 -------------------------------------------------------------------------------
+-- fx_knn_wrong(idx, src, pts): rows where festival.knn(idx, g, k), for each
+-- point g of pts and k = 1, 10, 100, differs from PostGIS's ORDER BY
+-- ST_Distance(geom, g), id LIMIT k over src (ids, or distances to 1e-9).
+-- fx_batch_wrong(idx, brute_table, qids): answers of one festival.query_batch
+-- over the queries qids missing or extra against the intersects rows of
+-- brute_table (made from fx_brute).
+-------------------------------------------------------------------------------
+CREATE FUNCTION fx_knn_wrong(idx text, src regclass, pts geometry[]) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	wrong bigint := 0;
+	n bigint;
+	g geometry;
+	k int;
+BEGIN
+	FOREACH g IN ARRAY pts LOOP
+		FOREACH k IN ARRAY ARRAY[1, 10, 100] LOOP
+			EXECUTE format(
+				'WITH f AS (SELECT row_number() OVER () AS r, id, round(distance::numeric, 9) AS d
+							FROM festival.knn(%L, $1, $2)),
+					  b AS (SELECT row_number() OVER (ORDER BY ST_Distance(geom, $1), id) AS r, id,
+								   round(ST_Distance(geom, $1)::numeric, 9) AS d
+							FROM %s ORDER BY ST_Distance(geom, $1), id LIMIT $2)
+				 SELECT count(*) FROM f FULL JOIN b USING (r)
+				 WHERE f.id IS DISTINCT FROM b.id OR f.d IS DISTINCT FROM b.d', idx, src)
+			INTO n USING g, k;
+			wrong := wrong + n;
+		END LOOP;
+	END LOOP;
+	RETURN wrong;
+END
+$$;
+
+CREATE FUNCTION fx_batch_wrong(idx text, brute_table regclass, qids int[]) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	wrong bigint;
+BEGIN
+	EXECUTE format(
+		'WITH q AS (SELECT qid, row_number() OVER (ORDER BY qid) AS no FROM unnest($1) qid),
+			  f AS (SELECT q.qid, r.id
+					FROM festival.query_batch(%L, (SELECT array_agg(g ORDER BY qid) FROM fx_query
+												   WHERE qid = ANY ($1))) r
+					JOIN q ON q.no = r.query_no),
+			  b AS (SELECT qid, id FROM %s WHERE pred = ''intersects'' AND qid = ANY ($1))
+		 SELECT (SELECT count(*) FROM (TABLE f EXCEPT ALL TABLE b) d)
+				+ (SELECT count(*) FROM (TABLE b EXCEPT ALL TABLE f) d)', idx, brute_table)
+	INTO wrong USING qids;
+	RETURN wrong;
+END
+$$;
+
+-------------------------------------------------------------------------------
 -- fx_src: mixed geometries.  Groups by id range:
 --      1..  900  points on a 10-unit grid, x, y in 0..290
 --   1001.. 1200  axis-aligned rectangles whose corners are grid points

@@ -98,7 +98,13 @@ INSERT INTO st_index VALUES
 		'{"framework": "fast", "buffer_size": 16384, "flushing_unit": 3, "extent": [-50, -50, 450, 350]}'),
 	(114, 'st_p_grid_efind_bulk', 'st_points', 'gridfile', 'bulk',
 		'{"framework": "efind", "buffer_size": 16384, "flushing_unit": 3, "merge_fill": 50,
-		  "extent": [-100, -100, 500, 500]}');
+		  "extent": [-100, -100, 500, 500]}'),
+	-- LB-Grid (points only; framework none), page at a time and by P-RQ
+	-- under the cache clru
+	(115, 'st_p_lbgrid', 'st_points', 'lbgrid', 'insert', '{"extent": [-100, -100, 500, 500]}'),
+	(116, 'st_p_lbgrid_prq_clru', 'st_points', 'lbgrid', 'insert',
+		'{"range_algorithm": "p-rq", "cache": "clru", "cache_size": 24576, "cache_clru_pages": 3,
+		  "extent": [-50, -50, 450, 350]}');
 UPDATE st_index SET options = options || '{"page_size": 1024}';
 
 SELECT ord, name, festival.create_index(name, structure, 'st_dev', options, source::regclass) > 0 AS created

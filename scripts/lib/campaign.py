@@ -222,7 +222,7 @@ EXTRA_OPTIONS = {}
 def options_json(structure, fw, rng):
     o = {"framework": fw, "page_size": PAGE}
     o.update(EXTRA_OPTIONS)
-    if structure in ("xbrtree", "gridfile"):
+    if structure in ("xbrtree", "gridfile", "lbgrid"):
         o["extent"] = [0, 0, 1000, 1000]  # they index points inside only
     if fw != "none" and rng.random() < 0.3:
         o["buffer_size"] = 4096  # flushing units written constantly
@@ -257,7 +257,7 @@ def flips(args, db):
         for _ in range(min(batch, args.flips - n)):
             n += 1
             t = {"ix": "f%d" % n, "structure": rng.choice(args.structures or STRUCTURES),
-                 "fw": rng.choice(FRAMEWORKS),
+                 "fw": rng.choice(args.frameworks or FRAMEWORKS),
                  "state": rng.choice(["closed", "crashed"])}
             t["options"] = options_json(t["structure"], t["fw"], rng)
             make_index(db, t["ix"], t["structure"], t["options"], rows)
@@ -492,7 +492,7 @@ def main():
     ap.add_argument("--structures", type=lambda v: v.split(","), default=None,
                     help="comma-separated structures to draw from instead of the standing mix")
     ap.add_argument("--frameworks", type=lambda v: v.split(","), default=None,
-                    help="crash: comma-separated frameworks to cycle through instead of none, fast, efind")
+                    help="crash, flips: comma-separated frameworks to draw from instead of none, fast, efind")
     ap.add_argument("--options", type=json.loads, default={},
                     help="index options (a JSON object) added to every index, e.g. a cache")
     args = ap.parse_args()

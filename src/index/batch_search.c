@@ -150,7 +150,7 @@ tree_search_batch(StructIndex *idx, const SearchSpec *specs, int nspecs)
 			pages[ngroup] = group[ngroup].page;
 			ngroup++;
 		}
-		ns_read_many(idx->ns, pages, ngroup, nodes);
+		tree_read_nodes(idx, pages, ngroup, level, nodes);
 
 		/*
 		 * Leaves emit answers: visit them in stack order.  Internal nodes

@@ -129,16 +129,21 @@ compare_bucket(const GfBucketEntry *a, const GfBucketEntry *b)
 	return a->id < b->id ? -1 : (a->id > b->id ? 1 : 0);
 }
 
-static int
-compare_identity(const void *a, const void *b, uint16 level)
+/*
+ * The NodeOps of a grid file.  A level-0 entry begins with the fields of a
+ * GfBucketEntry (x, y, id): GFFM's bucket entries, LB-Grid's log records
+ * (lbgrid.c), so both use these.
+ */
+int
+gf_compare_identity(const void *a, const void *b, uint16 level)
 {
 	if (level == 0)
 		return compare_bucket(a, b);
 	return gf_addr_cmp(((const GfDirEntry *) a)->addr, ((const GfDirEntry *) b)->addr);
 }
 
-static void
-entry_mbr(const void *entry, uint16 level, Mbr *box)
+void
+gf_entry_mbr(const void *entry, uint16 level, Mbr *box)
 {
 	if (level == 0)
 	{
@@ -151,8 +156,8 @@ entry_mbr(const void *entry, uint16 level, Mbr *box)
 		*box = ((const GfDirEntry *) entry)->region;
 }
 
-static int64
-entry_ref(const void *entry, uint16 level)
+int64
+gf_entry_ref(const void *entry, uint16 level)
 {
 	if (level == 0)
 		return ((const GfBucketEntry *) entry)->id;
@@ -163,9 +168,9 @@ static const NodeOps gf_node_ops = {
 	.structure = "gridfile",
 	.leaf_entry_size = sizeof(GfBucketEntry),
 	.internal_entry_size = sizeof(GfDirEntry),
-	.compare_identity = compare_identity,
-	.entry_mbr = entry_mbr,
-	.entry_ref = entry_ref
+	.compare_identity = gf_compare_identity,
+	.entry_mbr = gf_entry_mbr,
+	.entry_ref = gf_entry_ref
 };
 
 /* ------------------------------------------------------------------ */
@@ -276,8 +281,8 @@ gf_region_box(const GfState *st, uint64 addr, Mbr *box)
 }
 
 /* The point's address, or an error naming the extent. */
-static uint64
-point_admit(StructIndex *idx, double x, double y)
+uint64
+gf_point_admit(StructIndex *idx, double x, double y)
 {
 	const GfState *st = (const GfState *) idx->state;
 
@@ -316,8 +321,8 @@ gf_locate(const TreeNode *node, uint64 point)
 	return gf_addr_contains(e[a].addr, point) ? a : -1;
 }
 
-static void
-fill_dir_entry(const GfState *st, GfDirEntry *e, uint64 addr, PageId child)
+void
+gf_fill_dir_entry(const GfState *st, GfDirEntry *e, uint64 addr, PageId child)
 {
 	memset(e, 0, sizeof(*e));
 	gf_region_box(st, addr, &e->region);
@@ -357,17 +362,18 @@ report_lost_point(StructIndex *idx, const TreeNode *node)
 }
 
 /*
- * Point location: the path from the root to the bucket whose region holds
- * the point; path[d].slot is the entry followed at depth d.  Returns the
- * depth of the bucket (path[depth].node).
+ * Point location: the path from the root down to the node at stop_level
+ * (0: the bucket; LB-Grid stops at its sub-directory, level 1) whose region
+ * holds the point; path[d].slot is the entry followed at depth d.  Returns
+ * the depth of that node (path[depth].node, slot -1).
  */
-static int
-descend(StructIndex *idx, uint64 point, PathStep *path)
+int
+gf_descend(StructIndex *idx, uint64 point, PathStep *path, int stop_level)
 {
 	TreeNode   *node = tree_read_root(idx);
 	int			d = 0;
 
-	while (node->level > 0)
+	while (node->level > stop_level)
 	{
 		int			slot = gf_locate(node, point);
 
@@ -385,8 +391,8 @@ descend(StructIndex *idx, uint64 point, PathStep *path)
 }
 
 /* The region of the node at depth d of a path. */
-static uint64
-path_region(const PathStep *path, int d)
+uint64
+gf_path_region(const PathStep *path, int d)
 {
 	if (d == 0)
 		return GF_ROOT_ADDR;
@@ -397,23 +403,14 @@ path_region(const PathStep *path, int d)
 /* insertion: buddy splits                                             */
 /* ------------------------------------------------------------------ */
 
-/* A run of entries, and the region it is to fill. */
-typedef struct Piece
-{
-	uint64		addr;
-	char	   *entries;
-	uint64	   *keys;			/* address of each entry */
-	int			n;
-} Piece;
-
 /*
  * Cut entries lying in region into pieces of at most max entries by
  * halving (the buddy system): each half is a piece, or is halved again.
- * Pieces come out in region order; a half may be empty (buckets only:
+ * GfPieces come out in region order; a half may be empty (buckets only:
  * directory entries tile their region, so both halves get some).
  */
-static void
-cut(uint64 region, char *entries, uint64 *keys, int n, uint32 esize,
+void
+gf_cut(uint64 region, char *entries, uint64 *keys, int n, uint32 esize,
 	uint32 max, List **pieces)
 {
 	int			len = gf_addr_len(region);
@@ -423,7 +420,7 @@ cut(uint64 region, char *entries, uint64 *keys, int n, uint32 esize,
 
 	if (n <= (int) max)
 	{
-		Piece	   *p = palloc(sizeof(Piece));
+		GfPiece	   *p = palloc(sizeof(GfPiece));
 
 		p->addr = region;
 		p->entries = entries;
@@ -449,8 +446,8 @@ cut(uint64 region, char *entries, uint64 *keys, int n, uint32 esize,
 		memcpy(half[h] + (size_t) hn[h] * esize, entries + (size_t) i * esize, esize);
 		hkeys[h][hn[h]++] = keys[i];
 	}
-	cut(region << 1, half[0], hkeys[0], hn[0], esize, max, pieces);
-	cut((region << 1) | 1, half[1], hkeys[1], hn[1], esize, max, pieces);
+	gf_cut(region << 1, half[0], hkeys[0], hn[0], esize, max, pieces);
+	gf_cut((region << 1) | 1, half[1], hkeys[1], hn[1], esize, max, pieces);
 }
 
 /*
@@ -469,7 +466,7 @@ write_pieces(StructIndex *idx, const TreeNode *node, List *pieces, GfDirEntry *o
 
 	foreach(lc, pieces)
 	{
-		Piece	   *p = lfirst(lc);
+		GfPiece	   *p = lfirst(lc);
 		PageId		page = i == 0 ? node->page : ns_alloc(idx->ns, node->level);
 		TreeNode   *n = ns_new_node(idx->ns, page, node->level);
 
@@ -477,7 +474,7 @@ write_pieces(StructIndex *idx, const TreeNode *node, List *pieces, GfDirEntry *o
 		memcpy(n->entries, p->entries, (size_t) p->n * n->entry_size);
 		n->nentries = p->n;
 		ns_write(idx->ns, n, i == 0 ? first_kind : NS_WRITE_NEW);
-		fill_dir_entry(st, &out[i], p->addr, page);
+		gf_fill_dir_entry(st, &out[i], p->addr, page);
 		tree_free_node(n);
 		i++;
 	}
@@ -488,8 +485,8 @@ write_pieces(StructIndex *idx, const TreeNode *node, List *pieces, GfDirEntry *o
 }
 
 /* Refuse a point whose cell already holds a bucket's worth of points. */
-static void
-refuse_copies(StructIndex *idx, const uint64 *keys, int n, uint64 point,
+void
+gf_refuse_copies(StructIndex *idx, const uint64 *keys, int n, uint64 point,
 			  double x, double y)
 {
 	const GfState *st = (const GfState *) idx->state;
@@ -508,50 +505,20 @@ refuse_copies(StructIndex *idx, const uint64 *keys, int n, uint64 point,
 				 errhint("Use a larger page_size or max_fill, or index fewer copies of one point.")));
 }
 
-static void
-gf_insert(StructIndex *idx, int64 id, const Mbr *box)
+/*
+ * Split path[d].node, whose n entries (entries, their addresses in keys,
+ * esize bytes each) no longer fit in a page: cut it into pieces by buddy
+ * halving, then give each parent the pieces' entries in place of the split
+ * node's, splitting every directory page that overflows in turn, and
+ * growing a new root when the root splits.  Shared by GFFM (from a bucket)
+ * and LB-Grid (from a sub-directory, lbgrid.c).
+ */
+void
+gf_split_up(StructIndex *idx, PathStep *path, int depth, TreeNode *node,
+			char *entries, uint64 *keys, int n, uint32 esize)
 {
 	const GfState *st = (const GfState *) idx->state;
-	PathStep	path[FEST_MAX_LEVELS];
-	uint64		point = point_admit(idx, box->xmin, box->ymin);
-	GfBucketEntry entry;
-	TreeNode   *node;
-	int			depth;
-	int			pos;
-	char	   *entries;
-	uint64	   *keys;
-	int			n;
-	uint32		esize;
 	bool		fresh_root = false;
-
-	entry.x = box->xmin;
-	entry.y = box->ymin;
-	entry.id = id;
-
-	depth = descend(idx, point, path);
-	node = path[depth].node;
-	idx->stats->entries_examined += node->nentries;
-
-	/* the bucket, in (x, y, id) order: in place when it has room */
-	pos = bucket_lower_bound(node, &entry);
-	memmove(&GfBucketEntries(node)[pos + 1], &GfBucketEntries(node)[pos],
-			(node->nentries - pos) * sizeof(GfBucketEntry));
-	GfBucketEntries(node)[pos] = entry;
-	node->nentries++;
-	if (node->nentries <= st->bucket_max)
-	{
-		ns_write(idx->ns, node, NS_WRITE_UPDATE);
-		return;
-	}
-
-	/* split the bucket, then every directory page that overflows */
-	n = node->nentries;
-	esize = sizeof(GfBucketEntry);
-	entries = node->entries;
-	keys = palloc(n * sizeof(uint64));
-	for (int i = 0; i < n; i++)
-		keys[i] = gf_point_addr(st, GfBucketEntries(node)[i].x, GfBucketEntries(node)[i].y);
-	refuse_copies(idx, keys, n, point, entry.x, entry.y);
 
 	for (int d = depth;; d--)
 	{
@@ -564,7 +531,7 @@ gf_insert(StructIndex *idx, int64 id, const Mbr *box)
 		GfDirEntry *pe;
 		int			slot;
 
-		cut(path_region(path, d), entries, keys, n, esize,
+		gf_cut(gf_path_region(path, d), entries, keys, n, esize,
 			node->level == 0 ? st->bucket_max : st->dir_max, &pieces);
 		np = list_length(pieces);
 		made = palloc(np * sizeof(GfDirEntry));
@@ -633,6 +600,53 @@ gf_insert(StructIndex *idx, int64 id, const Mbr *box)
 	}
 }
 
+static void
+gf_insert(StructIndex *idx, int64 id, const Mbr *box)
+{
+	const GfState *st = (const GfState *) idx->state;
+	PathStep	path[FEST_MAX_LEVELS];
+	uint64		point = gf_point_admit(idx, box->xmin, box->ymin);
+	GfBucketEntry entry;
+	TreeNode   *node;
+	int			depth;
+	int			pos;
+	char	   *entries;
+	uint64	   *keys;
+	int			n;
+	uint32		esize;
+
+	entry.x = box->xmin;
+	entry.y = box->ymin;
+	entry.id = id;
+
+	depth = gf_descend(idx, point, path, 0);
+	node = path[depth].node;
+	idx->stats->entries_examined += node->nentries;
+
+	/* the bucket, in (x, y, id) order: in place when it has room */
+	pos = bucket_lower_bound(node, &entry);
+	memmove(&GfBucketEntries(node)[pos + 1], &GfBucketEntries(node)[pos],
+			(node->nentries - pos) * sizeof(GfBucketEntry));
+	GfBucketEntries(node)[pos] = entry;
+	node->nentries++;
+	if (node->nentries <= st->bucket_max)
+	{
+		ns_write(idx->ns, node, NS_WRITE_UPDATE);
+		return;
+	}
+
+	/* split the bucket, then every directory page that overflows */
+	n = node->nentries;
+	esize = sizeof(GfBucketEntry);
+	entries = node->entries;
+	keys = palloc(n * sizeof(uint64));
+	for (int i = 0; i < n; i++)
+		keys[i] = gf_point_addr(st, GfBucketEntries(node)[i].x, GfBucketEntries(node)[i].y);
+	gf_refuse_copies(idx, keys, n, point, entry.x, entry.y);
+
+	gf_split_up(idx, path, depth, node, entries, keys, n, esize);
+}
+
 /* ------------------------------------------------------------------ */
 /* contains, deletion: buddy merges                                    */
 /* ------------------------------------------------------------------ */
@@ -652,7 +666,7 @@ find_entry(StructIndex *idx, int64 id, const Mbr *box, PathStep *path, int *dept
 	entry.x = box->xmin;
 	entry.y = box->ymin;
 	entry.id = id;
-	d = descend(idx, gf_point_addr(st, entry.x, entry.y), path);
+	d = gf_descend(idx, gf_point_addr(st, entry.x, entry.y), path, 0);
 	node = path[d].node;
 	idx->stats->entries_examined += node->nentries;
 	pos = bucket_lower_bound(node, &entry);
@@ -679,8 +693,8 @@ bucket_qsort_cmp(const void *a, const void *b)
 	return compare_bucket(a, b);
 }
 
-static void
-remove_slot(TreeNode *node, int slot)
+void
+gf_remove_slot(TreeNode *node, int slot)
 {
 	memmove(node->entries + (size_t) slot * node->entry_size,
 			node->entries + (size_t) (slot + 1) * node->entry_size,
@@ -744,8 +758,8 @@ merge_buddies(StructIndex *idx, TreeNode *parent, int *slot, TreeNode *child)
 		}
 		ns_release(idx->ns, buddy->page);
 		tree_free_node(buddy);
-		fill_dir_entry(st, &e[*slot], a >> 1, child->page);
-		remove_slot(parent, b);
+		gf_fill_dir_entry(st, &e[*slot], a >> 1, child->page);
+		gf_remove_slot(parent, b);
 		if (high)
 			(*slot)--;
 		merged = true;
@@ -753,18 +767,18 @@ merge_buddies(StructIndex *idx, TreeNode *parent, int *slot, TreeNode *child)
 	return merged;
 }
 
-static bool
-gf_remove(StructIndex *idx, int64 id, const Mbr *box)
+/*
+ * After path[depth].node changed (changed: it must be written), merge it
+ * and each ancestor with their buddies where the merge rule applies,
+ * writing what changed, then replace a root directory left with one region
+ * by its child while the root is above min_root_level (GFFM: 0; LB-Grid
+ * keeps a sub-directory root, 1).  Shared by GFFM and LB-Grid.
+ */
+void
+gf_merge_up(StructIndex *idx, PathStep *path, int depth, bool changed,
+			int min_root_level)
 {
-	PathStep	path[FEST_MAX_LEVELS];
-	int			depth;
-	TreeNode   *node;
-	bool		changed = true;
-
-	if (!find_entry(idx, id, box, path, &depth))
-		return false;
-	node = path[depth].node;
-	remove_slot(node, path[depth].slot);
+	TreeNode   *node = path[depth].node;
 
 	for (int d = depth - 1; d >= 0; d--)
 	{
@@ -786,13 +800,25 @@ gf_remove(StructIndex *idx, int64 id, const Mbr *box)
 	{
 		TreeNode   *root = tree_read_root(idx);
 
-		if (root->level == 0 || root->nentries != 1)
+		if (root->level <= min_root_level || root->nentries != 1)
 			break;
 		Assert(GfDirEntries(root)[0].addr == GF_ROOT_ADDR);
 		ns_release(idx->ns, root->page);
 		ns_set_root(idx->ns, (PageId) GfDirEntries(root)[0].child,
 					idx->ns->meta->height - 1);
 	}
+}
+
+static bool
+gf_remove(StructIndex *idx, int64 id, const Mbr *box)
+{
+	PathStep	path[FEST_MAX_LEVELS];
+	int			depth;
+
+	if (!find_entry(idx, id, box, path, &depth))
+		return false;
+	gf_remove_slot(path[depth].node, path[depth].slot);
+	gf_merge_up(idx, path, depth, true, 0);
 	return true;
 }
 
@@ -809,7 +835,7 @@ gf_remove(StructIndex *idx, int64 id, const Mbr *box)
  * groups of up to 64 pages stand in for the thesis's read buffers (DPB,
  * LBB).  Both return the same answers; only the I/O differs.
  */
-static void
+void
 gf_search(StructIndex *idx, const SearchSpec *spec)
 {
 	const GfState *st = (const GfState *) idx->state;
@@ -833,37 +859,52 @@ gf_init_empty(StructIndex *idx)
 	ns_set_root(idx->ns, root->page, 1);
 }
 
+/*
+ * The capacities and thresholds of a grid file's state from its options
+ * (GFFM: 24-byte bucket entries; LB-Grid: its logical bucket capacity in
+ * records, lbgrid.c).  Raises the configuration error for pages too small.
+ */
+void
+gf_state_fill(GfState *st, const FestConfig *config, uint32 page_size,
+			  const Mbr *extent, uint32 bucket_max, int max_fill,
+			  int merge_fill, bool batched_range)
+{
+	uint32		body = page_size - FEST_PAGE_HEADER_SIZE;
+
+	if (extent == NULL)
+		config_error(config, "The grid file divides a fixed extent into regions, and none is given.",
+					 "Give options => '{\"extent\": [xmin, ymin, xmax, ymax]}', or a source table to take it from.");
+	st->extent = *extent;
+	st->bucket_max = (uint32) floor((double) bucket_max * max_fill / 100.0);
+	st->dir_max = (uint32) floor((double) (body / sizeof(GfDirEntry)) * max_fill / 100.0);
+	st->bucket_merge = (uint32) floor((double) st->bucket_max * merge_fill / 100.0);
+	st->dir_merge = (uint32) floor((double) st->dir_max * merge_fill / 100.0);
+	st->batched_range = batched_range;
+
+	if (st->bucket_max < 2 || st->dir_max < 4)
+		config_error(config,
+					 psprintf("A %u-byte page with max_fill %d%% holds %u points per bucket and %u regions per directory page; the grid file needs at least 2 and 4.",
+							  page_size, max_fill, st->bucket_max, st->dir_max),
+					 "Use a larger page_size or max_fill.");
+}
+
 static void *
 gf_setup(const FestConfig *config, uint32 page_size)
 {
 	GfState    *st = palloc0(sizeof(GfState));
 	uint32		body = page_size - FEST_PAGE_HEADER_SIZE;
 	GfOptions	opts;
-	int64		max_fill;
-	int64		merge_fill;
+	Mbr			extent;
 
 	OPTIONS_FILL(config, gf_options, &opts);
-	max_fill = opts.max_fill;
-	merge_fill = opts.merge_fill;
-	if (!opts.extent.set)
-		config_error(config, "The grid file divides a fixed extent into regions, and none is given.",
-					 "Give options => '{\"extent\": [xmin, ymin, xmax, ymax]}', or a source table to take it from.");
-	st->extent.xmin = opts.extent.xmin;
-	st->extent.ymin = opts.extent.ymin;
-	st->extent.xmax = opts.extent.xmax;
-	st->extent.ymax = opts.extent.ymax;
-	st->bucket_max = (uint32) floor((double) (body / sizeof(GfBucketEntry)) * max_fill / 100.0);
-	st->dir_max = (uint32) floor((double) (body / sizeof(GfDirEntry)) * max_fill / 100.0);
-	st->bucket_merge = (uint32) floor((double) st->bucket_max * merge_fill / 100.0);
-	st->dir_merge = (uint32) floor((double) st->dir_max * merge_fill / 100.0);
-	st->batched_range = opts.range_algorithm == GF_RANGE_P_RQ;
+	extent.xmin = opts.extent.xmin;
+	extent.ymin = opts.extent.ymin;
+	extent.xmax = opts.extent.xmax;
+	extent.ymax = opts.extent.ymax;
+	gf_state_fill(st, config, page_size, opts.extent.set ? &extent : NULL,
+				  body / sizeof(GfBucketEntry), (int) opts.max_fill,
+				  (int) opts.merge_fill, opts.range_algorithm == GF_RANGE_P_RQ);
 	st->knn_prefetch = (GfKnnPrefetch) opts.knn_prefetch;
-
-	if (st->bucket_max < 2 || st->dir_max < 4)
-		config_error(config,
-					 psprintf("A %u-byte page with max_fill %d%% holds %u points per bucket and %u regions per directory page; the grid file needs at least 2 and 4.",
-							  page_size, (int) max_fill, st->bucket_max, st->dir_max),
-					 "Use a larger page_size or max_fill.");
 	return st;
 }
 
@@ -882,7 +923,7 @@ gf_describe(StructIndex *idx, JsonbParseState **state)
 	jb_bool(state, "batched_range_queries", st->batched_range);
 }
 
-static bool
+bool
 gf_entry_region(StructIndex *idx, const void *entry, uint16 level, Mbr *region)
 {
 	if (level == 0)

@@ -152,11 +152,50 @@ gf_addr_contains(uint64 a, uint64 b)
 	return la <= lb && (b >> (lb - la)) == a;
 }
 
-/* gridfile.c */
+/* A run of entries, and the region it is to fill (gf_cut). */
+typedef struct GfPiece
+{
+	uint64		addr;
+	char	   *entries;
+	uint64	   *keys;			/* address of each entry */
+	int			n;
+} GfPiece;
+
+/*
+ * gridfile.c.  Besides GFFM itself, the directory code LB-Grid shares
+ * (lbgrid.c): its sub-directories and root are GFFM directory pages whose
+ * level-1 entries name logical buckets instead of bucket pages.
+ */
+extern int	gf_compare_identity(const void *a, const void *b, uint16 level);
+extern void gf_entry_mbr(const void *entry, uint16 level, Mbr *box);
+extern int64 gf_entry_ref(const void *entry, uint16 level);
 extern uint64 gf_point_addr(const GfState *st, double x, double y);
 extern bool gf_point_inside(const GfState *st, double x, double y);
+extern uint64 gf_point_admit(StructIndex *idx, double x, double y);
 extern void gf_region_box(const GfState *st, uint64 addr, Mbr *box);
 extern int	gf_locate(const TreeNode *node, uint64 point);
+extern void gf_fill_dir_entry(const GfState *st, GfDirEntry *e, uint64 addr,
+							  PageId child);
+extern int	gf_descend(StructIndex *idx, uint64 point, PathStep *path,
+					   int stop_level);
+extern uint64 gf_path_region(const PathStep *path, int d);
+extern void gf_cut(uint64 region, char *entries, uint64 *keys, int n,
+				   uint32 esize, uint32 max, List **pieces);
+extern void gf_refuse_copies(StructIndex *idx, const uint64 *keys, int n,
+							 uint64 point, double x, double y);
+extern void gf_split_up(StructIndex *idx, PathStep *path, int depth,
+						TreeNode *node, char *entries, uint64 *keys, int n,
+						uint32 esize);
+extern void gf_remove_slot(TreeNode *node, int slot);
+extern void gf_merge_up(StructIndex *idx, PathStep *path, int depth,
+						bool changed, int min_root_level);
+extern void gf_state_fill(GfState *st, const FestConfig *config,
+						  uint32 page_size, const Mbr *extent,
+						  uint32 bucket_max, int max_fill, int merge_fill,
+						  bool batched_range);
+extern void gf_search(StructIndex *idx, const SearchSpec *spec);
+extern bool gf_entry_region(StructIndex *idx, const void *entry, uint16 level,
+							Mbr *region);
 
 /* gridfile_bulk.c */
 extern void gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n,
@@ -167,6 +206,13 @@ extern int	gf_knn(StructIndex *idx, double x, double y, int k, int64 **ids,
 				   double **distances);
 
 /* gridfile_check.c */
+typedef void (*GfCheckBucket) (void *arg, CheckReport *report, int64 ref,
+							   uint64 region);
 extern void gf_check(StructIndex *idx, CheckReport *report);
+extern void gf_check_walk(StructIndex *idx, CheckReport *report,
+						  GfCheckBucket bucket, void *arg);
+extern bool gf_check_point(CheckReport *report, const GfState *st, int64 page,
+						   uint32 i, double x, double y, int64 id,
+						   uint64 region);
 
 #endif							/* FEST_GRIDFILE_H */

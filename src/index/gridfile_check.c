@@ -34,7 +34,38 @@ typedef struct GfWalk
 	StructIndex *idx;
 	CheckReport *report;
 	const GfState *st;
+	GfCheckBucket bucket;		/* NULL: GFFM's bucket pages */
+	void	   *arg;
 } GfWalk;
+
+/*
+ * Report entry i of page (or logical bucket) page if its point is not
+ * finite, outside the extent or outside region; false if it is not.
+ */
+bool
+gf_check_point(CheckReport *report, const GfState *st, int64 page, uint32 i,
+			   double x, double y, int64 id, uint64 region)
+{
+	if (!isfinite(x) || !isfinite(y))
+	{
+		check_error(report, page, "entry %u has a point that is not finite", i);
+		return false;
+	}
+	if (!gf_point_inside(st, x, y))
+	{
+		check_error(report, page, "entry %u: point (%g %g) lies outside the extent",
+					i, x, y);
+		return false;
+	}
+	if (!gf_addr_contains(region, gf_point_addr(st, x, y)))
+	{
+		check_error(report, page,
+					"entry %u: point (%g %g) with id " INT64_FORMAT " lies outside its bucket's region",
+					i, x, y, id);
+		return false;
+	}
+	return true;
+}
 
 static void
 check_bucket(GfWalk *w, TreeNode *node, uint64 region)
@@ -46,11 +77,6 @@ check_bucket(GfWalk *w, TreeNode *node, uint64 region)
 	for (uint32 i = 0; i < node->nentries; i++)
 	{
 		report->leaf_entries++;
-		if (!isfinite(e[i].x) || !isfinite(e[i].y))
-		{
-			check_error(report, page, "entry %u has a point that is not finite", i);
-			continue;
-		}
 		if (i > 0)
 		{
 			const GfBucketEntry *p = &e[i - 1];
@@ -60,16 +86,7 @@ check_bucket(GfWalk *w, TreeNode *node, uint64 region)
 				check_error(report, page,
 							"entry %u is not in (x, y, id) order after entry %u", i, i - 1);
 		}
-		if (!gf_point_inside(w->st, e[i].x, e[i].y))
-		{
-			check_error(report, page, "entry %u: point (%g %g) lies outside the extent",
-						i, e[i].x, e[i].y);
-			continue;
-		}
-		if (!gf_addr_contains(region, gf_point_addr(w->st, e[i].x, e[i].y)))
-			check_error(report, page,
-						"entry %u: point (%g %g) with id " INT64_FORMAT " lies outside its bucket's region",
-						i, e[i].x, e[i].y, e[i].id);
+		(void) gf_check_point(report, w->st, page, i, e[i].x, e[i].y, e[i].id, region);
 	}
 }
 
@@ -139,6 +156,11 @@ walk(GfWalk *w, PageId page, int level, uint64 region)
 	CHECK_FOR_INTERRUPTS();
 	check_stack_depth();
 
+	if (level == 0 && w->bucket != NULL)
+	{
+		w->bucket(w->arg, w->report, (int64) page, region);
+		return;
+	}
 	node = check_read_node(w->idx->ns, w->report, page, level);
 	if (node == NULL)
 		return;
@@ -153,8 +175,13 @@ walk(GfWalk *w, PageId page, int level, uint64 region)
 	tree_free_node(node);
 }
 
+/*
+ * The walk over the directory; level-0 references go to bucket (LB-Grid's
+ * logical buckets, lbgrid.c), or are GFFM bucket pages when it is NULL.
+ */
 void
-gf_check(StructIndex *idx, CheckReport *report)
+gf_check_walk(StructIndex *idx, CheckReport *report, GfCheckBucket bucket,
+			  void *arg)
 {
 	FestMeta   *meta = idx->ns->meta;
 	GfWalk		w;
@@ -164,5 +191,13 @@ gf_check(StructIndex *idx, CheckReport *report)
 	w.idx = idx;
 	w.report = report;
 	w.st = (const GfState *) idx->state;
+	w.bucket = bucket;
+	w.arg = arg;
 	walk(&w, meta->root, (int) meta->height - 1, GF_ROOT_ADDR);
+}
+
+void
+gf_check(StructIndex *idx, CheckReport *report)
+{
+	gf_check_walk(idx, report, NULL, NULL);
 }

@@ -129,7 +129,7 @@ knn_expand(KnnSearch *s, const KnnItem *item)
 {
 	StructIndex *idx = s->idx;
 	const NodeOps *nops = idx->ns->node_ops;
-	TreeNode   *node = ns_read(idx->ns, (PageId) item->ref);
+	TreeNode   *node = tree_read_node(idx, item->ref, item->level);
 
 	if (node->level != item->level)
 		tree_report_bad_level(idx, node, item->level);

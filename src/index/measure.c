@@ -67,7 +67,7 @@ measure_node(StructIndex *idx, const StructureOps *ops, const PendingNode *p,
 			 MeasuredNode *m, PendingNode **stack, int64 *nstack, int64 *maxstack)
 {
 	const NodeOps *nops = idx->ns->node_ops;
-	TreeNode   *node = ns_read(idx->ns, p->page);
+	TreeNode   *node = tree_read_node(idx, (int64) p->page, p->level);
 	Mbr		   *boxes;
 	uint64		entries_sum = 0;
 

@@ -38,6 +38,7 @@ static const StructureOps *const structures[] = {
 	&hilbert_rtree_structure,
 	&xbrtree_structure,
 	&gridfile_structure,
+	&lbgrid_structure,
 	NULL
 };
 
@@ -89,6 +90,8 @@ index_options_parse(const StructureOps *ops, Jsonb *user, IndexOptions *out,
 	Assert(n < lengthof(tables));
 	tables[n] = NULL;
 
+	if (ops->check_framework != NULL)
+		ops->check_framework(fw->name);
 	config = options_parse(user, tables, ops->name, fw->name);
 	OPTIONS_FILL(config, index_file_options, out);
 	*state = ops->setup(config, (uint32) out->page_size);

@@ -30,8 +30,11 @@
 #include "index/check.h"
 #include "options/options.h"
 
+struct StructureOps;
+
 typedef struct StructIndex
 {
+	const struct StructureOps *ops; /* the structure (its optional hooks) */
 	NodeStore  *ns;
 	FestStats  *stats;			/* counters of the current operation */
 	const FestConfig *config;
@@ -52,7 +55,10 @@ typedef struct PathStep
  * NodeOps, a leaf entry's entry_mbr is its object's MBR and entry_ref the
  * object id; an internal entry's entry_mbr covers every object of its
  * subtree (an MBR, or xBR+'s DBR) and entry_ref is the child's page.  A
- * child is one level below its parent; leaves are level 0.
+ * child is one level below its parent; leaves are level 0.  A structure
+ * whose leaves are not pages (LB-Grid's logical buckets) sets read_leaves:
+ * the generic algorithms then read level 0 through it (tree_read_nodes),
+ * and a level-1 entry's entry_ref is whatever read_leaves takes.
  */
 
 /* One object handed to a bulk loader (40 bytes, like an R-tree entry). */
@@ -82,6 +88,11 @@ typedef struct StructureOps
 	 * created and each time it is opened.
 	 */
 	void	   *(*setup) (const FestConfig *config, uint32 page_size);
+	/*
+	 * Optional: refuse a framework the structure cannot work under (an
+	 * ERROR with errcode and hint); called before setup.  NULL = any.
+	 */
+	void		(*check_framework) (const char *framework);
 	/* Create the empty tree (a root leaf) in a freshly reset file. */
 	void		(*init_empty) (StructIndex *idx);
 	/* Add one object; the structure's own insertion algorithm. */
@@ -136,6 +147,22 @@ typedef struct StructureOps
 	 */
 	bool		(*entry_region) (StructIndex *idx, const void *entry,
 								 uint16 level, Mbr *region);
+	/*
+	 * Optional: the leaves (level 0) for n references of level-1 entries,
+	 * out[i] for refs[i], when leaves are not pages: LB-Grid assembles each
+	 * logical bucket from its log pages, all of them read as one batch.
+	 * NULL: leaves are pages, read with ns_read_many.
+	 */
+	void		(*read_leaves) (StructIndex *idx, const int64 *refs, int n,
+								TreeNode **out);
+	/*
+	 * Optional: an index without a redo log was opened after an unclean
+	 * shutdown.  Restore it from what the structure never overwrites
+	 * (LB-Grid: its append-only log pages) and commit; true when it is then
+	 * whole (it is trusted again), false to leave it suspect.  Must not
+	 * raise an error for damaged pages.
+	 */
+	bool		(*recover) (StructIndex *idx);
 } StructureOps;
 
 /*
@@ -161,6 +188,9 @@ extern FestConfig *index_options_parse(const StructureOps *ops, Jsonb *user,
 /* traverse.c: generic algorithms over the traversal contract */
 extern void tree_search(StructIndex *idx, const SearchSpec *spec);
 extern TreeNode *tree_read_root(StructIndex *idx);
+extern TreeNode *tree_read_node(StructIndex *idx, int64 ref, uint16 level);
+extern void tree_read_nodes(StructIndex *idx, const PageId *refs, int n,
+							uint16 level, TreeNode **out);
 extern TreeNode *tree_read_child(StructIndex *idx, const TreeNode *parent,
 								 int64 child_page);
 extern void tree_report_bad_level(StructIndex *idx, const TreeNode *node,
@@ -181,5 +211,8 @@ extern const StructureOps xbrtree_structure;
 
 /* gridfile.c */
 extern const StructureOps gridfile_structure;
+
+/* lbgrid.c */
+extern const StructureOps lbgrid_structure;
 
 #endif							/* FEST_STRUCTURE_H */

@@ -29,6 +29,32 @@ tree_report_bad_level(StructIndex *idx, const TreeNode *node, int expected)
 					 idx->name, idx->name)));
 }
 
+/*
+ * The node a reference at a level stands for: a page, or a leaf the
+ * structure assembles (StructureOps.read_leaves).
+ */
+TreeNode *
+tree_read_node(StructIndex *idx, int64 ref, uint16 level)
+{
+	TreeNode   *node;
+
+	if (level != 0 || idx->ops == NULL || idx->ops->read_leaves == NULL)
+		return ns_read(idx->ns, (PageId) ref);
+	idx->ops->read_leaves(idx, &ref, 1, &node);
+	return node;
+}
+
+/* Like tree_read_node for n references of one level, read as one batch. */
+void
+tree_read_nodes(StructIndex *idx, const PageId *refs, int n, uint16 level,
+				TreeNode **out)
+{
+	if (level != 0 || idx->ops == NULL || idx->ops->read_leaves == NULL)
+		ns_read_many(idx->ns, refs, n, out);
+	else
+		idx->ops->read_leaves(idx, (const int64 *) refs, n, out);
+}
+
 TreeNode *
 tree_read_root(StructIndex *idx)
 {
@@ -43,7 +69,7 @@ tree_read_root(StructIndex *idx)
 TreeNode *
 tree_read_child(StructIndex *idx, const TreeNode *parent, int64 child_page)
 {
-	TreeNode   *child = ns_read(idx->ns, (PageId) child_page);
+	TreeNode   *child = tree_read_node(idx, child_page, parent->level - 1);
 
 	if (child->level != parent->level - 1)
 		tree_report_bad_level(idx, child, parent->level - 1);
@@ -77,7 +103,7 @@ tree_search(StructIndex *idx, const SearchSpec *spec)
 		TreeNode   *node;
 
 		nstack--;
-		node = ns_read(idx->ns, stack[nstack]);
+		node = tree_read_node(idx, (int64) stack[nstack], levels[nstack]);
 		if (node->level != levels[nstack])
 			tree_report_bad_level(idx, node, levels[nstack]);
 		stats->entries_examined += node->nentries;

@@ -78,27 +78,34 @@ festival_node(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	ix = ix_begin_op(name, IX_READ);
-	if (page < FEST_FIRST_DATA_PAGE || (uint64) page >= ix->meta.page_count)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("index \"%s\" has no page " INT64_FORMAT, name, page),
-				 errhint("Node pages run from 2 to " UINT64_FORMAT "; festival.stats('%s')->>'root' is the root.",
-						 ix->meta.page_count - 1, name)));
-
 	old = MemoryContextSwitchTo(ix->op_cxt);
-	if (ix->ns->ops->read_checked(ix->ns, (PageId) page, &node) != FEST_PAGE_OK)
+	if (page < 0 && ix->structure->read_leaves != NULL)
 	{
-		PageId		link;
-
-		/* a free page is not damage, but it holds no node */
-		if (ix->ns->ops->read_free_link(ix->ns, (PageId) page, &link) == FEST_PAGE_OK)
+		/* a leaf that is not a page (LB-Grid's logical bucket, replayed) */
+		node = tree_read_node(&ix->sidx, page, 0);
+	}
+	else
+	{
+		if (page < FEST_FIRST_DATA_PAGE || (uint64) page >= ix->meta.page_count)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("page " INT64_FORMAT " of index \"%s\" is free", page, name),
-					 errdetail("The page is on the free list and holds no node."),
-					 errhint("festival.buffer('%s') and festival.check('%s') show the pages in use.",
-							 name, name)));
-		node = ns_read(ix->ns, (PageId) page);	/* reports the damage */
+					 errmsg("index \"%s\" has no page " INT64_FORMAT, name, page),
+					 errhint("Node pages run from 2 to " UINT64_FORMAT "; festival.stats('%s')->>'root' is the root.",
+							 ix->meta.page_count - 1, name)));
+		if (ix->ns->ops->read_checked(ix->ns, (PageId) page, &node) != FEST_PAGE_OK)
+		{
+			PageId		link;
+
+			/* a free page is not damage, but it holds no node */
+			if (ix->ns->ops->read_free_link(ix->ns, (PageId) page, &link) == FEST_PAGE_OK)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("page " INT64_FORMAT " of index \"%s\" is free", page, name),
+						 errdetail("The page is on the free list and holds no node."),
+						 errhint("festival.buffer('%s') and festival.check('%s') show the pages in use.",
+								 name, name)));
+			node = ns_read(ix->ns, (PageId) page);	/* reports the damage */
+		}
 	}
 	MemoryContextSwitchTo(old);
 

@@ -326,6 +326,7 @@ static void
 handle_configure(OpenIndex *ix, const StructureOps *structure)
 {
 	ix->structure = structure;
+	ix->sidx.ops = structure;
 	ix->config = index_options_parse(structure, ix->cat.options, &ix->opts,
 									 &ix->sidx.state);
 	check_memory_ceiling(ix->name, &ix->opts);
@@ -344,6 +345,23 @@ open_store(OpenIndex *ix, bool create)
 	ix->ns = fw->create(ix->io, &ix->meta, ix->structure->node_ops, ix->name,
 						&ix->op_stats, ix->config, log_path_for(ix->path), create);
 	ix->sidx.ns = ix->ns;
+}
+
+/*
+ * After an unclean shutdown, let a structure that keeps its own log
+ * (StructureOps.recover: LB-Grid) restore the index; true when it did, the
+ * index then being trusted again.
+ */
+static bool
+structure_recovers(OpenIndex *ix)
+{
+	if (ix->structure->recover == NULL || ix->ns->has_log)
+		return false;
+	ix->ns->modifying_op = true;
+	if (!ix->structure->recover(&ix->sidx))
+		return false;
+	ix->ns->suspect = false;
+	return true;
 }
 
 static char *
@@ -549,6 +567,13 @@ index_open(const char *name, const ReloadInfo *reload, DeviceState *kept)
 					 errdetail("Until a build rewrites it, the index refuses changes."),
 					 errhint("Run festival.check('%s'); festival.build('%s') rebuilds it.",
 							 name, name)));
+		}
+		else if (structure_recovers(ix))
+		{
+			/* the structure restored itself from pages it never overwrites */
+			ereport(NOTICE,
+					(errmsg("index \"%s\" was not closed cleanly; its structure restored it from its log pages (" UINT64_FORMAT " entries)",
+							name, ix->meta.entry_count)));
 		}
 		else
 		{

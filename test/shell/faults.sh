@@ -27,7 +27,7 @@ faults_setup
 
 ncases=0
 for st in $FAULT_STRUCTURES; do
-    for fw in $FAULT_FRAMEWORKS; do
+    for fw in $(fault_frameworks "${st%%:*}"); do
         for _ in $(fault_operations "$fw"); do ncases=$((ncases + 1)); done
     done
 done
@@ -44,7 +44,7 @@ tap_unlike "$out" 'FAIL' "rtree/none: every write of twelve inserts that split, 
 
 for st in $FAULT_STRUCTURES; do
     s=${st%%:*}; bulk=${st##*:}
-    for fw in $FAULT_FRAMEWORKS; do
+    for fw in $(fault_frameworks "${st%%:*}"); do
         for o in $(fault_operations "$fw"); do
             op=${o%%:*}; target=${o##*:}
             out=$(fault_case "$s" "$fw" "$op" "$target" "$bulk" "$FAULT_CAP")

@@ -3,12 +3,13 @@
 # signature and header), of a non-trivial size, with the colours of every
 # level; --index alone finds the newest dumped snapshot, --points adds the
 # source's objects; a snapshot of another index, an unknown snapshot and a
-# snapshot without a dump are refused with a message and a non-zero exit.
+# snapshot without a dump are refused with a message and a non-zero exit; an
+# LB-Grid dump (regions, logical buckets) is drawn too.
 source "$(dirname "$0")/lib/tap.bash"
 
 RENDER="$(cd "$(dirname "$0")/../.." && pwd)/scripts/render-dump"
 fresh_database festival_render
-tap_plan 14
+tap_plan 17
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -28,6 +29,10 @@ SELECT festival.create_index('rd', 'rtree', 'render', '{"page_size": 1024}', 'ob
 SELECT festival.build('rd');
 SELECT festival.create_index('rd_other', 'rtree', 'render', '{"page_size": 1024, "split": "linear"}', 'objs');
 SELECT festival.build('rd_other');
+CREATE TABLE pts AS SELECT id, geom FROM objs WHERE GeometryType(geom) = 'POINT';
+CREATE UNIQUE INDEX ON pts (id);
+SELECT festival.create_index('rd_lb', 'lbgrid', 'render', '{"page_size": 1024}', 'pts');
+SELECT festival.build('rd_lb');
 SQL
 snap=$(qv -c "SELECT festival.dump('rd')")
 height=$(qv -c "SELECT height FROM festival.index_snapshot WHERE snapshot_id = $snap")
@@ -80,6 +85,15 @@ out=$("$RENDER" --snapshot "$undumped" --output "$work/bad.png" 2>&1)
 tap_like "$out" "snapshot $undumped has no dump; run SELECT festival.dump" "a snapshot without a dump is refused with a hint"
 tap_ok "$( [ ! -e "$work/bad.png" ]; echo $?)" "refused renders write no file"
 
-q -c "SELECT festival.drop_index('rd')" -c "SELECT festival.drop_index('rd_other')" \
+# LB-Grid: regions as polygons, logical buckets at level 0
+lbsnap=$(qv -c "SELECT festival.dump('rd_lb')")
+lbheight=$(qv -c "SELECT height FROM festival.index_snapshot WHERE snapshot_id = $lbsnap")
+out=$("$RENDER" --snapshot "$lbsnap" --points --output "$work/lbgrid.png" 2>&1)
+tap_like "$out" "wrote .*lbgrid.png: snapshot $lbsnap of rd_lb" "render-dump draws an lbgrid dump"
+tap_is "$(png_signature "$work/lbgrid.png")" "89504e470d0a1a0a" "the lbgrid picture is a PNG"
+tap_is "$(png_level_colours "$work/lbgrid.png" "$lbheight")" "$(printf '1 %.0s' $(seq 1 "$lbheight"))0" \
+    "the lbgrid picture shows each of its $lbheight levels (buckets, sub-directories, root)"
+
+q -c "SELECT festival.drop_index('rd')" -c "SELECT festival.drop_index('rd_other')" -c "SELECT festival.drop_index('rd_lb')" \
   -c "SELECT festival.drop_device('render')" >/dev/null
 tap_done

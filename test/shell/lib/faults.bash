@@ -13,8 +13,13 @@ faults_setup() {
 }
 
 # The cases: structure:bulk-method, and per framework operation:target.
-FAULT_STRUCTURES=${FAULT_STRUCTURES:-"rtree:str rstartree:str hilbert:hilbert xbrtree:bulk"}
+FAULT_STRUCTURES=${FAULT_STRUCTURES:-"rtree:str rstartree:str hilbert:hilbert xbrtree:bulk lbgrid:insert"}
 FAULT_FRAMEWORKS="none fast efind"
+# fault_frameworks <structure>: the frameworks it works under (LB-Grid,
+# log-structured itself, refuses FAST and eFIND)
+fault_frameworks() {
+    if [ "$1" = lbgrid ]; then echo none; else echo "$FAULT_FRAMEWORKS"; fi
+}
 fault_operations() {   # fault_operations <framework>
     if [ "$1" = none ]; then
         echo "insert:write bulk:write build:write"
