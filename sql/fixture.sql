@@ -1,11 +1,21 @@
 --
--- fixture: tables shared by the festival regression suites.
+-- fixture: tables and functions shared by the festival regression suites.
 --
--- Every later file of the suite reads these tables; each one creates and
--- drops its own devices and indices.  All data is generated with
+-- Every later file of the suite reads these tables and calls these
+-- functions; each one creates and drops its own devices and indices, so
+-- that any suite runs alone after this one (make installcheck
+-- REGRESS="fixture knn").  All data is generated with
 -- generate_series arithmetic (no random()), in SRID 0.
 --
 SET client_min_messages = warning;
+
+-- the helper functions in schema fixture (lin, nodes, entries, knn_wrong,
+-- batch_wrong, verify_indices, and the pgTAP files' error_matches and page
+-- forging), from their one source; not echoed, so that this output does not
+-- repeat them
+\set ECHO none
+\i sql/fixture_helpers.sql
+\set ECHO all
 
 -------------------------------------------------------------------------------
 -- fx_pred(pred, a, b): ST_<pred>(a, b), the brute-force side of every
