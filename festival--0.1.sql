@@ -688,12 +688,12 @@ BEGIN
 	IF area_percent IS NULL OR seed IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'area_percent and seed must not be NULL',
-			HINT = 'The seeds use area_percent 0.001, 0.01, 0.1, 0.5 and 1, with any integer seed.';
+			HINT = 'Carniel et al. 2018 use area_percent 0.001, 0.01 and 0.1, Carniel et al. 2016 and 2017 (JIDM) 0.1, 0.5 and 1, with any integer seed.';
 	END IF;
 	IF NOT (area_percent > 0 AND area_percent <= 100) THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = format('area_percent must be in (0, 100], not %s', area_percent),
-			HINT = 'The seeds use 0.001, 0.01, 0.1, 0.5 and 1 (percent of the extent''s area).';
+			HINT = 'Carniel et al. 2018 use 0.001, 0.01 and 0.1, Carniel et al. 2016 and 2017 (JIDM) 0.1, 0.5 and 1 (percent of the extent''s area).';
 	END IF;
 	-- an error of the C function (a square that does not fit) rolls the CREATE back
 	EXECUTE format('CREATE TABLE %s (id bigint PRIMARY KEY, geom %s.geometry(Polygon))',
@@ -796,40 +796,40 @@ INSERT INTO @extschema@.device_profile
 	 flash_page_bytes, pages_per_block, erase_latency_us, overprovision_percent,
 	 rpm, track_kb, avg_seek_ms, source, assumed, builtin)
 VALUES
-('hdd_wd_7200', 'hdd', 'Western Digital 2 TB 7200 rpm HDD (seeds 001/002)',
+('hdd_wd_7200', 'hdd', 'Western Digital 2 TB 7200 rpm HDD (Carniel et al. 2016; Carniel et al. 2017 (JIDM))',
  21115, 8858, 150, 150, 47.36, 112.9, 1, 0,
  NULL, NULL, NULL, NULL, 7200, 1024, 8.9,
- 'Seeds 001/002 Table 1: 4 KB random transfers measured with Iometer, read 0.185 MB/s, write 0.441 MB/s (MB = 2^20 bytes, as the SSD row shows: 285.156 MB/s = 73000 x 4 KB); latency = 1 / IOPS: read 47.36 IOPS = 21115 us, write 112.9 IOPS = 8858 us. 7200 rpm: seed 002 section 5.1.',
- 'Sequential bandwidth 150 MB/s and average seek 8.9 ms: typical 7200 rpm 3.5" data sheet values (not in the seeds). Queue depth 32 IOPS = queue depth 1 (one head). Track 1024 KB (typical outer-zone track). No read/write interference.',
+ 'Carniel et al. 2016 Table 1 (as in Carniel et al. 2017 (JIDM)): 4 KB random transfers measured with Iometer, read 0.185 MB/s, write 0.441 MB/s (MB = 2^20 bytes, as the SSD row shows: 285.156 MB/s = 73000 x 4 KB); latency = 1 / IOPS: read 47.36 IOPS = 21115 us, write 112.9 IOPS = 8858 us. 7200 rpm: Carniel et al. 2017 (JIDM) section 5.1.',
+ 'Sequential bandwidth 150 MB/s and average seek 8.9 ms: typical 7200 rpm 3.5" data sheet values (not in the papers). Queue depth 32 IOPS = queue depth 1 (one head). Track 1024 KB (typical outer-zone track). No read/write interference.',
  true),
-('ssd_kingston_v300', 'ssd', 'Kingston SSDNow V300 480 GB, SATA (seeds 001/002)',
+('ssd_kingston_v300', 'ssd', 'Kingston SSDNow V300 480 GB, SATA (Carniel et al. 2016; Carniel et al. 2017 (JIDM))',
  100, 50, 450, 450, 73000, 28000, 8, 200,
  4096, 64, 2000, 7, NULL, NULL, NULL,
- 'Seeds 001/002 Table 1: 4 KB random transfers measured with Iometer, read 285.156 MB/s = 73000 IOPS, write 109.375 MB/s = 28000 IOPS (taken as the high queue depth figures). Flash page 4 KB and block 256 KB: seed 001 section 4 ("commonly 4KB and 256KB"). 480 GB: seed 002 section 5.1.',
- 'Sequential 450/450 MB/s: Kingston data sheet for the 480 GB model. Queue depth 1 latency read 100 us, write 50 us, 8 channels (SandForce SF-2281), erase 2 ms, over-provisioning 7 %, interference 200 us: typical SATA MLC values, not in the seeds.',
+ 'Carniel et al. 2016 Table 1 (as in Carniel et al. 2017 (JIDM)): 4 KB random transfers measured with Iometer, read 285.156 MB/s = 73000 IOPS, write 109.375 MB/s = 28000 IOPS (taken as the high queue depth figures). Flash page 4 KB and block 256 KB: Carniel et al. 2016 section 4 ("commonly 4KB and 256KB"). 480 GB: Carniel et al. 2017 (JIDM) section 5.1.',
+ 'Sequential 450/450 MB/s: Kingston data sheet for the 480 GB model. Queue depth 1 latency read 100 us, write 50 us, 8 channels (SandForce SF-2281), erase 2 ms, over-provisioning 7 %, interference 200 us: typical SATA MLC values, not in the papers.',
  true),
 ('ssd_samsung_850pro', 'ssd', 'Samsung 850 Pro 250 GB, SATA (thesis Table 3.1)',
  100, 27.8, 550, 520, 100000, 90000, 8, 150,
  4096, 64, 2000, 7, NULL, NULL, NULL,
- 'Thesis Table 3.1 (seed 003, manufacturer data sheet): sequential read 550 MB/s, write 520 MB/s; random read 100K IOPS at QD32 and 10K IOPS at QD1 (latency 1/10K = 100 us); random write 90K IOPS at QD32 and 36K at QD1 (27.8 us). Flash page 4 KB, block 256 KB: seed 001 section 4.',
+ 'Fevgas 2019 (thesis) Table 3.1, manufacturer data sheet: sequential read 550 MB/s, write 520 MB/s; random read 100K IOPS at QD32 and 10K IOPS at QD1 (latency 1/10K = 100 us); random write 90K IOPS at QD32 and 36K at QD1 (27.8 us). Flash page 4 KB, block 256 KB: Carniel et al. 2016 section 4.',
  'Channels 8 (the QD32/QD1 read ratio is 10; MEX controller has 8 channels), erase 2 ms, over-provisioning 7 %, interference 150 us: typical values, not in the sources.',
  true),
 ('nvme_intel_p3700', 'nvme', 'Intel DC P3700, PCIe 3.0 NVMe (thesis Tables 3.1 and 4.1)',
  120, 30, 2700, 1100, 450000, 75000, 18, 100,
  4096, 64, 2000, 25, NULL, NULL, NULL,
- 'Thesis Table 3.1 (seed 003) and Table 4.1 (seed 004 Table I): sequential read 2700 MB/s, write 1100 MB/s; random read 450K IOPS, write 75K IOPS (100% span); read latency 120 us, write latency 30 us (Table 4.1). Flash page 4 KB, block 256 KB: seed 001 section 4.',
+ 'Fevgas 2019 (thesis) Table 3.1 and Table 4.1 (Fevgas et al. 2019 (IISA) Table I): sequential read 2700 MB/s, write 1100 MB/s; random read 450K IOPS, write 75K IOPS (100% span); read latency 120 us, write latency 30 us (Table 4.1). Flash page 4 KB, block 256 KB: Carniel et al. 2016 section 4.',
  'Channels 18 (the controller''s channel count), erase 2 ms, over-provisioning 25 % (high-endurance data-centre drive), interference 100 us: typical values, not in the sources.',
  true),
 ('nvme_samsung_sm951a', 'nvme', 'Samsung SM951A 512 GB, PCIe 3.0 NVMe (thesis Table 3.1)',
  80, 25, 2150, 1550, 300000, 110000, 8, 150,
  4096, 64, 2000, 7, NULL, NULL, NULL,
- 'Thesis Table 3.1 (seed 003): sequential read 2150 MB/s, write 1550 MB/s; random read 300K IOPS (4 KB, QD32), write 110K IOPS (4 KB, QD32); DRAM 512 MB. Flash page 4 KB, block 256 KB: seed 001 section 4.',
+ 'Fevgas 2019 (thesis) Table 3.1: sequential read 2150 MB/s, write 1550 MB/s; random read 300K IOPS (4 KB, QD32), write 110K IOPS (4 KB, QD32); DRAM 512 MB. Flash page 4 KB, block 256 KB: Carniel et al. 2016 section 4.',
  'Queue depth 1 latency read 80 us, write 25 us (the DRAM cache absorbs writes), channels 8, erase 2 ms, over-provisioning 7 %, interference 150 us: typical values, the table is silent.',
  true),
-('optane_memory_32gb', '3dxpoint', 'Intel Optane Memory series 32 GB, 3DXPoint (seed 004, thesis Table 4.1)',
+('optane_memory_32gb', '3dxpoint', 'Intel Optane Memory series 32 GB, 3DXPoint (Fevgas et al. 2019 (IISA); Fevgas 2019, Table 4.1)',
  7, 18, 1350, 290, 240000, 65000, 2, 0,
  NULL, NULL, NULL, NULL, NULL, NULL, NULL,
- 'Seed 004 Table I and thesis Table 4.1: sequential read 1350 MB/s, write 290 MB/s; random read 240K IOPS, write 65K IOPS; read latency 7 us, write latency 18 us. In-place writes, no erase-before-write: seed 003 ("3DXPoint supports bit addressability and allows in-place writes").',
+ 'Fevgas et al. 2019 (IISA) Table I and Fevgas 2019 Table 4.1: sequential read 1350 MB/s, write 290 MB/s; random read 240K IOPS, write 65K IOPS; read latency 7 us, write latency 18 us. In-place writes, no erase-before-write: Fevgas 2019 ("3DXPoint supports bit addressability and allows in-place writes").',
  'Channels 2 (240K IOPS at high queue depth over 1/7 us = 143K at QD1), no read/write interference: assumptions, the tables are silent.',
  true);
 

@@ -15,11 +15,6 @@ SET festival.progress_interval = 0;
 
 SELECT festival.create_device('dw_dev', io => 'buffered');
 
-CREATE FUNCTION dw_lin(g geometry) RETURNS geometry
-LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE WHEN ST_HasArc(g) THEN ST_CurveToLine(g, 32, 0, 0) ELSE g END
-$$;
-
 CREATE TABLE dw_config (name text PRIMARY KEY, structure text NOT NULL, options jsonb NOT NULL,
 						src regclass NOT NULL);
 INSERT INTO dw_config VALUES
@@ -51,7 +46,7 @@ GROUP BY d ORDER BY d;
 CREATE TABLE dw_brute AS
 	SELECT q.qid, t.d, s.id
 	FROM fx_query q CROSS JOIN dw_distance t
-	JOIN fx_src s ON ST_DWithin(dw_lin(s.geom), dw_lin(q.g), t.d)
+	JOIN fx_src s ON ST_DWithin(fixture.lin(s.geom), fixture.lin(q.g), t.d)
 	WHERE q.qid < 100
 	UNION ALL
 	SELECT q.qid, t.d, s.id
@@ -123,5 +118,5 @@ SELECT count(*) FROM festival.query('dw_mix_quad', 'POINT(50 50)', 'touches', fa
 SELECT festival.drop_index(name) FROM dw_config ORDER BY name;
 SELECT festival.drop_device('dw_dev');
 DROP TABLE dw_config, dw_distance, dw_brute;
-DROP FUNCTION dw_compare(text, regclass, boolean), dw_lin(geometry);
+DROP FUNCTION dw_compare(text, regclass, boolean);
 RESET client_min_messages;

@@ -119,16 +119,12 @@ FROM en_index i ORDER BY i.name;
 SELECT count(*) AS brute_answers FROM en_batch_brute;
 
 -- festival.knn against ST_Distance (curves linearized as festival does)
-CREATE FUNCTION en_lin(g geometry) RETURNS geometry
-LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE WHEN ST_HasArc(g) THEN ST_CurveToLine(g, 32, 0, 0) ELSE g END
-$$;
 CREATE TABLE en_knn_query AS
 	SELECT qid, g, k FROM fx_query, unnest(ARRAY[1, 10, 100]) k WHERE qid IN (2, 8, 21);
 CREATE TABLE en_knn_brute AS
 	SELECT c.qid, c.k, b.n, b.id, b.d FROM en_knn_query c CROSS JOIN LATERAL
 		(SELECT row_number() OVER (ORDER BY d, id) AS n, id, d
-		 FROM (SELECT s.id, ST_Distance(en_lin(s.geom), en_lin(c.g)) AS d
+		 FROM (SELECT s.id, ST_Distance(fixture.lin(s.geom), fixture.lin(c.g)) AS d
 			   FROM en_src s ORDER BY 2, 1 LIMIT c.k) x) b;
 SELECT i.name,
 	   (SELECT count(*) FROM en_knn_brute b

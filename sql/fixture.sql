@@ -1,11 +1,21 @@
 --
--- fixture: tables shared by the festival regression suites.
+-- fixture: tables and functions shared by the festival regression suites.
 --
--- Every later file of the suite reads these tables; each one creates and
--- drops its own devices and indices.  All data is generated with
+-- Every later file of the suite reads these tables and calls these
+-- functions; each one creates and drops its own devices and indices, so
+-- that any suite runs alone after this one (make installcheck
+-- REGRESS="fixture knn").  All data is generated with
 -- generate_series arithmetic (no random()), in SRID 0.
 --
 SET client_min_messages = warning;
+
+-- the helper functions in schema fixture (lin, nodes, entries, knn_wrong,
+-- batch_wrong, verify_indices, and the pgTAP files' error_matches and page
+-- forging), from their one source; not echoed, so that this output does not
+-- repeat them
+\set ECHO none
+\i sql/fixture_helpers.sql
+\set ECHO all
 
 -------------------------------------------------------------------------------
 -- fx_pred(pred, a, b): ST_<pred>(a, b), the brute-force side of every
@@ -100,59 +110,6 @@ BEGIN
 		 ORDER BY c.ord, c.qid', brute_table)
 	USING qids;
 	DROP TABLE fx_answer;
-END
-$$;
-
--------------------------------------------------------------------------------
--- fx_knn_wrong(idx, src, pts): rows where festival.knn(idx, g, k), for each
--- point g of pts and k = 1, 10, 100, differs from PostGIS's ORDER BY
--- ST_Distance(geom, g), id LIMIT k over src (ids, or distances to 1e-9).
--- fx_batch_wrong(idx, brute_table, qids): answers of one festival.query_batch
--- over the queries qids missing or extra against the intersects rows of
--- brute_table (made from fx_brute).
--------------------------------------------------------------------------------
-CREATE FUNCTION fx_knn_wrong(idx text, src regclass, pts geometry[]) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-	wrong bigint := 0;
-	n bigint;
-	g geometry;
-	k int;
-BEGIN
-	FOREACH g IN ARRAY pts LOOP
-		FOREACH k IN ARRAY ARRAY[1, 10, 100] LOOP
-			EXECUTE format(
-				'WITH f AS (SELECT row_number() OVER () AS r, id, round(distance::numeric, 9) AS d
-							FROM festival.knn(%L, $1, $2)),
-					  b AS (SELECT row_number() OVER (ORDER BY ST_Distance(geom, $1), id) AS r, id,
-								   round(ST_Distance(geom, $1)::numeric, 9) AS d
-							FROM %s ORDER BY ST_Distance(geom, $1), id LIMIT $2)
-				 SELECT count(*) FROM f FULL JOIN b USING (r)
-				 WHERE f.id IS DISTINCT FROM b.id OR f.d IS DISTINCT FROM b.d', idx, src)
-			INTO n USING g, k;
-			wrong := wrong + n;
-		END LOOP;
-	END LOOP;
-	RETURN wrong;
-END
-$$;
-
-CREATE FUNCTION fx_batch_wrong(idx text, brute_table regclass, qids int[]) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-	wrong bigint;
-BEGIN
-	EXECUTE format(
-		'WITH q AS (SELECT qid, row_number() OVER (ORDER BY qid) AS no FROM unnest($1) qid),
-			  f AS (SELECT q.qid, r.id
-					FROM festival.query_batch(%L, (SELECT array_agg(g ORDER BY qid) FROM fx_query
-												   WHERE qid = ANY ($1))) r
-					JOIN q ON q.no = r.query_no),
-			  b AS (SELECT qid, id FROM %s WHERE pred = ''intersects'' AND qid = ANY ($1))
-		 SELECT (SELECT count(*) FROM (TABLE f EXCEPT ALL TABLE b) d)
-				+ (SELECT count(*) FROM (TABLE b EXCEPT ALL TABLE f) d)', idx, brute_table)
-	INTO wrong USING qids;
-	RETURN wrong;
 END
 $$;
 

@@ -113,18 +113,6 @@ SELECT count(*) AS indices,
 	   count(*) FILTER (WHERE i.options <@ c.options) AS options_kept
 FROM fw_index i JOIN festival.index c USING (name);
 
--- the entries of an index: every leaf entry reachable from its root
-CREATE FUNCTION fw_entries(idx text)
-RETURNS TABLE (id bigint, x1 float8, y1 float8, x2 float8, y2 float8)
-LANGUAGE sql AS $$
-	WITH RECURSIVE t(page) AS (
-		SELECT (festival.stats(idx)->>'root')::bigint
-		UNION ALL
-		SELECT n.ref FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level > 0)
-	SELECT n.ref, n.xmin, n.ymin, n.xmax, n.ymax
-	FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level = 0
-$$;
-
 -- answers of every index against the brute force over fw_src, for every
 -- predicate and the query geometries of qids: one row per index with its
 -- answers, those missing and extra (0 and 0), the rows of festival.check()
@@ -145,7 +133,7 @@ DECLARE
 BEGIN
 	TRUNCATE fw_brute, fw_reference;
 	INSERT INTO fw_brute SELECT * FROM fx_brute('fw_src', qids);
-	INSERT INTO fw_reference SELECT * FROM fw_entries('fw_none_lin');
+	INSERT INTO fw_reference SELECT * FROM fixture.entries('fw_none_lin');
 	FOR i IN SELECT * FROM fw_index ORDER BY fw_index.ord LOOP
 		ord := i.ord;
 		name := i.name;
@@ -154,7 +142,7 @@ BEGIN
 			SELECT sum(c.festival), sum(c.missing), sum(c.extra) INTO answers, missing, extra
 			FROM fx_compare(i.name, 'fw_brute', qids) c;
 			check_rows := (SELECT count(*) FROM festival.check(i.name));
-			WITH e AS MATERIALIZED (SELECT * FROM fw_entries(i.name))
+			WITH e AS MATERIALIZED (SELECT * FROM fixture.entries(i.name))
 			SELECT (SELECT count(*) FROM (TABLE e EXCEPT ALL TABLE fw_reference) d)
 				   + (SELECT count(*) FROM (TABLE fw_reference EXCEPT ALL TABLE e) d)
 			INTO other_entries;
@@ -369,7 +357,7 @@ FROM fw_index;
 -------------------------------------------------------------------------------
 SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM fw_index) s;
 SELECT festival.drop_device('fw_dev');
-DROP FUNCTION fw_verify(text), fw_compare_all(), fw_entries(text);
+DROP FUNCTION fw_verify(text), fw_compare_all();
 DROP TABLE fw_src, fw_later, fw_index, fw_brute, fw_reference, fw_gone, fw_moved, fw_last, fw_again;
 RESET festival.progress_interval;
 RESET client_min_messages;

@@ -98,63 +98,13 @@ SELECT festival.stats('gf_none')->'config'->'options'->'extent' AS extent,
 -------------------------------------------------------------------------------
 CREATE TABLE gf_qids AS SELECT array_agg(qid ORDER BY qid) AS qids FROM fx_query WHERE qid >= 100;
 
--- every page, page numbers left out: (level, position, id in buckets, box)
-CREATE FUNCTION gf_nodes(idx text)
-RETURNS TABLE (level int, pos int, ref bigint, x1 float8, y1 float8, x2 float8, y2 float8)
-LANGUAGE sql AS $$
-	WITH RECURSIVE t(page) AS (
-		SELECT (festival.stats(idx)->>'root')::bigint
-		UNION ALL
-		SELECT n.ref FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level > 0)
-	SELECT n.level, n."position", CASE WHEN n.level = 0 THEN n.ref END,
-		   n.xmin, n.ymin, n.xmax, n.ymax
-	FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n
-$$;
-
 -- kNN query points: grid points and cell centres of fx_pts (ties at equal
 -- distances), the centre copies, a point outside the extent
 CREATE TABLE gf_knn_query (g geometry);
 INSERT INTO gf_knn_query VALUES ('POINT(45 45)'), ('POINT(150 150)'), ('POINT(70 30)'),
 	('POINT(-10 310)'), ('POINT(225 75)');
 
-CREATE FUNCTION gf_knn_wrong(idx text) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-	wrong bigint := 0;
-	n bigint;
-	q record;
-	k int;
-BEGIN
-	FOR q IN SELECT g FROM gf_knn_query LOOP
-		FOREACH k IN ARRAY ARRAY[1, 10, 100] LOOP
-			WITH f AS (SELECT row_number() OVER () AS r, id, round(distance::numeric, 9) AS d
-					   FROM festival.knn(idx, q.g, k)),
-				 b AS (SELECT row_number() OVER (ORDER BY ST_Distance(geom, q.g), id) AS r, id,
-							  round(ST_Distance(geom, q.g)::numeric, 9) AS d
-					   FROM gf_src ORDER BY ST_Distance(geom, q.g), id LIMIT k)
-			SELECT count(*) INTO n FROM f FULL JOIN b USING (r)
-			WHERE f.id IS DISTINCT FROM b.id OR f.d IS DISTINCT FROM b.d;
-			wrong := wrong + n;
-		END LOOP;
-	END LOOP;
-	RETURN wrong;
-END
-$$;
-
 CREATE TABLE gf_brute (pred text, qid int, id bigint);
-
--- answers of one festival.query_batch over every query, missing or extra
--- against the brute force of intersects (gf_brute)
-CREATE FUNCTION gf_batch_wrong(idx text) RETURNS bigint
-LANGUAGE sql AS $$
-	WITH q AS (SELECT qid, row_number() OVER (ORDER BY qid) AS no FROM unnest((SELECT qids FROM gf_qids)) qid),
-		 f AS (SELECT q.qid, r.id
-			   FROM festival.query_batch(idx, (SELECT array_agg(g ORDER BY qid) FROM fx_query
-											  WHERE qid = ANY ((SELECT qids FROM gf_qids)::int[]))) r
-			   JOIN q ON q.no = r.query_no),
-		 b AS (SELECT qid, id FROM gf_brute WHERE pred = 'intersects')
-	SELECT (SELECT count(*) FROM (TABLE f EXCEPT ALL TABLE b) d) + (SELECT count(*) FROM (TABLE b EXCEPT ALL TABLE f) d)
-$$;
 
 CREATE FUNCTION gf_verify(phase text)
 RETURNS TABLE (phase_ text, index text, cases bigint, answers numeric, missing numeric,
@@ -168,14 +118,15 @@ BEGIN
 	INSERT INTO gf_brute SELECT * FROM fx_brute('gf_src', q);
 	RETURN QUERY
 	SELECT phase, i.name, c.cases, c.answers, c.missing, c.extra,
-		   gf_knn_wrong(i.name), gf_batch_wrong(i.name),
+		   fixture.knn_wrong(i.name, 'gf_src', ARRAY(SELECT g FROM gf_knn_query)),
+		   fixture.batch_wrong(i.name, 'gf_brute', q),
 		   (SELECT count(*) FROM festival.check(i.name)),
 		   (festival.stats(i.name)->>'height')::int,
-		   (SELECT count(*) FROM gf_nodes(i.name) n WHERE n.level = 1),
+		   (SELECT count(*) FROM fixture.nodes(i.name) n WHERE n.level = 1),
 		   CASE WHEN i.name = 'gf_none' OR i.method <> 'insert' THEN NULL ELSE
-			   NOT EXISTS ((SELECT * FROM gf_nodes(i.name) EXCEPT ALL SELECT * FROM gf_nodes('gf_none'))
+			   NOT EXISTS ((SELECT * FROM fixture.nodes(i.name) EXCEPT ALL SELECT * FROM fixture.nodes('gf_none'))
 						   UNION ALL
-						   (SELECT * FROM gf_nodes('gf_none') EXCEPT ALL SELECT * FROM gf_nodes(i.name))) END
+						   (SELECT * FROM fixture.nodes('gf_none') EXCEPT ALL SELECT * FROM fixture.nodes(i.name))) END
 	FROM gf_index i
 	CROSS JOIN LATERAL (SELECT count(*) AS cases, sum(f.brute) AS answers,
 							   sum(f.missing) AS missing, sum(f.extra) AS extra
@@ -191,11 +142,11 @@ SELECT name, festival.build(name, method) AS built FROM gf_index ORDER BY ord;
 -- the loader's regions are those insertion reaches here: buddy splits of
 -- overflowing regions only (same buckets, same points)
 SELECT count(*) AS different_buckets
-FROM ((SELECT level, ref, x1, y1, x2, y2 FROM gf_nodes('gf_bulk_efind') WHERE level <= 1
-	   EXCEPT ALL SELECT level, ref, x1, y1, x2, y2 FROM gf_nodes('gf_none') WHERE level <= 1)
+FROM ((SELECT level, ref, x1, y1, x2, y2 FROM fixture.nodes('gf_bulk_efind') WHERE level <= 1
+	   EXCEPT ALL SELECT level, ref, x1, y1, x2, y2 FROM fixture.nodes('gf_none') WHERE level <= 1)
 	  UNION ALL
-	  (SELECT level, ref, x1, y1, x2, y2 FROM gf_nodes('gf_none') WHERE level <= 1
-	   EXCEPT ALL SELECT level, ref, x1, y1, x2, y2 FROM gf_nodes('gf_bulk_efind') WHERE level <= 1)) d;
+	  (SELECT level, ref, x1, y1, x2, y2 FROM fixture.nodes('gf_none') WHERE level <= 1
+	   EXCEPT ALL SELECT level, ref, x1, y1, x2, y2 FROM fixture.nodes('gf_bulk_efind') WHERE level <= 1)) d;
 SELECT * FROM gf_verify('build');
 
 -- the thesis's count (Fevgas 2019, §3.3: a point search costs one
@@ -484,6 +435,6 @@ FROM (SELECT name FROM gf_index
 SELECT festival.drop_device('gf_dev');
 SELECT festival.drop_device('gf_aio');
 DELETE FROM fx_query WHERE qid BETWEEN 921 AND 927;
-DROP FUNCTION gf_verify(text), gf_nodes(text), gf_knn_wrong(text), gf_batch_wrong(text), gf_reads(text);
+DROP FUNCTION gf_verify(text), gf_reads(text);
 DROP TABLE gf_src, gf_later, gf_index, gf_qids, gf_gone, gf_moves, gf_gone2, gf_mixed, gf_copies, gf_out,
 	gf_knn_query, gf_before, gf_splits, gf_free_pts, gf_brute, gf_group;

@@ -19,12 +19,6 @@ SET festival.progress_interval = 0;
 
 SELECT festival.create_device('knn_dev', io => 'buffered');
 
--- arcs linearised as festival does (ST_CurveToLine with its defaults)
-CREATE FUNCTION kn_lin(g geometry) RETURNS geometry
-LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE WHEN ST_HasArc(g) THEN ST_CurveToLine(g, 32, 0, 0) ELSE g END
-$$;
-
 -------------------------------------------------------------------------------
 -- Data.  kn_mix: the fixture's mixed geometries plus ties around (500 500):
 -- 12 points at distance exactly 5 (3-4-5 triangles), 3 copies of (500 500)
@@ -113,7 +107,7 @@ BEGIN
 		'WITH c AS (SELECT q.qid, q.g, k FROM kn_query q, unnest($2) k WHERE q.qid = ANY ($1)),
 			  b AS (SELECT c.qid, c.k, b.n, b.id, b.d FROM c CROSS JOIN LATERAL
 					  (SELECT row_number() OVER (ORDER BY d, id) AS n, id, d
-					   FROM (SELECT s.id, ST_Distance(kn_lin(s.geom), kn_lin(c.g)) AS d
+					   FROM (SELECT s.id, ST_Distance(fixture.lin(s.geom), fixture.lin(c.g)) AS d
 							 FROM %s s ORDER BY 2, 1 LIMIT c.k) x) b),
 			  f AS (SELECT c.qid, c.k, f.n, f.id, f.distance AS d FROM c CROSS JOIN LATERAL
 					  festival.knn($3, c.g, c.k) WITH ORDINALITY f(id, distance, n))
@@ -153,7 +147,7 @@ SELECT festival.create_index('kn_curve_ix', 'rtree', 'knn_dev', '{}', 'kn_curve'
 	   festival.build('kn_curve_ix') AS built;
 SELECT f.id, round(f.distance::numeric, 6) AS festival,
 	   round(ST_Distance(s.geom, 'POINT(70 71)')::numeric, 6) AS on_the_arcs,
-	   f.distance = ST_Distance(kn_lin(s.geom), 'POINT(70 71)') AS equals_linearised,
+	   f.distance = ST_Distance(fixture.lin(s.geom), 'POINT(70 71)') AS equals_linearised,
 	   abs(f.distance - ST_Distance(s.geom, 'POINT(70 71)')) < 1e-3 AS close_to_arcs
 FROM festival.knn('kn_curve_ix', 'POINT(70 71)', 10) WITH ORDINALITY f JOIN kn_curve s USING (id)
 ORDER BY f.ordinality;
@@ -272,5 +266,5 @@ SELECT festival.drop_device('knn_dev');
 DROP TABLE kn_config, kn_query, kn_mix, kn_pts, kn_ties;
 DROP FUNCTION kn_compare(text, regclass, int[], int[]), kn_compare_all(text),
 	kn_insert(regclass, bigint, geometry), kn_delete(regclass, bigint),
-	kn_update(regclass, bigint, geometry), kn_lin(geometry);
+	kn_update(regclass, bigint, geometry);
 RESET client_min_messages;

@@ -128,8 +128,8 @@ BEGIN
 	INSERT INTO lb_dw_brute SELECT c.qid, c.d, s.id FROM lb_dw_case c JOIN lb_src s ON ST_DWithin(s.geom, c.g, c.d);
 	RETURN QUERY
 	SELECT phase, i.name, c.cases, c.answers, c.missing, c.extra, lb_dwithin_wrong(i.name),
-		   fx_knn_wrong(i.name, 'lb_src', (SELECT pts FROM lb_knn_query)),
-		   fx_batch_wrong(i.name, 'lb_brute', q),
+		   fixture.knn_wrong(i.name, 'lb_src', (SELECT pts FROM lb_knn_query)),
+		   fixture.batch_wrong(i.name, 'lb_brute', q),
 		   (SELECT count(*) FROM festival.check(i.name)),
 		   (festival.stats(i.name)->>'height')::int,
 		   CASE WHEN i.structure = 'rtree' THEN NULL ELSE

@@ -63,39 +63,16 @@ FROM rs_index i JOIN festival.index c USING (name)
 CROSS JOIN LATERAL (SELECT festival.stats(i.name)->'config'->'derived' AS d) s
 ORDER BY i.ord;
 
--- one row per index and phase: brute-force answers, festival's answers,
--- those missing and extra, rows of festival.check(), entries in the index
--- against rows of rs_src; all must agree (ok)
+-- after each phase, fixture.verify_indices: one row per index with
+-- brute-force answers, festival's answers, those missing and extra, rows of
+-- festival.check(), entries in the index against rows of rs_src; all must
+-- agree (ok)
 CREATE TABLE rs_brute (pred text, qid int, id bigint);
-CREATE FUNCTION rs_verify(phase text)
-RETURNS TABLE (what text, ord int, name text, brute bigint, answers numeric, missing numeric,
-			   extra numeric, check_rows bigint, entries_exact boolean, ok boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-	qids int[] := ARRAY[2, 8, 12, 21, 29, 36];
-	i record;
-BEGIN
-	TRUNCATE rs_brute;
-	INSERT INTO rs_brute SELECT * FROM fx_brute('rs_src', qids);
-	FOR i IN SELECT * FROM rs_index ORDER BY rs_index.ord LOOP
-		what := phase;
-		ord := i.ord;
-		name := i.name;
-		brute := (SELECT count(*) FROM rs_brute);
-		SELECT sum(c.festival), sum(c.missing), sum(c.extra) INTO answers, missing, extra
-		FROM fx_compare(i.name, 'rs_brute', qids) c;
-		check_rows := (SELECT count(*) FROM festival.check(i.name));
-		entries_exact := (festival.stats(i.name)->>'entries')::bigint = (SELECT count(*) FROM rs_src);
-		ok := answers = brute AND missing = 0 AND extra = 0 AND check_rows = 0 AND entries_exact;
-		RETURN NEXT;
-	END LOOP;
-END
-$$;
 
 -- Phase 1: build (one insert at a time)
 SELECT count(*) AS indices, min(built) AS min_built, max(built) AS max_built
 FROM (SELECT festival.build(name) AS built FROM rs_index) s;
-SELECT * FROM rs_verify('build');
+SELECT * FROM fixture.verify_indices('build', 'rs_index', 'rs_src', 'rs_brute', ARRAY[2, 8, 12, 21, 29, 36]);
 
 -- Phase 2: insert the rest one at a time, in a mixed order
 INSERT INTO rs_src SELECT id, geom FROM rs_later;
@@ -103,7 +80,7 @@ SELECT count(*) AS calls, count(*) FILTER (WHERE ok) AS returned_true
 FROM (SELECT festival.insert(i.name, l.id, l.geom) AS ok
 	  FROM rs_later l CROSS JOIN rs_index i
 	  ORDER BY (l.id * 7919) % 10007, l.id, i.ord) s;
-SELECT * FROM rs_verify('insert');
+SELECT * FROM fixture.verify_indices('insert', 'rs_index', 'rs_src', 'rs_brute', ARRAY[2, 8, 12, 21, 29, 36]);
 
 -- every index treated overflows by forced reinsertion (p entries at a
 -- time) as well as by splits
@@ -123,7 +100,7 @@ SELECT count(*) AS calls, count(*) FILTER (WHERE ok) AS returned_true
 FROM (SELECT festival.delete(i.name, g.id, g.geom) AS ok
 	  FROM rs_gone g CROSS JOIN rs_index i
 	  ORDER BY (g.id * 31) % 10007, g.id, i.ord) s;
-SELECT * FROM rs_verify('delete');
+SELECT * FROM fixture.verify_indices('delete', 'rs_index', 'rs_src', 'rs_brute', ARRAY[2, 8, 12, 21, 29, 36]);
 SELECT count(*) AS indices,
 	   count(*) FILTER (WHERE (festival.stats(name)->'totals'->>'reinserted_entries')::bigint > 0) AS reinserted_orphans
 FROM rs_index;
@@ -141,12 +118,12 @@ SELECT count(*) AS calls, count(*) FILTER (WHERE ok) AS returned_true
 FROM (SELECT festival.update(i.name, m.old_id, m.old_geom, m.new_id, m.new_geom) AS ok
 	  FROM rs_moved m CROSS JOIN rs_index i
 	  ORDER BY (m.old_id * 13) % 10007, m.old_id, i.ord) s;
-SELECT * FROM rs_verify('update');
+SELECT * FROM fixture.verify_indices('update', 'rs_index', 'rs_src', 'rs_brute', ARRAY[2, 8, 12, 21, 29, 36]);
 
 -- Phase 5: close every index (buffers flushed), then query: each reopens
 SELECT count(*) FILTER (WHERE closed) AS closed
 FROM (SELECT festival.close(name) AS closed FROM rs_index) s;
-SELECT * FROM rs_verify('reopened');
+SELECT * FROM fixture.verify_indices('reopened', 'rs_index', 'rs_src', 'rs_brute', ARRAY[2, 8, 12, 21, 29, 36]);
 
 -------------------------------------------------------------------------------
 -- Determinism: two indices with the same options built from the same
@@ -197,7 +174,7 @@ SELECT festival.create_index('rs_bad', 'rstartree', 'rs_dev', '{"split": "quadra
 -------------------------------------------------------------------------------
 SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM rs_index) s;
 SELECT festival.drop_device('rs_dev');
-DROP FUNCTION rs_verify(text), rs_leaves(text);
+DROP FUNCTION rs_leaves(text);
 DROP TABLE rs_src, rs_later, rs_index, rs_brute, rs_gone, rs_moved;
 RESET festival.progress_interval;
 RESET client_min_messages;

@@ -62,39 +62,16 @@ FROM sp_index ORDER BY ord;
 SELECT i.ord, i.name, c.options->>'split' AS split, (c.options->>'max_fill')::int AS max_fill
 FROM sp_index i JOIN festival.index c USING (name) ORDER BY i.ord;
 
--- one row per index and phase: brute-force answers, festival's answers,
--- those missing and extra, rows of festival.check(), entries in the index
--- against rows of sp_src; all must agree (ok)
+-- after each phase, fixture.verify_indices: one row per index with
+-- brute-force answers, festival's answers, those missing and extra, rows of
+-- festival.check(), entries in the index against rows of sp_src; all must
+-- agree (ok)
 CREATE TABLE sp_brute (pred text, qid int, id bigint);
-CREATE FUNCTION sp_verify(phase text)
-RETURNS TABLE (what text, ord int, name text, brute bigint, answers numeric, missing numeric,
-			   extra numeric, check_rows bigint, entries_exact boolean, ok boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-	qids int[] := ARRAY[2, 8, 12, 21, 29, 36];
-	i record;
-BEGIN
-	TRUNCATE sp_brute;
-	INSERT INTO sp_brute SELECT * FROM fx_brute('sp_src', qids);
-	FOR i IN SELECT * FROM sp_index ORDER BY sp_index.ord LOOP
-		what := phase;
-		ord := i.ord;
-		name := i.name;
-		brute := (SELECT count(*) FROM sp_brute);
-		SELECT sum(c.festival), sum(c.missing), sum(c.extra) INTO answers, missing, extra
-		FROM fx_compare(i.name, 'sp_brute', qids) c;
-		check_rows := (SELECT count(*) FROM festival.check(i.name));
-		entries_exact := (festival.stats(i.name)->>'entries')::bigint = (SELECT count(*) FROM sp_src);
-		ok := answers = brute AND missing = 0 AND extra = 0 AND check_rows = 0 AND entries_exact;
-		RETURN NEXT;
-	END LOOP;
-END
-$$;
 
 -- Phase 1: build (one insert at a time)
 SELECT count(*) AS indices, min(built) AS min_built, max(built) AS max_built
 FROM (SELECT festival.build(name) AS built FROM sp_index) s;
-SELECT * FROM sp_verify('build');
+SELECT * FROM fixture.verify_indices('build', 'sp_index', 'sp_src', 'sp_brute', ARRAY[2, 8, 12, 21, 29, 36]);
 
 -- Phase 2: insert the rest one at a time, in a mixed order
 INSERT INTO sp_src SELECT id, geom FROM sp_later;
@@ -102,7 +79,7 @@ SELECT count(*) AS calls, count(*) FILTER (WHERE ok) AS returned_true
 FROM (SELECT festival.insert(i.name, l.id, l.geom) AS ok
 	  FROM sp_later l CROSS JOIN sp_index i
 	  ORDER BY (l.id * 7919) % 10007, l.id, i.ord) s;
-SELECT * FROM sp_verify('insert');
+SELECT * FROM fixture.verify_indices('insert', 'sp_index', 'sp_src', 'sp_brute', ARRAY[2, 8, 12, 21, 29, 36]);
 
 -- every index split leaves and internal nodes
 SELECT i.ord, i.name, (festival.stats(i.name)->>'height')::int AS height,
@@ -119,7 +96,7 @@ SELECT count(*) AS calls, count(*) FILTER (WHERE ok) AS returned_true
 FROM (SELECT festival.delete(i.name, g.id, g.geom) AS ok
 	  FROM sp_gone g CROSS JOIN sp_index i
 	  ORDER BY (g.id * 31) % 10007, g.id, i.ord) s;
-SELECT * FROM sp_verify('delete');
+SELECT * FROM fixture.verify_indices('delete', 'sp_index', 'sp_src', 'sp_brute', ARRAY[2, 8, 12, 21, 29, 36]);
 SELECT count(*) AS indices,
 	   count(*) FILTER (WHERE (festival.stats(name)->'totals'->>'reinserted_entries')::bigint > 0) AS reinserted_orphans
 FROM sp_index;
@@ -137,12 +114,12 @@ SELECT count(*) AS calls, count(*) FILTER (WHERE ok) AS returned_true
 FROM (SELECT festival.update(i.name, m.old_id, m.old_geom, m.new_id, m.new_geom) AS ok
 	  FROM sp_moved m CROSS JOIN sp_index i
 	  ORDER BY (m.old_id * 13) % 10007, m.old_id, i.ord) s;
-SELECT * FROM sp_verify('update');
+SELECT * FROM fixture.verify_indices('update', 'sp_index', 'sp_src', 'sp_brute', ARRAY[2, 8, 12, 21, 29, 36]);
 
 -- Phase 5: close every index (buffers flushed), then query: each reopens
 SELECT count(*) FILTER (WHERE closed) AS closed
 FROM (SELECT festival.close(name) AS closed FROM sp_index) s;
-SELECT * FROM sp_verify('reopened');
+SELECT * FROM fixture.verify_indices('reopened', 'sp_index', 'sp_src', 'sp_brute', ARRAY[2, 8, 12, 21, 29, 36]);
 
 -------------------------------------------------------------------------------
 -- Part 2: the exponential split finds the minimum total area
@@ -339,7 +316,7 @@ SELECT festival.create_index('sp_bad', 'rtree', 'sp_dev', '{"split": "cubic"}', 
 -------------------------------------------------------------------------------
 SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM sp_index) s;
 SELECT festival.drop_device('sp_dev');
-DROP FUNCTION sp_verify(text), ex_run();
+DROP FUNCTION ex_run();
 DROP TABLE sp_src, sp_later, sp_index, sp_brute, sp_gone, sp_moved,
 	ex_src, ex_split, ex_size, ex_set, ex_result, ex_boxes, ex_minimum, ex_rstar_model;
 RESET festival.progress_interval;

@@ -110,18 +110,6 @@ UPDATE st_index SET options = options || '{"page_size": 1024}';
 SELECT ord, name, festival.create_index(name, structure, 'st_dev', options, source::regclass) > 0 AS created
 FROM st_index ORDER BY ord;
 
--- every leaf entry reachable from the root
-CREATE FUNCTION st_entries(idx text)
-RETURNS TABLE (id bigint, x1 float8, y1 float8, x2 float8, y2 float8)
-LANGUAGE sql AS $$
-	WITH RECURSIVE t(page) AS (
-		SELECT (festival.stats(idx)->>'root')::bigint
-		UNION ALL
-		SELECT n.ref FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level > 0)
-	SELECT n.ref, n.xmin, n.ymin, n.xmax, n.ymax
-	FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level = 0
-$$;
-
 CREATE TABLE st_brute (source text, pred text, qid int, id bigint);
 
 -- kNN query points, away from the curved objects (whose distances PostGIS
@@ -130,45 +118,6 @@ CREATE TABLE st_knn_query (source text, g geometry);
 INSERT INTO st_knn_query VALUES
 	('st_mixed', 'POINT(253.5 253.5)'), ('st_mixed', 'POINT(300 20)'), ('st_mixed', 'POINT(20 250)'),
 	('st_points', 'POINT(45 45)'), ('st_points', 'POINT(150 150)'), ('st_points', 'POINT(-10 310)');
-
--- rows where festival.knn differs from brute force (ids, or distances to 1e-9)
-CREATE FUNCTION st_knn_wrong(idx text, src text) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-	wrong bigint := 0;
-	n bigint;
-	q record;
-	k int;
-BEGIN
-	FOR q IN SELECT g FROM st_knn_query WHERE source = src LOOP
-		FOREACH k IN ARRAY ARRAY[1, 10, 100] LOOP
-			EXECUTE format(
-				'WITH f AS (SELECT row_number() OVER () AS r, id, round(distance::numeric, 9) AS d
-							FROM festival.knn(%L, $1, $2)),
-					  b AS (SELECT row_number() OVER (ORDER BY ST_Distance(geom, $1), id) AS r, id,
-								   round(ST_Distance(geom, $1)::numeric, 9) AS d
-							FROM %I ORDER BY ST_Distance(geom, $1), id LIMIT $2)
-				 SELECT count(*) FROM f FULL JOIN b USING (r)
-				 WHERE f.id IS DISTINCT FROM b.id OR f.d IS DISTINCT FROM b.d', idx, src)
-			INTO n USING q.g, k;
-			wrong := wrong + n;
-		END LOOP;
-	END LOOP;
-	RETURN wrong;
-END
-$$;
-
--- answers of one festival.query_batch over the queries of qids, missing
--- or extra against the brute force of intersects
-CREATE FUNCTION st_batch_wrong(idx text, src text, qids int[]) RETURNS bigint
-LANGUAGE sql AS $$
-	WITH q AS (SELECT qid, row_number() OVER (ORDER BY qid) AS no FROM unnest(qids) qid),
-		 f AS (SELECT q.qid, r.id
-			   FROM festival.query_batch(idx, (SELECT array_agg(g ORDER BY qid) FROM fx_query WHERE qid = ANY (qids))) r
-			   JOIN q ON q.no = r.query_no),
-		 b AS (SELECT qid, id FROM st_brute WHERE source = src AND pred = 'intersects' AND qid = ANY (qids))
-	SELECT (SELECT count(*) FROM (TABLE f EXCEPT ALL TABLE b) d) + (SELECT count(*) FROM (TABLE b EXCEPT ALL TABLE f) d)
-$$;
 
 CREATE TABLE st_reference (source text, id bigint, x1 float8, y1 float8, x2 float8, y2 float8);
 
@@ -183,8 +132,8 @@ BEGIN
 	TRUNCATE st_brute, st_reference;
 	INSERT INTO st_brute SELECT 'st_mixed', * FROM fx_brute('st_mixed', ARRAY[2, 8, 12, 21, 29, 36]);
 	INSERT INTO st_brute SELECT 'st_points', * FROM fx_brute('st_points', ARRAY[101, 103, 104, 108, 110, 113]);
-	INSERT INTO st_reference SELECT 'st_mixed', * FROM st_entries('st_m_rtree_ref');
-	INSERT INTO st_reference SELECT 'st_points', * FROM st_entries('st_p_rtree_ref');
+	INSERT INTO st_reference SELECT 'st_mixed', * FROM fixture.entries('st_m_rtree_ref');
+	INSERT INTO st_reference SELECT 'st_points', * FROM fixture.entries('st_p_rtree_ref');
 	FOR i IN SELECT * FROM st_index ORDER BY st_index.ord LOOP
 		ord := i.ord;
 		name := i.name;
@@ -195,15 +144,16 @@ BEGIN
 			CREATE TEMP TABLE st_brute_one AS SELECT pred, qid, id FROM st_brute WHERE source = i.source;
 			SELECT sum(c.festival), sum(c.missing), sum(c.extra) INTO answers, missing, extra
 			FROM fx_compare(i.name, 'st_brute_one', qids) c;
-			DROP TABLE st_brute_one;
 			check_rows := (SELECT count(*) FROM festival.check(i.name));
-			WITH e AS MATERIALIZED (SELECT * FROM st_entries(i.name)),
+			WITH e AS MATERIALIZED (SELECT * FROM fixture.entries(i.name)),
 				 r AS MATERIALIZED (SELECT id, x1, y1, x2, y2 FROM st_reference WHERE source = i.source)
 			SELECT (SELECT count(*) FROM (TABLE e EXCEPT ALL TABLE r) d)
 				   + (SELECT count(*) FROM (TABLE r EXCEPT ALL TABLE e) d)
 			INTO other_entries;
-			knn_wrong := st_knn_wrong(i.name, i.source);
-			batch_wrong := st_batch_wrong(i.name, i.source, qids);
+			knn_wrong := fixture.knn_wrong(i.name, i.source::regclass,
+										   ARRAY(SELECT g FROM st_knn_query q WHERE q.source = i.source));
+			batch_wrong := fixture.batch_wrong(i.name, 'st_brute_one', qids);
+			DROP TABLE st_brute_one;
 		EXCEPTION WHEN OTHERS THEN
 			answers := NULL;
 			missing := NULL;
@@ -389,8 +339,7 @@ SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM st_index)
 DELETE FROM festival.index_snapshot WHERE snapshot_id IN (SELECT snapshot_id FROM st_dumped);
 SELECT festival.drop_index('st_tiny_str');
 SELECT festival.drop_device('st_dev');
-DROP FUNCTION st_verify(text), st_compare_all(), st_entries(text), st_each(text),
-	st_knn_wrong(text, text), st_batch_wrong(text, text, int[]);
+DROP FUNCTION st_verify(text), st_compare_all(), st_each(text);
 DROP TABLE st_knn_query, st_mixed, st_mixed_later, st_points, st_points_later, st_index, st_brute, st_reference,
 	st_gone, st_moved, st_last, st_tiny;
 RESET festival.progress_interval;

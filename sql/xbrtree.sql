@@ -90,20 +90,6 @@ SELECT festival.stats('xb_none_ins')->'config'->'options'->'extent' AS extent,
 -------------------------------------------------------------------------------
 CREATE TABLE xb_qids AS SELECT array_agg(qid ORDER BY qid) AS qids FROM fx_query WHERE qid >= 100;
 
--- every node of a tree, page numbers left out (they may differ between
--- frameworks): (level, position, object id in leaves, box)
-CREATE FUNCTION xb_nodes(idx text)
-RETURNS TABLE (level int, pos int, ref bigint, x1 float8, y1 float8, x2 float8, y2 float8)
-LANGUAGE sql AS $$
-	WITH RECURSIVE t(page) AS (
-		SELECT (festival.stats(idx)->>'root')::bigint
-		UNION ALL
-		SELECT n.ref FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level > 0)
-	SELECT n.level, n."position", CASE WHEN n.level = 0 THEN n.ref END,
-		   n.xmin, n.ymin, n.xmax, n.ymax
-	FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n
-$$;
-
 CREATE FUNCTION xb_verify(phase text)
 RETURNS TABLE (phase_ text, index text, cases bigint, answers numeric, missing numeric,
 			   extra numeric, check_rows bigint, height int, leaves bigint, same_as_none boolean)
@@ -117,13 +103,13 @@ BEGIN
 	SELECT phase, i.name, c.cases, c.answers, c.missing, c.extra,
 		   (SELECT count(*) FROM festival.check(i.name)),
 		   (festival.stats(i.name)->>'height')::int,
-		   (SELECT count(*) FROM xb_nodes(i.name) n WHERE n.level = 1),
+		   (SELECT count(*) FROM fixture.nodes(i.name) n WHERE n.level = 1),
 		   CASE WHEN i.name LIKE 'xb_none%' THEN NULL ELSE
-			   NOT EXISTS ((SELECT * FROM xb_nodes(i.name)
-							EXCEPT ALL SELECT * FROM xb_nodes('xb_none_' || i.method_tag))
+			   NOT EXISTS ((SELECT * FROM fixture.nodes(i.name)
+							EXCEPT ALL SELECT * FROM fixture.nodes('xb_none_' || i.method_tag))
 						   UNION ALL
-						   (SELECT * FROM xb_nodes('xb_none_' || i.method_tag)
-							EXCEPT ALL SELECT * FROM xb_nodes(i.name))) END
+						   (SELECT * FROM fixture.nodes('xb_none_' || i.method_tag)
+							EXCEPT ALL SELECT * FROM fixture.nodes(i.name))) END
 	FROM (SELECT x.ord, x.name, CASE x.method WHEN 'insert' THEN 'ins' ELSE 'bulk' END AS method_tag
 		  FROM xb_index x) i
 	CROSS JOIN LATERAL (SELECT count(*) AS cases, sum(f.brute) AS answers,
@@ -275,5 +261,5 @@ FROM (SELECT name FROM xb_index
 	  UNION ALL VALUES ('xb_mixed_idx'), ('xb_small'), ('xb_copies_idx'), ('xb_free')) n;
 SELECT festival.drop_device('xb_dev');
 DELETE FROM fx_query WHERE qid BETWEEN 901 AND 907;
-DROP FUNCTION xb_verify(text), xb_nodes(text);
+DROP FUNCTION xb_verify(text);
 DROP TABLE xb_src, xb_later, xb_index, xb_qids, xb_gone, xb_moves, xb_gone2, xb_mixed, xb_copies, xb_out;

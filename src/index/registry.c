@@ -26,7 +26,7 @@ static const OptionSpec index_file_options[] = {
 		.default_number = FEST_DEFAULT_PAGE_SIZE,
 		.min = FEST_MIN_PAGE_SIZE, .max = FEST_MAX_PAGE_SIZE,
 		.multiple_of = FEST_PAGE_SIZE_MULTIPLE,
-		.description = "Size of a node (page) in bytes; the seeds use 2048 to 65536.",
+		.description = "Size of a node (page) in bytes; Carniel et al. 2016 and 2017 (JIDM) use 2048 to 65536.",
 		.offset = offsetof(IndexOptions, page_size)
 	},
 	{0}

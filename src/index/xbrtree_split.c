@@ -3,8 +3,8 @@
  * xbrtree_split.c
  *	  Splitting overflowing xBR+-tree nodes by quadrant subdivision.
  *
- * Leaf split (thesis-fevgas-2019 §3.6, efind-fast-xbr-and-peers §3, seed
- * 000 §3.1): the leaf's quadrant is subdivided quadtree-style, descending
+ * Leaf split (Fevgas 2019 §3.6, efind-fast-xbr-and-peers §3, Carniel et
+ * al. 2018 §3.1): the leaf's quadrant is subdivided quadtree-style, descending
  * each time into the sub-quadrant holding the most points, until the
  * sub-quadrant holding at most half of them; of the sub-quadrants met,
  * the one whose point count is closest to half (the most balanced split;

@@ -310,7 +310,7 @@ festival_generated_windows(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("area_percent must be in (0, 100], not %g", area_percent),
-				 errhint("The seeds use 0.001, 0.01, 0.1, 0.5 and 1 (percent of the extent's area).")));
+				 errhint("Carniel et al. 2018 use 0.001, 0.01 and 0.1, Carniel et al. 2016 and 2017 (JIDM) 0.1, 0.5 and 1 (percent of the extent's area).")));
 	read_extent(fcinfo, 3, &e);
 	side = sqrt(area_percent / 100.0 * width(&e) * height(&e));
 	if (side > width(&e) || side > height(&e))
