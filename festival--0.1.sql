@@ -850,3 +850,23 @@ AS 'MODULE_PATHNAME', 'festival_device_simulate'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.device_simulate(text, text[], int) IS
 	'run the device model of a profile on submissions such as ''r 0-15'', ''w 7 9'', ''t 100'' (truncate) on a fresh simulated drive; returns virtual time and FTL counters';
+
+-------------------------------------------------------------------------------
+-- Tiers (docs/tiers.md)
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.tier_pages(index text)
+RETURNS TABLE (page bigint, tier text, level int, weight float8, accesses bigint, hot bool)
+AS 'MODULE_PATHNAME', 'festival_tier_pages'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.tier_pages(text) IS
+	'each page of a tiered index: its tier, node level (NULL: not a node), hot-model weight and accesses';
+
+CREATE FUNCTION @extschema@.tier_hot_simulate(pages bigint[], levels bigint[],
+	parents bigint[], selectivity float8 DEFAULT 1.5, capacity bigint DEFAULT 0)
+RETURNS TABLE (step int, page bigint, weight float8, average float8,
+	eligible bool, promoted bool, demoted bigint)
+AS 'MODULE_PATHNAME', 'festival_tier_hot_simulate'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.tier_hot_simulate(bigint[], bigint[], bigint[], float8, bigint) IS
+	'run the hot-page model (Fevgas 2019, Alg. 9) over an access sequence; parents 0 = root';

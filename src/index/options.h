@@ -29,7 +29,9 @@ typedef enum OptionType
 	OPT_REAL,
 	OPT_CHOICE,
 	OPT_BOOL,
-	OPT_BOX						/* [xmin, ymin, xmax, ymax], or null (unset) */
+	OPT_BOX,					/* [xmin, ymin, xmax, ymax], or null (unset) */
+	OPT_STRING					/* a name of 1..63 characters (a JSON string
+								 * or number, kept as text), or null (unset) */
 } OptionType;
 
 typedef struct OptionSpec
@@ -51,7 +53,8 @@ typedef struct OptionValue
 {
 	const OptionSpec *spec;
 	double		number;
-	const char *choice;			/* points into spec->choices */
+	const char *choice;			/* OPT_CHOICE: points into spec->choices;
+								 * OPT_STRING: the text, NULL while unset */
 	bool		box_set;		/* OPT_BOX: false while null */
 	double		box[4];			/* OPT_BOX: xmin, ymin, xmax, ymax */
 } OptionValue;
@@ -70,6 +73,7 @@ extern double config_real(const FestConfig *config, const char *name);
 extern bool config_bool(const FestConfig *config, const char *name);
 extern bool config_box(const FestConfig *config, const char *name,
 					   double *xmin, double *ymin, double *xmax, double *ymax);
+extern const char *config_string(const FestConfig *config, const char *name);
 extern const char *config_choice_name(const FestConfig *config, const char *name);
 extern int	config_choice_index(const FestConfig *config, const char *name);
 extern const char *options_peek_choice(Jsonb *user, const OptionSpec *spec);

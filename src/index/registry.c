@@ -15,6 +15,7 @@
 
 #include "buffer/cache.h"
 #include "flash/framework.h"
+#include "tier/tier.h"
 
 #include "lib/stringinfo.h"
 
@@ -83,6 +84,8 @@ index_options_parse(const StructureOps *ops, Jsonb *user, uint32 *page_size,
 	groups[n++] = cache_options;
 	if (cache_is_clru(options_peek_choice(user, cache_options)))
 		groups[n++] = cache_clru_options;
+	if (tier_options_given(user))
+		groups[n++] = tier_options;
 	groups[n] = NULL;
 
 	config = options_parse(user, groups, ops->name, fw->name);
@@ -91,5 +94,11 @@ index_options_parse(const StructureOps *ops, Jsonb *user, uint32 *page_size,
 	if (fw->validate != NULL)
 		fw->validate(config);
 	cache_validate(config, *page_size);
+	{
+		TierOptions topt;
+
+		/* the combinations the option table cannot refuse */
+		tier_read_options(config, *page_size, &topt);
+	}
 	return config;
 }
