@@ -919,6 +919,9 @@ ix_flush(OpenIndex *ix)
 {
 	ix->committing = true;
 	ns_flush(ix->ns);
+	/* a clean store writes nothing, but migrations may be waiting to be made durable */
+	if (ix->tier != NULL)
+		pageio_sync(ix->io);
 	ix->committing = false;
 }
 

@@ -17,7 +17,8 @@
  * writes the image it just read back into the cache, which marks it dirty,
  * so it migrates at the next write-back, as Alg. 9's "3DXPoint dirty" flag
  * does.  With a capacity, promoting into a full fast tier first demotes
- * the hot page of lowest weight (beyond the seeds, which never cool).
+ * the least recently used hot page that is no hot page's parent (beyond
+ * the seeds, which never cool).
  * Migrations still pending at a sync (demotions, pages no cache wrote
  * back, random picks) are done then by copying.  random runs the same
  * detector but promotes a page drawn with the index's seed from the node
@@ -203,9 +204,12 @@ hot_model_init(HotModel *m, double selectivity, int64 capacity, MemoryContext cx
 }
 
 /*
- * The demotion victim: the hot page of lowest weight (oldest access on
- * ties) among those that are no hot page's parent, so that the rule "a
- * page is fast only when its parent is" survives demotion; never keep.
+ * The demotion victim: the least recently accessed hot page among those
+ * that are no hot page's parent (so that the rule "a page is fast only
+ * when its parent is" survives demotion); never keep.  LRU rather than
+ * lowest weight: a weight is only refreshed when its page is accessed, so
+ * the pages of a hot set that has moved on keep their old, high weights
+ * and would never leave.
  */
 static HotPage *
 coldest(HotModel *m, PageId keep)
@@ -229,8 +233,7 @@ coldest(HotModel *m, PageId keep)
 	while ((p = hash_seq_search(&seq)) != NULL)
 		if (p->hot && p->page != keep &&
 			hash_search(parents, &p->page, HASH_FIND, NULL) == NULL &&
-			(best == NULL || p->weight < best->weight ||
-			 (p->weight == best->weight && p->last < best->last)))
+			(best == NULL || p->last < best->last))
 			best = p;
 	hash_destroy(parents);
 	return best;
@@ -292,8 +295,8 @@ hot_model_access(HotModel *m, PageId page, int level, PageId parent,
 		{
 			HotPage    *victim = coldest(m, page);
 
-			/* a full tier of hotter pages keeps them */
-			if (victim == NULL || victim->weight >= step.weight)
+			/* every hot page is some hot page's parent: nothing can go */
+			if (victim == NULL)
 				return step;
 			victim->hot = false;
 			m->nhot--;
@@ -337,6 +340,7 @@ struct TierState
 	PageId		last_read[FEST_MAX_LEVELS];
 	int			top_level;		/* highest level read: the root's */
 	Prng		prng;
+	bool		unsynced[2];	/* written since its last sync */
 	char	   *zero;
 	char	   *scratch;
 };
@@ -498,6 +502,8 @@ tier_io(TierState *ts, int tier, PageIORequest *reqs, int n, bool write)
 	before = mark(ts->router.stats, write);
 	dev->time_cpu = ts->router.time_cpu;
 	if (write)
+		ts->unsynced[tier] = true;
+	if (write)
 		pageio_write(dev, reqs, n);
 	else
 		pageio_read(dev, reqs, n);
@@ -549,6 +555,7 @@ router_write(PageIO *io, PageIORequest *reqs, int n)
 	int		   *target = palloc(sizeof(int) * n);
 	int			nfast = 0;
 	int			nslow = 0;
+	uint64		fast_after = ts->nfast;	/* counting this batch's moves */
 
 	for (int i = 0; i < n; i++)
 	{
@@ -562,8 +569,13 @@ router_write(PageIO *io, PageIORequest *reqs, int n)
 		/* a page that would overfill the fast tier stays slow */
 		if (target[i] == TIER_FAST && current != TIER_FAST &&
 			ts->opt.capacity_pages > 0 &&
-			ts->nfast >= (uint64) ts->opt.capacity_pages)
+			fast_after >= (uint64) ts->opt.capacity_pages)
 			target[i] = TIER_SLOW;
+		if (target[i] == TIER_FAST && current != TIER_FAST)
+			fast_after++;
+		else if (target[i] != TIER_FAST && current == TIER_FAST &&
+				 (ts->entry[page] & ENTRY_PRESENT))
+			fast_after--;
 		if (target[i] == TIER_FAST)
 			split[n - 1 - nfast++] = reqs[i];
 		else
@@ -584,6 +596,17 @@ router_write(PageIO *io, PageIORequest *reqs, int n)
 
 		if (ts->want[page] == target[i])
 			clear_want(ts, page);
+		if (level < 0 && ts->detect)
+		{
+			/* a freed page is no longer hot: it may come back as any node */
+			HotPage    *hp = hash_search(ts->hot.pages, &page, HASH_FIND, NULL);
+
+			if (hp != NULL && hp->hot)
+			{
+				hp->hot = false;
+				ts->hot.nhot--;
+			}
+		}
 		if ((old & ENTRY_PRESENT) == 0)
 		{
 			if (target[i] == TIER_FAST)
@@ -641,6 +664,31 @@ random_slow_page(TierState *ts)
 }
 
 /*
+ * Move one page to the tier it is wanted on, now: read it from its tier,
+ * write it through the router (which places it and notes the release).
+ */
+static void
+migrate_now(TierState *ts, PageId page)
+{
+	PageIORequest req;
+
+	if (page >= ts->nentries || ts->want[page] == WANT_NONE)
+		return;
+	if ((ts->entry[page] & ENTRY_PRESENT) == 0 ||
+		tier_of(ts, page) == ts->want[page])
+	{
+		clear_want(ts, page);
+		return;
+	}
+	req.page = page;
+	req.buf = ts->scratch;
+	tier_io(ts, tier_of(ts, page), &req, 1, false);
+	router_write(&ts->router, &req, 1);
+	/* a full fast tier refused it: give up until asked again */
+	clear_want(ts, page);
+}
+
+/*
  * Do the migrations no write-back did: read each page from its tier and
  * write it through the router, which places it.  Demotions first, so that
  * promotions find the room they free.
@@ -651,22 +699,8 @@ run_pending(TierState *ts)
 	for (int pass = TIER_SLOW; pass <= TIER_FAST && ts->npending > 0; pass++)
 		for (PageId page = 0; page < ts->nentries && ts->npending > 0; page++)
 		{
-			PageIORequest req;
-
-			if (ts->want[page] != pass)
-				continue;
-			if ((ts->entry[page] & ENTRY_PRESENT) == 0 ||
-				tier_of(ts, page) == pass)
-			{
-				clear_want(ts, page);
-				continue;
-			}
-			req.page = page;
-			req.buf = ts->scratch;
-			tier_io(ts, tier_of(ts, page), &req, 1, false);
-			router_write(&ts->router, &req, 1);
-			/* a full fast tier refused it: give up until asked again */
-			clear_want(ts, page);
+			if (ts->want[page] == pass)
+				migrate_now(ts, page);
 		}
 }
 
@@ -694,10 +728,14 @@ router_sync(PageIO *io)
 
 	if (ts->npending > 0)
 		run_pending(ts);
-	ts->dev[TIER_SLOW]->time_cpu = io->time_cpu;
-	ts->dev[TIER_FAST]->time_cpu = io->time_cpu;
-	pageio_sync(ts->dev[TIER_SLOW]);
-	pageio_sync(ts->dev[TIER_FAST]);
+	/* a tier nothing was written to has nothing to make durable */
+	for (int tier = TIER_SLOW; tier <= TIER_FAST; tier++)
+		if (ts->unsynced[tier])
+		{
+			ts->dev[tier]->time_cpu = io->time_cpu;
+			pageio_sync(ts->dev[tier]);
+			ts->unsynced[tier] = false;
+		}
 	if (!ts->map_dirty)
 		return;
 	/* both targets are durable: now the map may name them */
@@ -790,7 +828,11 @@ observe(ObserverPageIO *o, PageId page, char *buf)
 		uint8		e = step.demoted < ts->nentries ? ts->entry[step.demoted] : 0;
 
 		if (!is_level_fast(ts, ENTRY_LEVEL(e)))
+		{
+			/* make room now, so the promotion below finds it */
 			set_want(ts, step.demoted, TIER_SLOW);
+			migrate_now(ts, step.demoted);
+		}
 	}
 	if (!step.promoted)
 		return;
@@ -799,11 +841,18 @@ observe(ObserverPageIO *o, PageId page, char *buf)
 		PageId		pick = random_slow_page(ts);
 
 		if (pick != InvalidPageId)
+		{
 			set_want(ts, pick, TIER_FAST);
+			migrate_now(ts, pick);
+		}
 		return;
 	}
 	if (tier_of(ts, page) == TIER_FAST)
+	{
+		/* hot again before its demotion ran: it stays */
+		clear_want(ts, page);
 		return;
+	}
 	set_want(ts, page, TIER_FAST);
 	/* Alg. 9's dirty flag: the cache writes it back to the fast tier */
 	pageio_write_one(o->below, page, buf);
@@ -1001,6 +1050,19 @@ tier_page_info(TierState *ts, PageId page, TierPageInfo *info)
 static const char *const tier_names[] = {"slow", "fast"};
 
 /*
+ * Migrated since the last sync: the source copy is still valid, on purpose
+ * (the map on disk still names it), until the next sync releases it.
+ */
+static bool
+release_pending(const TierState *ts, PageId page)
+{
+	for (int i = 0; i < ts->nreleased; i++)
+		if (ts->released[i] == page)
+			return true;
+	return false;
+}
+
+/*
  * The tier part of check(): every written page valid on exactly the tier
  * the map names, the capacity kept, and the placement's rules.
  */
@@ -1033,7 +1095,7 @@ tier_check(TierState *ts, uint64 npages, TierProblem problem, void *arg)
 										page, tier_names[tier], fest_page_check_message(c)));
 		tier_io(ts, 1 - tier, &req, 1, false);
 		c = fest_page_verify(buf, ts->page_size, page, FestPageGetHeader(buf)->kind);
-		if (c == FEST_PAGE_OK)
+		if (c == FEST_PAGE_OK && !release_pending(ts, page))
 			problem(arg, page, psprintf("page " UINT64_FORMAT " has a second valid copy on the %s tier",
 										page, tier_names[1 - tier]));
 		if (page >= npages || level < 0 || ts->want[page] != WANT_NONE)
@@ -1054,14 +1116,16 @@ tier_check(TierState *ts, uint64 npages, TierProblem problem, void *arg)
 											page, level));
 		}
 		if ((ts->opt.placement == TIER_HOT || ts->opt.placement == TIER_LEVEL_HOT) &&
-			tier == TIER_FAST && !is_level_fast(ts, level))
+			!is_level_fast(ts, level))
 		{
+			/* after a flush the fast pages are exactly the detector's hot set */
 			HotPage    *p = hash_search(ts->hot.pages, &page, HASH_FIND, NULL);
+			bool		hot = p != NULL && p->hot;
 
-			if (p != NULL && p->parent != InvalidPageId &&
-				tier_of(ts, p->parent) != TIER_FAST)
-				problem(arg, page, psprintf("hot page " UINT64_FORMAT " is fast but its parent " UINT64_FORMAT " is not",
-											page, p->parent));
+			if (hot && tier != TIER_FAST && ts->opt.capacity_pages == 0)
+				problem(arg, page, psprintf("hot page " UINT64_FORMAT " is on the slow tier", page));
+			if (!hot && tier == TIER_FAST)
+				problem(arg, page, psprintf("page " UINT64_FORMAT " is fast but not hot", page));
 		}
 	}
 }
