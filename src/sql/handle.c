@@ -921,7 +921,10 @@ ix_flush(OpenIndex *ix)
 	ns_flush(ix->ns);
 	/* a clean store writes nothing, but migrations may be waiting to be made durable */
 	if (ix->tier != NULL)
+	{
 		pageio_sync(ix->io);
+		tier_mark_clean(ix->tier);
+	}
 	ix->committing = false;
 }
 

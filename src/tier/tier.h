@@ -136,11 +136,20 @@ typedef void (*TierProblem) (void *arg, int64 page, const char *message);
 extern void tier_check(TierState *ts, uint64 npages, TierProblem problem,
 					   void *arg);
 
-/* tiermap.c: the durable page -> tier map */
-extern void tiermap_write(const char *path, const uint8 *entries, uint64 n,
-						  const PageId *released, int nreleased);
+extern void tier_mark_clean(TierState *ts);
+
+/*
+ * tiermap.c: the durable page -> tier map.  TIERMAP_OPEN is set in every
+ * map written before pages are written in a session and cleared by
+ * tier_mark_clean() at a flush: an open that finds it set follows a crash,
+ * after which a migration's target copy may exist without the map naming
+ * it, and the open releases such orphans (reading every page's other copy).
+ */
+#define TIERMAP_OPEN	0x0001
+extern void tiermap_write(const char *path, uint16 flags, const uint8 *entries,
+						  uint64 n, const PageId *released, int nreleased);
 extern uint8 *tiermap_read(const char *path, const char *index_name,
-						   uint64 *n, PageId **released, int *nreleased,
-						   MemoryContext cxt);
+						   uint16 *flags, uint64 *n, PageId **released,
+						   int *nreleased, MemoryContext cxt);
 
 #endif							/* FEST_TIER_H */

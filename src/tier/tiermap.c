@@ -8,7 +8,8 @@
  *	offset size field
  *	     0    4 magic		0x50524954 ("TIRP")
  *	     4    2 version		TIERMAP_VERSION
- *	     6    2 reserved	0
+ *	     6    2 flags		TIERMAP_OPEN: written while the index was in use;
+ *							0: at a flush with nothing in flight (tier.h)
  *	     8    8 npages		entries that follow the header
  *	    16    4 nreleased	page ids of the release list
  *	    20    4 crc			CRC32C of every byte after the header
@@ -47,7 +48,7 @@ typedef struct TierMapHeader
 {
 	uint32		magic;
 	uint16		version;
-	uint16		reserved;
+	uint16		flags;
 	uint64		npages;
 	uint32		nreleased;
 	uint32		crc;
@@ -85,7 +86,7 @@ write_all(int fd, const char *path, const void *buf, size_t len)
 
 /* Replace the map at path, durably and atomically. */
 void
-tiermap_write(const char *path, const uint8 *entries, uint64 n,
+tiermap_write(const char *path, uint16 flags, const uint8 *entries, uint64 n,
 			  const PageId *released, int nreleased)
 {
 	char	   *tmp = psprintf("%s.tmp", path);
@@ -96,6 +97,7 @@ tiermap_write(const char *path, const uint8 *entries, uint64 n,
 	memset(&h, 0, sizeof(h));
 	h.magic = TIERMAP_MAGIC;
 	h.version = TIERMAP_VERSION;
+	h.flags = flags;
 	h.npages = n;
 	h.nreleased = (uint32) nreleased;
 	INIT_CRC32C(crc);
@@ -146,8 +148,8 @@ damaged(const char *path, const char *index_name, const char *what)
  * allocated in cxt.
  */
 uint8 *
-tiermap_read(const char *path, const char *index_name, uint64 *n,
-			 PageId **released, int *nreleased, MemoryContext cxt)
+tiermap_read(const char *path, const char *index_name, uint16 *flags,
+			 uint64 *n, PageId **released, int *nreleased, MemoryContext cxt)
 {
 	int			fd = open(path, O_RDONLY | PG_BINARY, 0);
 	struct stat st;
@@ -208,6 +210,7 @@ tiermap_read(const char *path, const char *index_name, uint64 *n,
 
 	entries = MemoryContextAllocHuge(cxt, Max(h.npages, 1));
 	memcpy(entries, body, h.npages);
+	*flags = h.flags;
 	*n = h.npages;
 	*nreleased = (int) h.nreleased;
 	*released = MemoryContextAlloc(cxt, sizeof(PageId) * Max(h.nreleased, 1));
