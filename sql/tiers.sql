@@ -182,6 +182,26 @@ FROM festival.tier_pages('ti_cap') WHERE tier = 'fast';
 SELECT (s->'totals'->>'tier_demotions')::int > 0 AS demoted FROM festival.stats('ti_cap') s;
 SELECT * FROM festival.check('ti_cap');
 
+-- a failed migration write: demotions write to the slow device, whose
+-- fault layer fails the first write with EIO; the query fails, nothing is
+-- lost, and after the fault the index answers as brute force and is clean
+SELECT festival.create_index('ti_fault', 'rtree', 'ti_slow',
+	'{"page_size": 1024, "fast_device": "ti_fast", "placement": "hot", "hot_selectivity": 1.0,
+	  "fast_capacity": 3}', 'ti_src') > 0 AS created;
+SELECT festival.build('ti_fault') > 0 AS built;
+SELECT count(*) FROM (SELECT festival.query('ti_fault', ST_MakeEnvelope(0, 0, 40, 40)) FROM generate_series(1, 10)) q;
+SELECT festival.flush('ti_fault');
+SELECT festival.inject_fault('ti_fault', 'write', 0, 'EIO');
+SELECT count(*) FROM (SELECT festival.query('ti_fault', ST_MakeEnvelope(250, 250, 300, 300)) FROM generate_series(1, 20)) q;
+SELECT festival.clear_fault('ti_fault');
+SELECT (SELECT array_agg(id ORDER BY id) FROM festival.query('ti_fault', ST_MakeEnvelope(200, 200, 300, 300)))
+	 = (SELECT array_agg(id ORDER BY id) FROM ti_src WHERE ST_Intersects(geom, ST_MakeEnvelope(200, 200, 300, 300)))
+	AS equal_brute_force;
+SELECT count(*) FROM (SELECT festival.query('ti_fault', ST_MakeEnvelope(250, 250, 300, 300)) FROM generate_series(1, 20)) q;
+SELECT festival.flush('ti_fault');
+SELECT (s->'totals'->>'tier_demotions')::int > 0 AS demoted_after_fault FROM festival.stats('ti_fault') s;
+SELECT * FROM festival.check('ti_fault');
+
 -- capacity in bytes: 4 kB of 1 kB pages under level keeps 4 pages fast
 SELECT festival.create_index('ti_cap_bytes', 'rtree', 'ti_slow',
 	'{"page_size": 1024, "fast_device": "ti_fast", "placement": "all_fast", "fast_capacity": "4kB"}',
