@@ -105,11 +105,13 @@ CREATE TABLE @extschema@.io_trace (
 	access			text NOT NULL CONSTRAINT io_trace_access_valid CHECK (access IN ('read', 'write')),
 	level			int,
 	submission		bigint NOT NULL,
+	tier			text CONSTRAINT io_trace_tier_valid CHECK (tier IN ('slow', 'fast')),
 	PRIMARY KEY (run_id, seq)
 );
 COMMENT ON TABLE @extschema@.io_trace IS
 	'Every page the devices transferred during a run begun with festival.begin_run(label, trace => true), in order (seq from 1)';
 COMMENT ON COLUMN @extschema@.io_trace.level IS 'node height from the page header (0 = leaf); NULL for meta and free pages';
+COMMENT ON COLUMN @extschema@.io_trace.tier IS 'the tier that transferred the page (docs/tiers.md); NULL for an index on one device';
 COMMENT ON COLUMN @extschema@.io_trace.submission IS
 	'run-relative number of the device submission that carried the page (the sync engine submits each page alone)';
 

@@ -483,6 +483,8 @@ open_page_chain(OpenIndex *ix, uint32 page_size, bool create)
 		device = open_tiers(ix, &topt, device, page_size, create);
 	ix->tracing = tracing_pageio_wrap(device, ix->name, run_current_trace());
 	if (ix->tier != NULL)
+		tracing_set_tiers(ix->tracing, ix->tier);
+	if (ix->tier != NULL)
 		return tier_observer_wrap(ix->tier, cache_wrap(ix->tracing, ix->config));
 	return cache_wrap(ix->tracing, ix->config);
 }

@@ -1093,6 +1093,13 @@ tier_observer_wrap(TierState *ts, PageIO *cache)
 	return &o->io;
 }
 
+/* The tier that holds page now (TIER_SLOW for a page never written). */
+int
+tier_page_tier(TierState *ts, PageId page)
+{
+	return tier_of(ts, page);
+}
+
 uint64
 tier_page_count(TierState *ts)
 {

@@ -128,6 +128,7 @@ typedef struct TierPageInfo
 } TierPageInfo;
 
 extern uint64 tier_page_count(TierState *ts);
+extern int	tier_page_tier(TierState *ts, PageId page);
 extern void tier_page_info(TierState *ts, PageId page, TierPageInfo *info);
 extern const char *tier_placement_name(TierPlacement p);
 
