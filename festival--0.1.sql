@@ -393,11 +393,13 @@ CREATE TABLE @extschema@.index_node (
 	entries			int NOT NULL,
 	mbr				geometry,
 	region			geometry,
+	tier			text CONSTRAINT index_node_tier_valid CHECK (tier IN ('slow', 'fast')),
 	PRIMARY KEY (snapshot_id, page)
 );
 COMMENT ON TABLE @extschema@.index_node IS
 	'Every node of a dumped snapshot (festival.dump), ready for QGIS and scripts/render-dump';
 COMMENT ON COLUMN @extschema@.index_node.parent IS 'page of the parent node; NULL for the root';
+COMMENT ON COLUMN @extschema@.index_node.tier IS 'the tier holding the node (docs/tiers.md); NULL for an index on one device';
 COMMENT ON COLUMN @extschema@.index_node.mbr IS
 	'union of the node''s entry rectangles in the index''s SRID: a POLYGON, or a POINT or LINESTRING when it has no area; NULL for an empty root';
 COMMENT ON COLUMN @extschema@.index_node.region IS
