@@ -53,6 +53,7 @@ tracing_read(PageIO *io, PageIORequest *reqs, int n)
 	TracingPageIO *t = (TracingPageIO *) io;
 	IoTrace    *trace = t->target;
 	int64		before;
+	int8	   *tiers;
 
 	t->below->time_cpu = io->time_cpu;
 	if (trace == NULL)
@@ -62,8 +63,11 @@ tracing_read(PageIO *io, PageIORequest *reqs, int n)
 	}
 	before = io->stats->read_submissions;
 	pageio_read(t->below, reqs, n);
+	tiers = page_tiers(t, reqs, n);
 	iotrace_record(trace, t->index_name, reqs, n, false,
-				   io->stats->read_submissions - before, page_tiers(t, reqs, n));
+				   io->stats->read_submissions - before, tiers);
+	if (tiers != NULL)
+		pfree(tiers);
 }
 
 static void
@@ -72,6 +76,7 @@ tracing_write(PageIO *io, PageIORequest *reqs, int n)
 	TracingPageIO *t = (TracingPageIO *) io;
 	IoTrace    *trace = t->target;
 	int64		before;
+	int8	   *tiers;
 
 	t->below->time_cpu = io->time_cpu;
 	if (trace == NULL)
@@ -81,8 +86,11 @@ tracing_write(PageIO *io, PageIORequest *reqs, int n)
 	}
 	before = io->stats->write_submissions;
 	pageio_write(t->below, reqs, n);
+	tiers = page_tiers(t, reqs, n);
 	iotrace_record(trace, t->index_name, reqs, n, true,
-				   io->stats->write_submissions - before, page_tiers(t, reqs, n));
+				   io->stats->write_submissions - before, tiers);
+	if (tiers != NULL)
+		pfree(tiers);
 }
 
 static void

@@ -646,6 +646,9 @@ router_write(PageIO *io, PageIORequest *reqs, int n)
 			ts->map_dirty = true;
 		}
 	}
+	/* the capacity holds after every write (router_write's first loop) */
+	Assert(ts->opt.capacity_pages == 0 ||
+		   ts->nfast <= (uint64) ts->opt.capacity_pages);
 	pfree(split);
 	pfree(target);
 }
