@@ -292,7 +292,7 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'festival_inject_fault'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.inject_fault(text, text, bigint, text) IS
-	'testing tool (superuser): let after operations of target (write, read, sync, log_write, log_sync) reach the device, then fail the next with error (ENOSPC, EIO, torn, crash); one-shot';
+	'testing tool (superuser): let after operations of target (write, read, sync, log_write, log_sync; fast:write, fast:read, fast:sync for a tiered index''s fast device) reach the device, then fail the next with error (ENOSPC, EIO, torn, crash); one-shot';
 REVOKE ALL ON FUNCTION @extschema@.inject_fault(text, text, bigint, text) FROM PUBLIC;
 
 CREATE FUNCTION @extschema@.clear_fault(index text)

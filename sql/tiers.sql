@@ -209,6 +209,32 @@ SELECT festival.flush('ti_fault');
 SELECT (s->'totals'->>'tier_demotions')::int > 0 AS demoted_after_fault FROM festival.stats('ti_fault') s;
 SELECT * FROM festival.check('ti_fault');
 
+-- a failed promotion: the fast device's fault layer ("fast:write") fails
+-- the first migration to the fast tier; nothing is lost, and afterwards
+-- the index answers as brute force, migrates and is clean
+SELECT festival.create_index('ti_ffault', 'rtree', 'ti_slow',
+	'{"page_size": 1024, "fast_device": "ti_fast", "placement": "hot", "hot_selectivity": 1.0}',
+	'ti_src') > 0 AS created;
+SELECT festival.build('ti_ffault') > 0 AS built;
+SELECT festival.flush('ti_ffault');
+SELECT festival.inject_fault('ti_ffault', 'fast:write', 0, 'EIO');
+DO $$
+BEGIN
+	PERFORM count(*) FROM (SELECT festival.query('ti_ffault', ST_MakeEnvelope(0, 0, 40, 40))
+						   FROM generate_series(1, 10)) q;
+	RAISE WARNING 'no error';
+EXCEPTION WHEN OTHERS THEN
+	RAISE WARNING 'the promotion write failed: %', SQLSTATE;
+END $$;
+SELECT festival.clear_fault('ti_ffault');
+SELECT (SELECT array_agg(id ORDER BY id) FROM festival.query('ti_ffault', ST_MakeEnvelope(0, 0, 100, 100)))
+	 = (SELECT array_agg(id ORDER BY id) FROM ti_src WHERE ST_Intersects(geom, ST_MakeEnvelope(0, 0, 100, 100)))
+	AS equal_brute_force;
+SELECT count(*) FROM (SELECT festival.query('ti_ffault', ST_MakeEnvelope(0, 0, 40, 40)) FROM generate_series(1, 10)) q;
+SELECT festival.flush('ti_ffault');
+SELECT count(*) > 0 AS fast_after_fault FROM festival.tier_pages('ti_ffault') WHERE tier = 'fast';
+SELECT * FROM festival.check('ti_ffault');
+
 -- capacity in bytes: 4 kB of 1 kB pages under level keeps 4 pages fast
 SELECT festival.create_index('ti_cap_bytes', 'rtree', 'ti_slow',
 	'{"page_size": 1024, "fast_device": "ti_fast", "placement": "all_fast", "fast_capacity": "4kB"}',
@@ -257,6 +283,8 @@ SELECT festival.create_index('ti_bad', 'rtree', 'ti_slow', '{"fast_device": "ti_
 SELECT festival.create_index('ti_bad', 'rtree', 'ti_slow', '{"fast_device": ["ti_fast"]}');
 SELECT festival.create_index('ti_plain', 'rtree', 'ti_slow') > 0 AS created;
 SELECT * FROM festival.tier_pages('ti_plain');
+SELECT festival.inject_fault('ti_plain', 'fast:write', 0, 'EIO');
+SELECT festival.inject_fault('ti_plain', 'fast:erase', 0, 'EIO');
 SELECT * FROM festival.tier_hot_simulate(ARRAY[1], ARRAY[1, 2], ARRAY[0], 1.0, 0);
 SELECT * FROM festival.tier_hot_simulate(ARRAY[1], ARRAY[1], ARRAY[0], 0.5, 0);
 -- a device that is some index's fast tier cannot be dropped
