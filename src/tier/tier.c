@@ -342,6 +342,7 @@ struct TierState
 	Prng		prng;
 	bool		unsynced[2];	/* written since its last sync */
 	bool		open_marked;	/* the map on disk has TIERMAP_OPEN */
+	int64		random_debt;	/* random: promotions with no page to draw yet */
 	char	   *zero;
 	char	   *scratch;
 };
@@ -742,6 +743,16 @@ router_sync(PageIO *io)
 {
 	TierState  *ts = (TierState *) ((char *) io - offsetof(TierState, router));
 
+	/* random: draw the pages owed, now that the cache wrote its pages */
+	while (ts->random_debt > 0)
+	{
+		PageId		pick = random_slow_page(ts);
+
+		if (pick == InvalidPageId)
+			break;
+		set_want(ts, pick, TIER_FAST);
+		ts->random_debt--;
+	}
 	if (ts->npending > 0)
 		run_pending(ts);
 	/* a tier nothing was written to has nothing to make durable */
@@ -862,6 +873,8 @@ observe(ObserverPageIO *o, PageId page, char *buf)
 			set_want(ts, pick, TIER_FAST);
 			migrate_now(ts, pick);
 		}
+		else
+			ts->random_debt++;	/* pages still in a cache: drawn at the sync */
 		return;
 	}
 	if (tier_of(ts, page) == TIER_FAST)
