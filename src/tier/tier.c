@@ -18,11 +18,15 @@
  * so it migrates at the next write-back, as Alg. 9's "3DXPoint dirty" flag
  * does.  With a capacity, promoting into a full fast tier first demotes
  * the least recently used hot page that is no hot page's parent (beyond
- * the seeds, which never cool).
- * Migrations still pending at a sync (demotions, pages no cache wrote
- * back, random picks) are done then by copying.  random runs the same
- * detector but promotes a page drawn with the index's seed from the node
- * pages on the slow tier, so it moves as many pages as hot would.
+ * the seeds, which never cool), and copies it back at once.  random runs
+ * the same detector but promotes a page drawn with the index's seed from
+ * the node pages on the slow tier (copied at once; owed until the next
+ * sync while no page can be drawn), so it moves as many pages as hot.
+ * Migrations still pending at a sync (pages no cache wrote back) are done
+ * then by copying.
+ *
+ * Process-global state: none; everything lives in the index's TierState,
+ * in a child of the open index's memory context.
  *
  * IDENTIFICATION
  *	  src/tier/tier.c

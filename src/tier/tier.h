@@ -109,7 +109,7 @@ extern HotStep hot_model_access(HotModel *m, PageId page, int level,
 
 typedef struct TierState TierState;
 
-/* Counters of one tier, for festival.tier_pages and tests. */
+/* Opening (tier.c): the router over two device chains, the observer. */
 extern TierState *tier_open(const TierOptions *opt, const char *index_name,
 							PageIO *slow, PageIO *fast, const char *map_path,
 							bool create);
