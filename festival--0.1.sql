@@ -105,11 +105,13 @@ CREATE TABLE @extschema@.io_trace (
 	access			text NOT NULL CONSTRAINT io_trace_access_valid CHECK (access IN ('read', 'write')),
 	level			int,
 	submission		bigint NOT NULL,
+	tier			text CONSTRAINT io_trace_tier_valid CHECK (tier IN ('slow', 'fast')),
 	PRIMARY KEY (run_id, seq)
 );
 COMMENT ON TABLE @extschema@.io_trace IS
 	'Every page the devices transferred during a run begun with festival.begin_run(label, trace => true), in order (seq from 1)';
 COMMENT ON COLUMN @extschema@.io_trace.level IS 'node height from the page header (0 = leaf); NULL for meta and free pages';
+COMMENT ON COLUMN @extschema@.io_trace.tier IS 'the tier that transferred the page (docs/tiers.md); NULL for an index on one device';
 COMMENT ON COLUMN @extschema@.io_trace.submission IS
 	'run-relative number of the device submission that carried the page (the sync engine submits each page alone)';
 
@@ -290,7 +292,7 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'festival_inject_fault'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.inject_fault(text, text, bigint, text) IS
-	'testing tool (superuser): let after operations of target (write, read, sync, log_write, log_sync) reach the device, then fail the next with error (ENOSPC, EIO, torn, crash); one-shot';
+	'testing tool (superuser): let after operations of target (write, read, sync, log_write, log_sync; fast:write, fast:read, fast:sync for a tiered index''s fast device) reach the device, then fail the next with error (ENOSPC, EIO, torn, crash); one-shot';
 REVOKE ALL ON FUNCTION @extschema@.inject_fault(text, text, bigint, text) FROM PUBLIC;
 
 CREATE FUNCTION @extschema@.clear_fault(index text)
@@ -391,11 +393,13 @@ CREATE TABLE @extschema@.index_node (
 	entries			int NOT NULL,
 	mbr				geometry,
 	region			geometry,
+	tier			text CONSTRAINT index_node_tier_valid CHECK (tier IN ('slow', 'fast')),
 	PRIMARY KEY (snapshot_id, page)
 );
 COMMENT ON TABLE @extschema@.index_node IS
 	'Every node of a dumped snapshot (festival.dump), ready for QGIS and scripts/render-dump';
 COMMENT ON COLUMN @extschema@.index_node.parent IS 'page of the parent node; NULL for the root';
+COMMENT ON COLUMN @extschema@.index_node.tier IS 'the tier holding the node (docs/tiers.md); NULL for an index on one device';
 COMMENT ON COLUMN @extschema@.index_node.mbr IS
 	'union of the node''s entry rectangles in the index''s SRID: a POLYGON, or a POINT or LINESTRING when it has no area; NULL for an empty root';
 COMMENT ON COLUMN @extschema@.index_node.region IS
@@ -850,3 +854,23 @@ AS 'MODULE_PATHNAME', 'festival_device_simulate'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.device_simulate(text, text[], int) IS
 	'run the device model of a profile on submissions such as ''r 0-15'', ''w 7 9'', ''t 100'' (truncate) on a fresh simulated drive; returns virtual time and FTL counters';
+
+-------------------------------------------------------------------------------
+-- Tiers (docs/tiers.md)
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.tier_pages(index text)
+RETURNS TABLE (page bigint, tier text, level int, weight float8, accesses bigint, hot bool)
+AS 'MODULE_PATHNAME', 'festival_tier_pages'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.tier_pages(text) IS
+	'each page of a tiered index: its tier, node level (NULL: not a node), hot-model weight and accesses';
+
+CREATE FUNCTION @extschema@.tier_hot_simulate(pages bigint[], levels bigint[],
+	parents bigint[], selectivity float8 DEFAULT 1.5, capacity bigint DEFAULT 0)
+RETURNS TABLE (step int, page bigint, weight float8, average float8,
+	eligible bool, promoted bool, demoted bigint)
+AS 'MODULE_PATHNAME', 'festival_tier_hot_simulate'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.tier_hot_simulate(bigint[], bigint[], bigint[], float8, bigint) IS
+	'run the hot-page model (Fevgas 2019, Alg. 9) over an access sequence; parents 0 = root';

@@ -35,6 +35,9 @@ DEFAULTS = {
     "frameworks": [{"framework": "none"}],
     "page_sizes": [4096],
     "devices": [{"name": "wl_buffered", "io": "buffered"}],
+    # created like devices but not crossed: fast tiers named by a structure's
+    # "fast_device" option (docs/tiers.md)
+    "tier_devices": [],
     "builds": ["insert"],
     "windows": {"area_percent": [0.1], "count": 100, "batch": False},
     "knn": {"k": [], "count": 100},
@@ -302,6 +305,13 @@ def normalise(exp):
             raise WorkloadError(f"framework entry {f!r} has no \"framework\" key")
         frameworks.append(f)
     exp["frameworks"] = frameworks
+    tier_devices = []
+    for d in exp["tier_devices"]:
+        if "name" not in d or set(d) - set(DEVICE_KEYS) - {"name"}:
+            raise WorkloadError(f"tier device {d!r}: needs \"name\"; accepted keys: name, "
+                                f"{', '.join(DEVICE_KEYS)}")
+        tier_devices.append(d)
+    exp["tier_devices"] = tier_devices
     devices = []
     for d in exp["devices"]:
         if isinstance(d, str):
@@ -688,7 +698,7 @@ class Runner:
         return out
 
     def prepare_devices(self):
-        for d in self.exp["devices"]:
+        for d in self.exp["devices"] + self.exp["tier_devices"]:
             if d.get("profile") is not None:
                 if not self.has_profiles:
                     raise WorkloadError(

@@ -31,6 +31,7 @@ typedef struct IoTraceRecord
 	int64		submission;		/* run-relative device submission, 1-based */
 	int32		index_slot;		/* position in IoTrace.index_names */
 	int16		level;			/* node height, -1 = not a node page */
+	int8		tier;			/* TIER_SLOW or TIER_FAST (tier/tier.h); -1 = one device */
 	bool		write;
 } IoTraceRecord;
 
@@ -50,7 +51,7 @@ typedef struct IoTrace
 extern IoTrace *iotrace_create(MemoryContext cxt);
 extern void iotrace_record(IoTrace *trace, const char *index_name,
 						   const PageIORequest *reqs, int n, bool write,
-						   int64 submissions);
+						   int64 submissions, const int8 *tiers);
 extern void iotrace_commit(IoTrace *trace);
 extern void iotrace_discard_uncommitted(IoTrace *trace);
 

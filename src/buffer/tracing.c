@@ -22,6 +22,7 @@
  *-------------------------------------------------------------------------
  */
 #include "buffer/tracing.h"
+#include "tier/tier.h"
 
 typedef struct TracingPageIO
 {
@@ -29,7 +30,22 @@ typedef struct TracingPageIO
 	PageIO	   *below;
 	const char *index_name;		/* owned by the open index */
 	IoTrace    *target;			/* the run's trace, or NULL: not tracing */
+	TierState  *tiers;			/* on a tier router: where each page went */
 } TracingPageIO;
+
+/* Each page's tier after the transfer, or NULL for a one-device index. */
+static int8 *
+page_tiers(TracingPageIO *t, const PageIORequest *reqs, int n)
+{
+	int8	   *tiers;
+
+	if (t->tiers == NULL)
+		return NULL;
+	tiers = palloc(n);
+	for (int i = 0; i < n; i++)
+		tiers[i] = (int8) tier_page_tier(t->tiers, reqs[i].page);
+	return tiers;
+}
 
 static void
 tracing_read(PageIO *io, PageIORequest *reqs, int n)
@@ -37,6 +53,7 @@ tracing_read(PageIO *io, PageIORequest *reqs, int n)
 	TracingPageIO *t = (TracingPageIO *) io;
 	IoTrace    *trace = t->target;
 	int64		before;
+	int8	   *tiers;
 
 	t->below->time_cpu = io->time_cpu;
 	if (trace == NULL)
@@ -46,8 +63,11 @@ tracing_read(PageIO *io, PageIORequest *reqs, int n)
 	}
 	before = io->stats->read_submissions;
 	pageio_read(t->below, reqs, n);
+	tiers = page_tiers(t, reqs, n);
 	iotrace_record(trace, t->index_name, reqs, n, false,
-				   io->stats->read_submissions - before);
+				   io->stats->read_submissions - before, tiers);
+	if (tiers != NULL)
+		pfree(tiers);
 }
 
 static void
@@ -56,6 +76,7 @@ tracing_write(PageIO *io, PageIORequest *reqs, int n)
 	TracingPageIO *t = (TracingPageIO *) io;
 	IoTrace    *trace = t->target;
 	int64		before;
+	int8	   *tiers;
 
 	t->below->time_cpu = io->time_cpu;
 	if (trace == NULL)
@@ -65,8 +86,11 @@ tracing_write(PageIO *io, PageIORequest *reqs, int n)
 	}
 	before = io->stats->write_submissions;
 	pageio_write(t->below, reqs, n);
+	tiers = page_tiers(t, reqs, n);
 	iotrace_record(trace, t->index_name, reqs, n, true,
-				   io->stats->write_submissions - before);
+				   io->stats->write_submissions - before, tiers);
+	if (tiers != NULL)
+		pfree(tiers);
 }
 
 static void
@@ -144,4 +168,14 @@ tracing_set_target(PageIO *tracing, IoTrace *target)
 
 	Assert(tracing->ops == &tracing_pageio_ops);
 	t->target = target;
+}
+
+/* The tracing PageIO sits on a tier router: record each page's tier. */
+void
+tracing_set_tiers(PageIO *tracing, TierState *tiers)
+{
+	TracingPageIO *t = (TracingPageIO *) tracing;
+
+	Assert(tracing->ops == &tracing_pageio_ops);
+	t->tiers = tiers;
 }

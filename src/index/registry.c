@@ -16,6 +16,7 @@
 
 #include "buffer/cache.h"
 #include "flash/framework.h"
+#include "tier/tier.h"
 
 #include "lib/stringinfo.h"
 
@@ -87,6 +88,9 @@ index_options_parse(const StructureOps *ops, Jsonb *user, IndexOptions *out,
 	if (fw->options != NULL)
 		tables[n++] = fw->options;
 	n += cache_option_tables(user, &tables[n]);
+	/* only when asked for, so one-device configurations stay as they were */
+	if (tier_options_given(user))
+		tables[n++] = tier_options;
 	Assert(n < lengthof(tables));
 	tables[n] = NULL;
 
@@ -98,5 +102,6 @@ index_options_parse(const StructureOps *ops, Jsonb *user, IndexOptions *out,
 	out->framework = fw;
 	out->framework_memory = fw->validate != NULL ? fw->validate(config) : 0;
 	cache_options_fill(config, (uint32) out->page_size, &out->cache);
+	tier_read_options(config, (uint32) out->page_size, &out->tier);
 	return config;
 }

@@ -23,6 +23,7 @@
 
 #include "festival.h"
 #include "buffer/cache.h"
+#include "tier/tier.h"
 #include "flash/framework.h"
 #include "flash/nodestore.h"
 #include "geom/mbr.h"
@@ -178,6 +179,7 @@ typedef struct IndexOptions
 	const FrameworkDef *framework;
 	int64		framework_memory;	/* bytes of the node store's buffers */
 	CacheOptions cache;
+	TierOptions tier;			/* fast_device NULL: one device */
 } IndexOptions;
 
 /* registry.c */

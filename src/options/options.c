@@ -62,6 +62,9 @@ option_accepts(const OptionSpec *spec)
 		case OPT_BOX:
 			appendStringInfoString(&buf, "null or an array of four numbers [xmin, ymin, xmax, ymax] with xmin < xmax, ymin < ymax and a finite width and height");
 			break;
+		case OPT_STRING:
+			appendStringInfoString(&buf, "null or a string of 1 to 63 characters");
+			break;
 		case OPT_CHOICE:
 			appendStringInfoString(&buf, "one of ");
 			for (int i = 0; spec->choices[i] != NULL; i++)
@@ -336,6 +339,17 @@ set_value(OptionValue *value, const JsonbValue *v)
 			}
 			value->box_set = true;
 			break;
+		case OPT_STRING:
+			if (v->type == jbvNull)
+				value->choice = NULL;
+			else if (v->type == jbvString &&
+					 v->val.string.len > 0 && v->val.string.len < 64)
+				value->choice = pnstrdup(v->val.string.val, v->val.string.len);
+			else if (v->type == jbvNumeric)
+				value->choice = shown;
+			else
+				bad_value(spec, shown);
+			break;
 		case OPT_CHOICE:
 			if (v->type != jbvString)
 				bad_value(spec, shown);
@@ -494,6 +508,16 @@ options_to_jsonb(const FestConfig *config)
 				v.val.string.val = (char *) value->choice;
 				v.val.string.len = strlen(value->choice);
 				break;
+			case OPT_STRING:
+				if (value->choice == NULL)
+				{
+					v.type = jbvNull;
+					break;
+				}
+				v.type = jbvString;
+				v.val.string.val = (char *) value->choice;
+				v.val.string.len = strlen(value->choice);
+				break;
 			case OPT_BOX:
 				if (!value->box_set)
 				{
@@ -588,6 +612,11 @@ options_fill(const FestConfig *config, const OptionSpec *table, void *out,
 					box->ymax = value->box[3];
 					break;
 				}
+			case OPT_STRING:
+				/* the text lives as long as the configuration */
+				Assert(s->offset + sizeof(const char *) <= out_size);
+				*(const char **) (base + s->offset) = value->choice;
+				break;
 		}
 	}
 	*filled = OPTIONS_FILLED;

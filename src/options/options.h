@@ -45,7 +45,10 @@ typedef enum OptionType
 	OPT_REAL,
 	OPT_CHOICE,
 	OPT_BOOL,
-	OPT_BOX						/* [xmin, ymin, xmax, ymax], or null (unset) */
+	OPT_BOX,					/* [xmin, ymin, xmax, ymax], or null (unset) */
+	OPT_STRING					/* a name of 1..63 characters (a JSON string
+								 * or number, kept as text), or null (unset);
+								 * filled as a const char *, NULL while unset */
 } OptionType;
 
 typedef struct OptionSpec
@@ -88,7 +91,8 @@ typedef struct OptionValue
 {
 	const OptionSpec *spec;
 	double		number;
-	const char *choice;			/* points into spec->choices */
+	const char *choice;			/* OPT_CHOICE: points into spec->choices;
+								 * OPT_STRING: the text, NULL while unset */
 	bool		box_set;		/* OPT_BOX: false while null */
 	double		box[4];			/* OPT_BOX: xmin, ymin, xmax, ymax */
 } OptionValue;

@@ -20,6 +20,7 @@
 #include "sql/handle.h"
 #include "sql/args.h"
 #include "sql/source.h"
+#include "tier/tier.h"
 
 #include "executor/spi.h"
 #include "funcapi.h"
@@ -56,6 +57,13 @@ check_source(OpenIndex *ix, CheckReport *report)
 					report->leaf_entries, source_relation(ix), rows);
 }
 
+/* A problem tier_check() found, as an error row. */
+static void
+tier_problem(void *arg, int64 page, const char *message)
+{
+	check_error((CheckReport *) arg, page, "%s", message);
+}
+
 Datum
 festival_check(PG_FUNCTION_ARGS)
 {
@@ -76,6 +84,8 @@ festival_check(PG_FUNCTION_ARGS)
 	ix->structure->check(&ix->sidx, report);
 	check_index_file(ix->ns, report);
 	check_source(ix, report);
+	if (ix->tier != NULL)
+		tier_check(ix->tier, ix->meta.page_count, tier_problem, report);
 	/*
 	 * A write that failed while overwriting pages can leave a tree that is
 	 * whole but lost an entry moved between siblings (and kept one never

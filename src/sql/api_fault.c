@@ -55,13 +55,22 @@ parse_choice(const char *what, const char *value, const char *const *choices)
 	pg_unreachable();
 }
 
-/* The fault state of the named index, opening it if needed. */
+/*
+ * The fault state of the named index, opening it if needed; fast: the
+ * fault layer of its fast device (docs/tiers.md).
+ */
 static FaultState *
-index_fault_state(const char *name)
+index_fault_state(const char *name, bool fast)
 {
 	OpenIndex  *ix = ix_begin_op(name, IX_READ);
-	FaultState *fs = ix->devstate->fault;
+	FaultState *fs;
 
+	if (fast && ix->fast_devstate == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("index \"%s\" has no fast device", name),
+				 errhint("Targets with the prefix \"fast:\" are for indices with a fast_device.")));
+	fs = fast ? ix->fast_devstate->fault : ix->devstate->fault;
 	ix_end_op(ix);
 	Assert(fs != NULL);
 	return fs;
@@ -78,10 +87,15 @@ festival_inject_fault(PG_FUNCTION_ARGS)
 	FaultTarget target;
 	FaultError	error;
 	int64		after;
+	char	   *target_text;
+	bool		fast;
 
 	require_superuser("inject faults");
 	name = fest_name_arg(fcinfo, 0, "index");
-	target = (FaultTarget) parse_choice("target", fest_text_arg(fcinfo, 1, "fault target"),
+	target_text = fest_text_arg(fcinfo, 1, "fault target");
+	/* "fast:write" and so on: the fast device of a tiered index */
+	fast = strncmp(target_text, "fast:", 5) == 0;
+	target = (FaultTarget) parse_choice("target", fast ? target_text + 5 : target_text,
 										fault_target_names);
 	after = fest_int64_arg(fcinfo, 2, "after");
 	error = (FaultError) parse_choice("error", fest_text_arg(fcinfo, 3, "fault error"),
@@ -96,7 +110,7 @@ festival_inject_fault(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("only writes can be torn"),
 				 errhint("Use target write or log_write with error torn.")));
-	fault_arm(index_fault_state(name), target, after, error);
+	fault_arm(index_fault_state(name, fast), target, after, error);
 	PG_RETURN_VOID();
 }
 
@@ -108,7 +122,13 @@ festival_clear_fault(PG_FUNCTION_ARGS)
 
 	require_superuser("clear faults");
 	name = fest_name_arg(fcinfo, 0, "index");
-	fault_disarm(index_fault_state(name));
+	fault_disarm(index_fault_state(name, false));
+	{
+		OpenIndex  *ix = ix_lookup_open(name);
+
+		if (ix != NULL && ix->fast_devstate != NULL)
+			fault_disarm(ix->fast_devstate->fault);
+	}
 	PG_RETURN_VOID();
 }
 
@@ -127,7 +147,7 @@ festival_fault_status(PG_FUNCTION_ARGS)
 
 	require_superuser("inspect faults");
 	name = fest_name_arg(fcinfo, 0, "index");
-	fs = index_fault_state(name);
+	fs = index_fault_state(name, false);
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	jb_bool(&state, "armed", fs->armed);
 	jb_int(&state, "fired", (int64) fs->fired);

@@ -204,8 +204,15 @@ festival_drop_index(PG_FUNCTION_ARGS)
 	path = dropped_index_file(cat);
 	if (path != NULL)
 	{
+		char	   *fast_path = ix_tier_fast_path(cat, false);
+
 		pending_unlink_on_commit(path);
 		pending_unlink_on_commit(log_path_for(path));
+		if (fast_path != NULL)
+		{
+			pending_unlink_on_commit(fast_path);
+			pending_unlink_on_commit(ix_tier_map_path(path));
+		}
 	}
 	PG_RETURN_VOID();
 }

@@ -31,6 +31,7 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "index/measure.h"
+#include "tier/tier.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
@@ -416,6 +417,40 @@ dump_store(OpenIndex *ix, int64 snapshot_id, const TreeMeasure *tm)
 	SPI_finish();
 }
 
+/* A tiered index: record the tier of each dumped node (docs/tiers.md). */
+static void
+dump_store_tiers(OpenIndex *ix, int64 snapshot_id, const TreeMeasure *tm)
+{
+	Oid			types[3] = {INT8OID, INT8ARRAYOID, TEXTARRAYOID};
+	Datum		values[3];
+	int64	   *pages = palloc(Max(tm->nnodes, 1) * sizeof(int64));
+	Datum	   *tiers = palloc(Max(tm->nnodes, 1) * sizeof(Datum));
+	int			dims[1] = {(int) tm->nnodes};
+	int			lbs[1] = {1};
+	Oid			saved_user;
+	int			saved_context;
+
+	for (int64 i = 0; i < tm->nnodes; i++)
+	{
+		pages[i] = (int64) tm->node_list[i].page;
+		tiers[i] = CStringGetTextDatum(tier_page_tier(ix->tier, tm->node_list[i].page) == TIER_FAST
+									   ? "fast" : "slow");
+	}
+	values[0] = Int64GetDatum(snapshot_id);
+	values[1] = int8_array(pages, (int) tm->nnodes);
+	values[2] = PointerGetDatum(construct_md_array(tiers, NULL, 1, dims, lbs, TEXTOID,
+												   -1, false, TYPALIGN_INT));
+	spi_begin();
+	catalog_begin_privileged(&saved_user, &saved_context);
+	if (SPI_execute_with_args("UPDATE festival.index_node n SET tier = u.tier "
+							  "FROM unnest($2, $3) AS u(page, tier) "
+							  "WHERE n.snapshot_id = $1 AND n.page = u.page",
+							  3, types, values, NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not store the tiers of snapshot " INT64_FORMAT, snapshot_id);
+	catalog_end_privileged(saved_user, saved_context);
+	SPI_finish();
+}
+
 /*
  * festival.dump(index, snapshot DEFAULT NULL): store every node of the
  * tree in festival.index_node under the snapshot (a new one when NULL);
@@ -436,6 +471,8 @@ festival_dump(PG_FUNCTION_ARGS)
 	else
 		dump_check_snapshot(ix, snapshot_id, tm);
 	dump_store(ix, snapshot_id, tm);
+	if (ix->tier != NULL)
+		dump_store_tiers(ix, snapshot_id, tm);
 
 	MemoryContextSwitchTo(old);
 	ix_end_op(ix);

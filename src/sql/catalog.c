@@ -295,7 +295,7 @@ catalog_device_index_count(const char *name)
 	int			count;
 
 	spi_connect();
-	spi_exec("SELECT count(*)::int4 FROM festival.index WHERE device = $1",
+	spi_exec("SELECT count(*)::int4 FROM festival.index WHERE device = $1 OR options->>'fast_device' = $1",
 			 1, types, values, NULL, true, SPI_OK_SELECT);
 	count = DatumGetInt32(get_datum(1, &isnull));
 	SPI_finish();

@@ -21,6 +21,7 @@
 #include "buffer/tracing.h"
 #include "flash/framework.h"
 #include "log/log.h"
+#include "tier/tier.h"
 
 #include "access/xact.h"
 #include "miscadmin.h"
@@ -389,19 +390,110 @@ handle_device_state(OpenIndex *ix)
 
 static void start_op(OpenIndex *ix, bool modifying);
 
+/* The tier map of the index whose file is index_path. */
+char *
+ix_tier_map_path(const char *index_path)
+{
+	return psprintf("%s.tiermap", index_path);
+}
+
+/*
+ * The file of an index on its fast device (options.fast_device), or NULL
+ * when it has none.  Unknown devices raise the catalog's error.
+ */
+char *
+ix_tier_fast_path(const IndexCatalog *cat, bool create)
+{
+	JsonbValue	key;
+	JsonbValue *v;
+	DeviceSpec *fast;
+	char	   *data_dir;
+
+	key.type = jbvString;
+	key.val.string.val = "fast_device";
+	key.val.string.len = strlen("fast_device");
+	v = findJsonbValueFromContainer(&cat->options->root, JB_FOBJECT, &key);
+	if (v == NULL || v->type != jbvString)
+		return NULL;
+	fast = catalog_load_device(pnstrdup(v->val.string.val, v->val.string.len));
+	data_dir = device_data_directory(fest_data_directory_setting, create);
+	return device_file_path(device_resolve_directory(data_dir, fast->directory, create),
+							cat->file_name);
+}
+
+/*
+ * The fast device's chain and the tier router over both (tier/tier.h).
+ * Both devices must keep files: the map beside the index file names pages
+ * that must outlive the session.
+ */
+static PageIO *
+open_tiers(OpenIndex *ix, const TierOptions *topt, PageIO *slow,
+		   uint32 page_size, bool create)
+{
+	DeviceSpec *fast = catalog_load_device(topt->fast_device);
+	DeviceProfile *profile = NULL;
+	char	   *fast_path;
+	char	   *map_path = ix_tier_map_path(ix->path);
+	PageIO	   *fast_io;
+
+	if (strcmp(fast->name, ix->cat.device.name) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("fast_device \"%s\" is the index's own device", fast->name),
+				 errhint("Name a second device for the fast tier (festival.create_device), or omit fast_device.")));
+	if (!device_has(fast, DEVICE_CAP_FILE) || !device_has(&ix->cat.device, DEVICE_CAP_FILE))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a tiered index needs two file devices, but \"%s\" or \"%s\" keeps no files",
+						ix->cat.device.name, fast->name),
+				 errhint("Create both devices with kind 'file'; a profile (e.g. 'optane_memory_32gb') gives each its speed.")));
+	if (fast->profile != NULL)
+		profile = catalog_load_profile(fast->profile);
+	ix->fast_devstate = device_state_create(ix->cxt, profile);
+	fast_path = ix_tier_fast_path(&ix->cat, create);
+	if (create)
+	{
+		/* leftovers of an earlier index of this name (see ix_create_file) */
+		device_file_unlink(fast_path);
+		device_file_unlink(map_path);
+		pending_unlink_on_abort(fast_path);
+		pending_unlink_on_abort(map_path);
+	}
+	else if (!device_file_exists(fast_path))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FILE),
+				 errmsg("file \"%s\" of index \"%s\" on its fast device is missing",
+						fast_path, ix->name),
+				 errhint("Drop the index with festival.drop_index('%s') and create it again.",
+						 ix->name)));
+	fast_io = device_open(fast, ix->fast_devstate, fast_path, page_size, create,
+						  &ix->op_stats);
+	ix->tier = tier_open(topt, ix->name, slow, fast_io, map_path, create);
+	return tier_router(ix->tier);
+}
+
 /*
  * The page I/O chain of an index, bottom to top: the device, the fault
  * layer and the simulated drive (device_open stacks those over the device,
  * with the index's DeviceState), then tracing, then the cache.  The one
- * place the chain is assembled: a new layer (tiers) goes here.
+ * place the chain is assembled.  With a fast device, each device gets its
+ * own chain, the tier router joins them below tracing and the tier
+ * observer sits on the cache (tier/tier.h).
  */
 static PageIO *
 open_page_chain(OpenIndex *ix, uint32 page_size, bool create)
 {
 	PageIO	   *device = device_open(&ix->cat.device, ix->devstate, ix->path,
 									 page_size, create, &ix->op_stats);
-
+	ix->tier = NULL;
+	OPTIONS_ASSERT_FILLED(&ix->opts.tier);
+	if (ix->opts.tier.enabled)
+		device = open_tiers(ix, &ix->opts.tier, device, page_size, create);
 	ix->tracing = tracing_pageio_wrap(device, ix->name, run_current_trace());
+	if (ix->tier != NULL)
+		tracing_set_tiers(ix->tracing, ix->tier);
+	if (ix->tier != NULL)
+		return tier_observer_wrap(ix->tier, cache_wrap(ix->tracing, &ix->opts.cache));
 	return cache_wrap(ix->tracing, &ix->opts.cache);
 }
 
@@ -844,6 +936,12 @@ ix_flush(OpenIndex *ix)
 {
 	ix->committing = true;
 	ns_flush(ix->ns);
+	/* a clean store writes nothing, but migrations may be waiting to be made durable */
+	if (ix->tier != NULL)
+	{
+		pageio_sync(ix->io);
+		tier_mark_clean(ix->tier);
+	}
 	ix->committing = false;
 }
 

@@ -84,6 +84,8 @@ typedef struct OpenIndex
 	TimestampTz opened_at;
 	char	   *postgis_schema; /* quoted, for SQL text */
 	DeviceState *devstate;		/* memory pages, simulated drive (device/open.c) */
+	struct TierState *tier;		/* with a fast device (tier/tier.h), else NULL */
+	DeviceState *fast_devstate; /* the fast device's simulated drive */
 } OpenIndex;
 
 /* What an operation needs to be allowed to do. */
@@ -116,6 +118,8 @@ extern void ix_settle_failed(OpenIndex *ix);
 extern List *ix_all_open(void);
 extern void ix_release_readers(void);
 extern void ix_trace_all(IoTrace *trace);
+extern char *ix_tier_map_path(const char *index_path);
+extern char *ix_tier_fast_path(const IndexCatalog *cat, bool create);
 
 /* settings (GUCs, registered in festival.c) */
 extern int	fest_max_index_memory_kb;

@@ -70,6 +70,7 @@ typedef enum TraceParam
 	TRACE_PARAM_ACCESS,
 	TRACE_PARAM_LEVEL,
 	TRACE_PARAM_SUBMISSION,
+	TRACE_PARAM_TIER,
 	TRACE_NPARAMS
 } TraceParam;
 
@@ -178,12 +179,14 @@ run_store_trace(RunState *run)
 	IoTrace    *trace = run->trace;
 	int			n = trace->committed;
 	Oid			types[TRACE_NPARAMS] = {INT8OID, INT8ARRAYOID, TEXTARRAYOID, INT8ARRAYOID,
-	TEXTARRAYOID, INT4ARRAYOID, INT8ARRAYOID};
+	TEXTARRAYOID, INT4ARRAYOID, INT8ARRAYOID, TEXTARRAYOID};
 	Oid			saved_user;
 	int			saved_context;
 	Datum	   *names;
 	Datum		read_text;
 	Datum		write_text;
+	Datum		slow_text;
+	Datum		fast_text;
 	int			nnames = list_length(trace->index_names);
 	ListCell   *lc;
 
@@ -194,6 +197,8 @@ run_store_trace(RunState *run)
 		names[foreach_current_index(lc)] = CStringGetTextDatum((char *) lfirst(lc));
 	read_text = CStringGetTextDatum("read");
 	write_text = CStringGetTextDatum("write");
+	slow_text = CStringGetTextDatum("slow");
+	fast_text = CStringGetTextDatum("fast");
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -208,6 +213,8 @@ run_store_trace(RunState *run)
 		Datum	   *level = palloc(m * sizeof(Datum));
 		bool	   *level_null = palloc(m * sizeof(bool));
 		Datum	   *submission = palloc(m * sizeof(Datum));
+		Datum	   *tier = palloc(m * sizeof(Datum));
+		bool	   *tier_null = palloc(m * sizeof(bool));
 		Datum		values[TRACE_NPARAMS];
 
 		for (int i = 0; i < m; i++)
@@ -221,6 +228,8 @@ run_store_trace(RunState *run)
 			level[i] = Int32GetDatum(r->level);
 			level_null[i] = r->level < 0;
 			submission[i] = Int64GetDatum(r->submission);
+			tier[i] = r->tier == 1 ? fast_text : slow_text;
+			tier_null[i] = r->tier < 0;
 		}
 		values[TRACE_PARAM_RUN_ID] = Int64GetDatum(run->run_id);
 		values[TRACE_PARAM_SEQ] = make_array(seq, NULL, m, INT8OID);
@@ -229,9 +238,10 @@ run_store_trace(RunState *run)
 		values[TRACE_PARAM_ACCESS] = make_array(access, NULL, m, TEXTOID);
 		values[TRACE_PARAM_LEVEL] = make_array(level, level_null, m, INT4OID);
 		values[TRACE_PARAM_SUBMISSION] = make_array(submission, NULL, m, INT8OID);
+		values[TRACE_PARAM_TIER] = make_array(tier, tier_null, m, TEXTOID);
 		if (SPI_execute_with_args("INSERT INTO festival.io_trace "
-								  "(run_id, seq, index_name, page, access, level, submission) "
-								  "SELECT $1, t.* FROM unnest($2, $3, $4, $5, $6, $7) AS t",
+								  "(run_id, seq, index_name, page, access, level, submission, tier) "
+								  "SELECT $1, t.* FROM unnest($2, $3, $4, $5, $6, $7, $8) AS t",
 								  TRACE_NPARAMS, types, values, NULL, false, 0) != SPI_OK_INSERT)
 			elog(ERROR, "could not store the I/O trace of run \"%s\"", run->label);
 		pfree(seq);
@@ -241,6 +251,8 @@ run_store_trace(RunState *run)
 		pfree(level);
 		pfree(level_null);
 		pfree(submission);
+		pfree(tier);
+		pfree(tier_null);
 	}
 	catalog_end_privileged(saved_user, saved_context);
 	SPI_finish();

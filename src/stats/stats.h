@@ -108,7 +108,19 @@
 	X(device_erases)		/* simulated flash block erases */ \
 	X(ftl_host_writes)		/* FTL pages the host wrote to simulated flash */ \
 	X(ftl_flash_writes)		/* FTL pages programmed, GC copies included */ \
-	X(ftl_gc_runs)			/* blocks reclaimed by garbage collection */
+	X(ftl_gc_runs)			/* blocks reclaimed by garbage collection */ \
+	/* tiers (src/tier): the device transfers above, split by tier */ \
+	X(tier_slow_pages_read) \
+	X(tier_slow_pages_written) \
+	X(tier_slow_submissions) \
+	X(tier_slow_device_ns) \
+	X(tier_fast_pages_read) \
+	X(tier_fast_pages_written) \
+	X(tier_fast_submissions) \
+	X(tier_fast_device_ns) \
+	X(tier_promotions)		/* pages moved slow -> fast */ \
+	X(tier_demotions)		/* pages moved fast -> slow */ \
+	X(tier_releases)		/* stale source copies zeroed after a migration */
 
 typedef struct FestStats
 {

@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib/tap.bash"
 
 RENDER="$(cd "$(dirname "$0")/../.." && pwd)/scripts/render-dump"
 fresh_database festival_render
-tap_plan 17
+tap_plan 21
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -94,6 +94,23 @@ tap_is "$(png_signature "$work/lbgrid.png")" "89504e470d0a1a0a" "the lbgrid pict
 tap_is "$(png_level_colours "$work/lbgrid.png" "$lbheight")" "$(printf '1 %.0s' $(seq 1 "$lbheight"))0" \
     "the lbgrid picture shows each of its $lbheight levels (buckets, sub-directories, root)"
 
-q -c "SELECT festival.drop_index('rd')" -c "SELECT festival.drop_index('rd_other')" -c "SELECT festival.drop_index('rd_lb')" \
-  -c "SELECT festival.drop_device('render')" >/dev/null
+# a tiered index (docs/tiers.md) under "level": --by-tier draws the inner
+# nodes in the fast tier's red and the leaves in the slow tier's blue
+# (tab10 colours 3 and 0), and nothing in the level colours between
+q -c "SET client_min_messages = warning" \
+  -c "SELECT festival.create_device('render_fast', io => 'buffered')" \
+  -c "SELECT festival.create_index('rd_tier', 'rtree', 'render', '{\"page_size\": 1024, \"fast_device\": \"render_fast\", \"placement\": \"level\"}', 'objs')" \
+  -c "SELECT festival.build('rd_tier')" >/dev/null
+tsnap=$(qv -c "SELECT festival.dump('rd_tier')")
+tap_is "$(qv -c "SELECT string_agg(DISTINCT (level > 0)::text || '=' || tier, ',') FROM festival.index_node WHERE snapshot_id = $tsnap")" \
+    "false=slow,true=fast" "the dump records each node's tier: inner nodes fast, leaves slow"
+out=$("$RENDER" --index rd_tier --by-tier --output "$work/tier.png" --size 6 --dpi 80 2>&1)
+tap_is "$?" "0" "--by-tier renders a tiered index"
+tap_is "$(png_level_colours "$work/tier.png" 3)" "1 0 0 1" "in the tiers' blue and red only"
+out=$("$RENDER" --index rd --by-tier --output "$work/bad.png" 2>&1)
+tap_like "$out" 'was on one device when dumped: --by-tier needs a tiered index' "--by-tier on a one-device index is refused"
+
+q -c "SELECT festival.drop_index('rd')" -c "SELECT festival.drop_index('rd_other')" \
+  -c "SELECT festival.drop_index('rd_lb')" -c "SELECT festival.drop_index('rd_tier')" \
+  -c "SELECT festival.drop_device('render')" -c "SELECT festival.drop_device('render_fast')" >/dev/null
 tap_done

@@ -1,0 +1,298 @@
+--
+-- tiers: one index over two devices (docs/tiers.md, src/tier).  FAST and
+-- eFIND run without their log here (log_size 0): the log is not part of the
+-- tiers and its syncs would cost most of this file's time.
+--
+-- The same changes go to an index under every placement, over every
+-- structure and under frameworks none, FAST and eFIND: answers must equal
+-- PostGIS brute force, be identical across placements (as are
+-- nodes_visited and the leaf entries), per-tier reads must sum to
+-- pages_read and festival.check() (which checks the tier map against both
+-- devices) must be clean.  Then the placement rules, the hot model against
+-- hand-computed weights, capacity and demotion, and bad input.
+--
+SET client_min_messages = warning;
+SET festival.progress_interval = 0;
+
+SELECT festival.create_device('ti_slow', io => 'buffered', profile => 'nvme_intel_p3700');
+SELECT festival.create_device('ti_fast', io => 'buffered', profile => 'optane_memory_32gb');
+SELECT festival.create_device('ti_mem', kind => 'memory');
+
+-- the changes: the source, then deletes and inserts (ids kept apart)
+CREATE TABLE ti_src AS SELECT id, geom FROM fx_pts;
+ALTER TABLE ti_src ADD PRIMARY KEY (id);
+CREATE TABLE ti_gone AS SELECT id, geom FROM ti_src WHERE id % 7 = 0;
+CREATE TABLE ti_new AS
+	SELECT 10000 + i AS id, ST_MakePoint(3 + (i * 37) % 290, 4 + (i * 53) % 290) AS geom
+	FROM generate_series(1, 120) i;
+
+CREATE TABLE ti_index (name text PRIMARY KEY, structure text, framework text, placement text,
+					   options jsonb);
+INSERT INTO ti_index
+SELECT format('ti_%s_%s_%s', s, f, p), s, f, p,
+	   jsonb_build_object('page_size', 1024, 'framework', f, 'fast_device', 'ti_fast',
+						  'placement', p, 'hot_selectivity', 1.0)
+	   || CASE WHEN s IN ('xbrtree', 'gridfile') THEN '{"extent": [-10, -10, 310, 310]}'::jsonb ELSE '{}'::jsonb END
+	   || CASE WHEN f <> 'none' THEN '{"buffer_size": 8192, "log_size": 0}'::jsonb ELSE '{}'::jsonb END
+FROM unnest(ARRAY['rtree', 'rstartree', 'hilbert', 'xbrtree', 'gridfile']) s,
+	 unnest(ARRAY['none', 'fast', 'efind']) f,
+	 unnest(ARRAY['single', 'all_fast', 'level', 'hot', 'level_hot', 'random']) p
+WHERE f = 'none' OR s IN ('rtree', 'gridfile');
+-- and over a page cache: hot pages migrate when the cache writes them back
+INSERT INTO ti_index
+SELECT format('ti_rtree_none_%s_cache', p), 'rtree', 'none', p,
+	   jsonb_build_object('page_size', 1024, 'fast_device', 'ti_fast', 'placement', p,
+						  'hot_selectivity', 1.0, 'cache', 'lru', 'cache_size', 16384)
+FROM unnest(ARRAY['single', 'level', 'hot', 'random']) p;
+
+SELECT count(*) AS indices,
+	   count(*) FILTER (WHERE festival.create_index(name, structure, 'ti_slow', options, 'ti_src') > 0) AS created
+FROM ti_index;
+
+-- build every index, then change the source and feed the same deletes and
+-- inserts to every index, query, flush
+DO $$
+DECLARE
+	r record;
+BEGIN
+	FOR r IN SELECT name FROM ti_index ORDER BY name LOOP
+		PERFORM festival.build(r.name);
+	END LOOP;
+END $$;
+DELETE FROM ti_src WHERE id IN (SELECT id FROM ti_gone);
+INSERT INTO ti_src SELECT * FROM ti_new;
+CREATE TABLE ti_answer (name text, qid int, ids bigint[]);
+DO $$
+DECLARE
+	r record;
+	q record;
+BEGIN
+	FOR r IN SELECT name FROM ti_index ORDER BY name LOOP
+		PERFORM festival.delete(r.name, id, geom) FROM ti_gone ORDER BY id;
+		PERFORM festival.insert(r.name, id, geom) FROM ti_new ORDER BY id;
+		-- the skewed part: one small window, many times
+		FOR i IN 1..4 LOOP
+			PERFORM festival.query(r.name, ST_MakeEnvelope(20, 30, 80, 90));
+		END LOOP;
+		FOR q IN SELECT qid, g FROM fx_query WHERE qid >= 100 ORDER BY qid LOOP
+			INSERT INTO ti_answer
+			SELECT r.name, q.qid, coalesce(array_agg(id ORDER BY id), '{}')
+			FROM festival.query(r.name, q.g);
+		END LOOP;
+		PERFORM festival.flush(r.name);
+	END LOOP;
+END $$;
+
+-- brute force over the acknowledged rows
+CREATE TABLE ti_truth AS
+SELECT q.qid, coalesce((SELECT array_agg(id ORDER BY id) FROM
+		ti_src t
+		WHERE ST_Intersects(t.geom, q.g)), '{}') AS ids
+FROM fx_query q WHERE q.qid >= 100;
+
+SELECT count(*) AS answers, count(*) FILTER (WHERE a.ids = t.ids) AS equal_brute_force
+FROM ti_answer a JOIN ti_truth t USING (qid);
+
+-- identical across placements: answers, nodes visited, leaf entries
+SELECT i.structure, i.framework,
+	   count(DISTINCT (s->'totals'->>'nodes_visited')) AS nodes_visited_variants,
+	   count(DISTINCT (s->>'entries')) AS entries_variants
+FROM ti_index i CROSS JOIN LATERAL festival.stats(i.name) s
+GROUP BY 1, 2 ORDER BY 1, 2;
+
+-- per-tier reads and device time add up; single never touches the fast tier
+SELECT count(*) AS indices,
+	   count(*) FILTER (WHERE (t->>'tier_slow_pages_read')::bigint + (t->>'tier_fast_pages_read')::bigint
+						= (t->>'pages_read')::bigint) AS reads_sum,
+	   count(*) FILTER (WHERE (t->>'tier_slow_pages_written')::bigint + (t->>'tier_fast_pages_written')::bigint
+						= (t->>'pages_written')::bigint) AS writes_sum,
+	   count(*) FILTER (WHERE abs((t->>'tier_slow_device_seconds')::float8 + (t->>'tier_fast_device_seconds')::float8
+						- (t->>'device_seconds')::float8) < 1e-6) AS time_sums,
+	   count(*) FILTER (WHERE i.placement = 'single' AND (t->>'tier_fast_pages_read')::bigint = 0
+						AND (t->>'tier_fast_pages_written')::bigint = 0) AS single_untouched
+FROM ti_index i CROSS JOIN LATERAL (SELECT festival.stats(i.name)->'totals' t) x;
+
+-- every index checks clean (the map against both devices, the rules)
+SELECT i.name, c.* FROM ti_index i CROSS JOIN LATERAL festival.check(i.name) c;
+
+-- the placement after the flush, per placement
+SELECT i.placement,
+	   bool_and(p.fast_nodes = 0) AS none_fast,
+	   bool_and(p.slow_pages = 0) AS all_fast,
+	   bool_and(p.fast_nodes = p.inner_nodes AND p.fast_leaves = 0) AS exactly_inner_fast,
+	   bool_and(p.fast_leaves > 0) AS some_leaves_fast
+FROM ti_index i CROSS JOIN LATERAL (
+	SELECT count(*) FILTER (WHERE tier = 'fast' AND level IS NOT NULL) AS fast_nodes,
+		   count(*) FILTER (WHERE tier = 'slow') AS slow_pages,
+		   count(*) FILTER (WHERE level > 0) AS inner_nodes,
+		   count(*) FILTER (WHERE tier = 'fast' AND level = 0) AS fast_leaves
+	FROM festival.tier_pages(i.name)) p
+WHERE i.framework = 'none'
+GROUP BY 1 ORDER BY 1;
+
+-- hot promoted what the skewed window hits: a leaf holding (50 60) is fast
+SELECT i.structure, i.placement,
+	   (SELECT tier FROM festival.tier_pages(i.name) WHERE level = 0 ORDER BY accesses DESC, page LIMIT 1) AS most_read_leaf
+FROM ti_index i WHERE i.framework = 'none' AND i.placement IN ('hot', 'level_hot')
+ORDER BY 1, 2;
+
+-- random moves as many pages as hot (same detector, random pages)
+SELECT h.name,
+	   (SELECT count(*) FROM festival.tier_pages(h.name) WHERE tier = 'fast' AND level IS NOT NULL)
+	 = (SELECT count(*) FROM festival.tier_pages(r.name) WHERE tier = 'fast' AND level IS NOT NULL) AS same_count,
+	   (SELECT count(*) FROM festival.tier_pages(h.name) WHERE tier = 'fast') > 0 AS some_fast
+FROM ti_index h JOIN ti_index r ON r.name = replace(h.name, '_hot', '_random')
+WHERE h.placement = 'hot' ORDER BY h.name;
+
+-- the totals move into and out of the fast tier
+SELECT i.placement, bool_and((s->'totals'->>'tier_promotions')::int > 0) AS promoted
+FROM ti_index i CROSS JOIN LATERAL festival.stats(i.name) s
+WHERE i.placement IN ('hot', 'level_hot', 'random') GROUP BY 1 ORDER BY 1;
+
+-------------------------------------------------------------------------------
+-- Alg. 9 by hand: pages 10, 11 at level 1 (roots), 20, 21 at level 0.
+--  1: p10 F=1/1, t=0: W = 1 - 1 = 0; CMA(1) = 0; 0 > 0? no
+--  2: p10 F=2/2, t=1, T=2: W = 1 - 1/2 = 0.5; CMA(1) = 0.25: promoted
+--  3: p11 F=1/2, t=0: W = 0.5 - 1 = -0.5; CMA(1) = 0; no
+--  4: p20 under p11: W = -0.5 + 1 - 1 = -0.5; CMA(0) = -0.5; parent not hot
+--  5: p21 under p10: W = 0.5 + 1 - 1 = 0.5; CMA(0) = 0; promoted
+-------------------------------------------------------------------------------
+SELECT * FROM festival.tier_hot_simulate(ARRAY[10, 10, 11, 20, 21], ARRAY[1, 1, 1, 0, 0],
+										 ARRAY[0, 0, 0, 11, 10], 1.0, 0);
+-- s = 2.5 is stricter: step 2 (0.5 > 2.5 * 0.25 = 0.625?) is not promoted,
+-- so step 5's parent is not hot
+SELECT step, promoted, eligible FROM festival.tier_hot_simulate(ARRAY[10, 10, 11, 20, 21],
+	ARRAY[1, 1, 1, 0, 0], ARRAY[0, 0, 0, 11, 10], 2.5, 0);
+-- capacity 1: the hot set moves from p10 to p12
+--  4: p12 F=2/2, t=3, T=4: W = 1 - 1/4 = 0.75 > CMA 0.1875, full: p10,
+--     the least recently used hot page, is demoted
+SELECT * FROM festival.tier_hot_simulate(ARRAY[10, 10, 12, 12], ARRAY[1, 1, 1, 1],
+										 ARRAY[0, 0, 0, 0], 1.0, 1);
+
+-------------------------------------------------------------------------------
+-- Capacity and demotion on an index: two hot windows in turn.
+-------------------------------------------------------------------------------
+SELECT festival.create_index('ti_cap', 'rtree', 'ti_slow',
+	'{"page_size": 1024, "fast_device": "ti_fast", "placement": "hot", "hot_selectivity": 1.0,
+	  "fast_capacity": 4}', 'ti_src') > 0 AS created;
+SELECT festival.build('ti_cap') > 0 AS built;
+SELECT count(*) FROM (SELECT festival.query('ti_cap', ST_MakeEnvelope(0, 0, 40, 40)) FROM generate_series(1, 20)) q;
+SELECT festival.flush('ti_cap');
+CREATE TABLE ti_cap_first AS SELECT page FROM festival.tier_pages('ti_cap') WHERE tier = 'fast';
+SELECT count(*) BETWEEN 1 AND 4 AS within_capacity FROM ti_cap_first;
+SELECT count(*) FROM (SELECT festival.query('ti_cap', ST_MakeEnvelope(250, 250, 300, 300)) FROM generate_series(1, 40)) q;
+SELECT festival.flush('ti_cap');
+SELECT count(*) <= 4 AS within_capacity,
+	   count(*) FILTER (WHERE page NOT IN (SELECT page FROM ti_cap_first)) > 0 AS hot_set_moved
+FROM festival.tier_pages('ti_cap') WHERE tier = 'fast';
+SELECT (s->'totals'->>'tier_demotions')::int > 0 AS demoted FROM festival.stats('ti_cap') s;
+SELECT * FROM festival.check('ti_cap');
+
+-- a failed migration write: demotions write to the slow device, whose
+-- fault layer fails the first write with EIO; the query fails, nothing is
+-- lost, and after the fault the index answers as brute force and is clean
+SELECT festival.create_index('ti_fault', 'rtree', 'ti_slow',
+	'{"page_size": 1024, "fast_device": "ti_fast", "placement": "hot", "hot_selectivity": 1.0,
+	  "fast_capacity": 3}', 'ti_src') > 0 AS created;
+SELECT festival.build('ti_fault') > 0 AS built;
+SELECT count(*) FROM (SELECT festival.query('ti_fault', ST_MakeEnvelope(0, 0, 40, 40)) FROM generate_series(1, 10)) q;
+SELECT festival.flush('ti_fault');
+SELECT festival.inject_fault('ti_fault', 'write', 0, 'EIO');
+DO $$
+BEGIN
+	PERFORM count(*) FROM (SELECT festival.query('ti_fault', ST_MakeEnvelope(250, 250, 300, 300))
+						   FROM generate_series(1, 20)) q;
+	RAISE WARNING 'no error';
+EXCEPTION WHEN OTHERS THEN
+	RAISE WARNING 'the migration write failed: %', SQLSTATE;
+END $$;
+SELECT festival.clear_fault('ti_fault');
+SELECT (SELECT array_agg(id ORDER BY id) FROM festival.query('ti_fault', ST_MakeEnvelope(200, 200, 300, 300)))
+	 = (SELECT array_agg(id ORDER BY id) FROM ti_src WHERE ST_Intersects(geom, ST_MakeEnvelope(200, 200, 300, 300)))
+	AS equal_brute_force;
+SELECT count(*) FROM (SELECT festival.query('ti_fault', ST_MakeEnvelope(250, 250, 300, 300)) FROM generate_series(1, 20)) q;
+SELECT festival.flush('ti_fault');
+SELECT (s->'totals'->>'tier_demotions')::int > 0 AS demoted_after_fault FROM festival.stats('ti_fault') s;
+SELECT * FROM festival.check('ti_fault');
+
+-- a failed promotion: the fast device's fault layer ("fast:write") fails
+-- the first migration to the fast tier; nothing is lost, and afterwards
+-- the index answers as brute force, migrates and is clean
+SELECT festival.create_index('ti_ffault', 'rtree', 'ti_slow',
+	'{"page_size": 1024, "fast_device": "ti_fast", "placement": "hot", "hot_selectivity": 1.0}',
+	'ti_src') > 0 AS created;
+SELECT festival.build('ti_ffault') > 0 AS built;
+SELECT festival.flush('ti_ffault');
+SELECT festival.inject_fault('ti_ffault', 'fast:write', 0, 'EIO');
+DO $$
+BEGIN
+	PERFORM count(*) FROM (SELECT festival.query('ti_ffault', ST_MakeEnvelope(0, 0, 40, 40))
+						   FROM generate_series(1, 10)) q;
+	RAISE WARNING 'no error';
+EXCEPTION WHEN OTHERS THEN
+	RAISE WARNING 'the promotion write failed: %', SQLSTATE;
+END $$;
+SELECT festival.clear_fault('ti_ffault');
+SELECT (SELECT array_agg(id ORDER BY id) FROM festival.query('ti_ffault', ST_MakeEnvelope(0, 0, 100, 100)))
+	 = (SELECT array_agg(id ORDER BY id) FROM ti_src WHERE ST_Intersects(geom, ST_MakeEnvelope(0, 0, 100, 100)))
+	AS equal_brute_force;
+SELECT count(*) FROM (SELECT festival.query('ti_ffault', ST_MakeEnvelope(0, 0, 40, 40)) FROM generate_series(1, 10)) q;
+SELECT festival.flush('ti_ffault');
+SELECT count(*) > 0 AS fast_after_fault FROM festival.tier_pages('ti_ffault') WHERE tier = 'fast';
+SELECT * FROM festival.check('ti_ffault');
+
+-- capacity in bytes: 4 kB of 1 kB pages under level keeps 4 pages fast
+SELECT festival.create_index('ti_cap_bytes', 'rtree', 'ti_slow',
+	'{"page_size": 1024, "fast_device": "ti_fast", "placement": "all_fast", "fast_capacity": "4kB"}',
+	'ti_src') > 0 AS created;
+SELECT festival.build('ti_cap_bytes') > 0 AS built;
+SELECT festival.flush('ti_cap_bytes');
+SELECT count(*) AS fast_pages FROM festival.tier_pages('ti_cap_bytes') WHERE tier = 'fast';
+SELECT * FROM festival.check('ti_cap_bytes');
+
+-- a traced run: each page transfer with its tier; the trace agrees with
+-- the run's per-tier counters, and under level the inner nodes come from
+-- the fast tier, the leaves from the slow one
+SELECT festival.begin_run('ti_trace', trace => true) > 0 AS began;
+SELECT count(*) FROM festival.query('ti_rtree_none_level', ST_MakeEnvelope(0, 0, 300, 300));
+SELECT festival.end_run() > 0 AS ended;
+SELECT t.tier, t.level > 0 AS inner_node, count(*) > 0 AS transfers
+FROM festival.io_trace t JOIN festival.run r USING (run_id) WHERE r.label = 'ti_trace'
+GROUP BY 1, 2 ORDER BY 1, 2;
+SELECT (SELECT count(*) FROM festival.io_trace t WHERE t.run_id = r.run_id AND t.tier = 'fast' AND t.access = 'read')
+	   = (r.metrics->>'tier_fast_pages_read')::bigint AS fast_reads_agree,
+	   (SELECT count(*) FROM festival.io_trace t WHERE t.run_id = r.run_id AND t.tier = 'slow' AND t.access = 'read')
+	   = (r.metrics->>'tier_slow_pages_read')::bigint AS slow_reads_agree
+FROM festival.run r WHERE r.label = 'ti_trace';
+
+-- reopened: the map is read back and verified, answers unchanged
+SELECT festival.close('ti_rtree_none_level');
+SELECT count(*) FILTER (WHERE tier = 'fast') > 0 AS fast_after_reopen
+FROM festival.tier_pages('ti_rtree_none_level');
+SELECT * FROM festival.check('ti_rtree_none_level');
+
+-------------------------------------------------------------------------------
+-- Bad input.
+-------------------------------------------------------------------------------
+\set VERBOSITY default
+SELECT festival.create_index('ti_bad', 'rtree', 'ti_slow', '{"fast_device": "no_such_device", "placement": "level"}');
+SELECT festival.create_index('ti_bad', 'rtree', 'ti_slow', '{"fast_device": "ti_slow", "placement": "level"}');
+SELECT festival.create_index('ti_bad', 'rtree', 'ti_slow', '{"fast_device": "ti_fast", "fast_capacity": 0}');
+SELECT festival.create_index('ti_bad', 'rtree', 'ti_slow', '{"fast_device": "ti_fast", "fast_capacity": "100 parsecs"}');
+SELECT festival.create_index('ti_bad', 'rtree', 'ti_slow', '{"fast_device": "ti_fast", "fast_capacity": "1kB"}');
+SELECT festival.create_index('ti_bad', 'rtree', 'ti_slow', '{"placement": "level"}');
+SELECT festival.create_index('ti_bad', 'rtree', 'ti_slow', '{"fast_device": "ti_fast", "placement": "random", "fast_capacity": 10}');
+SELECT festival.create_index('ti_bad', 'rtree', 'ti_slow', '{"fast_device": "ti_fast", "placement": "sideways"}');
+SELECT festival.create_index('ti_bad', 'rtree', 'ti_slow', '{"fast_device": "ti_fast", "hot_selectivity": 3}');
+SELECT festival.create_index('ti_bad', 'rtree', 'ti_slow', '{"fast_device": "ti_fast", "fast_min_level": 0}');
+SELECT festival.create_index('ti_bad', 'rtree', 'ti_slow', '{"fast_device": "ti_mem", "placement": "level"}');
+SELECT festival.create_index('ti_bad', 'rtree', 'ti_slow', '{"fast_device": ["ti_fast"]}');
+SELECT festival.create_index('ti_plain', 'rtree', 'ti_slow') > 0 AS created;
+SELECT * FROM festival.tier_pages('ti_plain');
+SELECT festival.inject_fault('ti_plain', 'fast:write', 0, 'EIO');
+SELECT festival.inject_fault('ti_plain', 'fast:erase', 0, 'EIO');
+SELECT * FROM festival.tier_hot_simulate(ARRAY[1], ARRAY[1, 2], ARRAY[0], 1.0, 0);
+SELECT * FROM festival.tier_hot_simulate(ARRAY[1], ARRAY[1], ARRAY[0], 0.5, 0);
+-- a device that is some index's fast tier cannot be dropped
+SELECT festival.drop_device('ti_fast');
+\set VERBOSITY terse
