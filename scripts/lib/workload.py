@@ -102,6 +102,7 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, help="seed of data and queries")
     p.add_argument("--reps", type=int, help="measured repetitions (default 3)")
     p.add_argument("--warmup", type=int, help="unmeasured warm-up rounds (default 1)")
+    p.add_argument("--scale", help="apply the config's scales.NAME overrides (small, paper)")
     p.add_argument("--dry-run", action="store_true", help="print the runs, touch nothing")
     p.add_argument("--keep-indices", action="store_true", help="keep the indices afterwards")
     p.add_argument("--check-only", action="store_true", help=argparse.SUPPRESS)
@@ -118,15 +119,29 @@ def load_experiment(args):
             raise WorkloadError(f"cannot read {args.config}: {e}") from e
         if not isinstance(user, dict):
             raise WorkloadError(f"{args.config}: the top level must be a JSON object")
-        unknown = set(user) - set(DEFAULTS) - {"comment", "description"}
+        unknown = set(user) - set(DEFAULTS) - {"comment", "description", "scales"}
         if unknown:
             raise WorkloadError(f"{args.config}: unknown keys {sorted(unknown)}; "
                                 f"accepted: {sorted(DEFAULTS)}")
+        # "scales": {"small": {...}, "paper": {...}}: overrides chosen by
+        # --scale (scripts/reproduce); without --scale the file's own values
+        scales = user.pop("scales", {})
+        if args.scale:
+            if args.scale not in scales:
+                raise WorkloadError(f"{args.config}: no scale {args.scale!r}; "
+                                    f"it has {sorted(scales) or 'none'}")
+            for k, v in scales[args.scale].items():
+                if isinstance(v, dict) and isinstance(user.get(k), dict):
+                    user[k] = dict(user[k], **v)
+                else:
+                    user[k] = v
         for k, v in user.items():
             if isinstance(v, dict) and isinstance(exp.get(k), dict):
                 exp[k].update(v)
             else:
                 exp[k] = v
+    if args.scale and not args.config:
+        raise WorkloadError("--scale needs --config (the scales are the config's)")
     if args.name:
         exp["name"] = args.name
     if args.structure:
