@@ -212,12 +212,15 @@ def replay_section(conn, scale):
     conn.execute("SELECT festival.flush('rp_replay_ix')")
     src = conn.execute("SELECT festival.end_run()").fetchone()[0]
     conn.execute("SELECT festival.drop_index('rp_replay_ix')")
+    # one statement per replay: a replay's row is visible only to later statements
+    profiles = [r[0] for r in conn.execute(
+        "SELECT name FROM festival.device_profile WHERE builtin ORDER BY name")]
+    ids = [conn.execute("SELECT festival.replay(%s, %s)", (src, p)).fetchone()[0] for p in profiles]
     rows = conn.execute(
-        "SELECT p.name, p.kind, p.model_version, r.device_seconds, r.model_elapsed_seconds, "
-        "r.erases, r.write_amplification, r.run_id "
-        "FROM festival.device_profile p, LATERAL (SELECT * FROM festival.run "
-        "WHERE run_id = festival.replay(%s, p.name)) r WHERE p.builtin "
-        "ORDER BY p.model_version DESC, r.device_seconds", (src,)).fetchall()
+        "SELECT r.profile, p.kind, p.model_version, r.device_seconds, r.model_elapsed_seconds, "
+        "r.erases, r.write_amplification, r.run_id FROM festival.run r "
+        "JOIN festival.device_profile p ON p.name = r.profile WHERE r.run_id = ANY(%s) "
+        "ORDER BY p.model_version DESC, r.device_seconds", (ids,)).fetchall()
     live = conn.execute("SELECT device_seconds FROM festival.run WHERE run_id = %s",
                         (src,)).fetchone()[0]
     return points, src, live, rows
