@@ -71,6 +71,12 @@ def parse_args(argv):
                    help="use the experiments' runs already stored instead of running them again")
     p.add_argument("--list", action="store_true", help="list the claims and exit")
     p.add_argument("--dpi", type=int, default=80)
+    p.add_argument("--no-charts", action="store_true",
+                   help="skip the per-experiment reports (scripts/report); CI uses it")
+    p.add_argument("--expect", metavar="FILE",
+                   help="lines 'CLAIM-ID does not hold: why': claims known not to hold at this "
+                        "scale; exit 1 when any other decidable claim does not hold, or a listed "
+                        "one holds (so the list stays exact)")
     return p.parse_args(argv)
 
 
@@ -170,6 +176,16 @@ def evaluate(conn, c, scale):
     return (HOLDS if ok else FAILS), ours, c.get("note", "")
 
 
+def read_expect(path):
+    known = set()
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                known.add(line.split()[0])
+    return known
+
+
 def fmt_num(v):
     if v is None:
         return "—"
@@ -187,7 +203,7 @@ def residual(c, ours):
 
 def replay_section(conn, scale):
     """One traced build replayed on every shipped drive."""
-    points = 20000 if scale == "small" else 100000
+    points = 5000 if scale == "small" else 100000
     conn.execute("SET client_min_messages = warning")
     conn.execute("DROP TABLE IF EXISTS rp_replay_points")
     conn.execute("SELECT festival.generate_points('rp_replay_points', %s::bigint, "
@@ -345,7 +361,7 @@ def main(argv):
             elapsed_s = time.monotonic() - t0
             summary, counts = write_report(outdir, args.scale, results, experiments, replay,
                                            started, elapsed_s)
-        for path, name in experiments:
+        for path, name in ([] if args.no_charts else experiments):
             sub = os.path.join(outdir, name)
             for fmt in ("md", "html"):
                 rc = subprocess.call([os.path.join(ROOT, "scripts", "report"), "--output", sub,
@@ -358,7 +374,17 @@ def main(argv):
         for c, st, ours, why in results:
             print(f"{st:32s} {c['id']}  ours={fmt_num(ours)}", file=sys.stderr)
         print(f"reproduce: {summary}; report in {outdir}/report.md", file=sys.stderr)
-        return 1 if counts.get(FAILS, 0) or counts.get(ERROR, 0) else 0
+        if counts.get(ERROR, 0):
+            return 1
+        if args.expect:
+            known = read_expect(args.expect)
+            bad = [c["id"] for c, st, *_ in results
+                   if (st == FAILS) != (c["id"] in known) and st in (HOLDS, FAILS)]
+            for i in bad:
+                print(f"reproduce: {i}: " + ("holds now; remove it from " + args.expect
+                                             if i in known else "does not hold"), file=sys.stderr)
+            return 1 if bad else 0
+        return 1 if counts.get(FAILS, 0) else 0
     except ReproduceError as e:
         print(f"reproduce: {e}", file=sys.stderr)
         return 2
