@@ -110,7 +110,7 @@ SELECT name,
 	   (festival.device_simulate(name, ARRAY['w 0', 'r 1'])->>'interference_hits')::int AS hits_same_region,
 	   (festival.device_simulate(name, ARRAY['w 0', 'r 90000'])->>'interference_hits')::int AS hits_far,
 	   (festival.device_simulate(name, ARRAY['w 0', 'r 10', 'r 11'])->>'interference_hits')::int AS hits_two_reads
-FROM festival.device_profile WHERE builtin AND interference_us > 0 ORDER BY name;
+FROM festival.device_profile WHERE builtin AND model_version = 1 AND interference_us > 0 ORDER BY name;
 
 -- determinism: the same workload twice gives identical results
 SELECT festival.device_simulate('ssd_samsung_850pro_v1', ds_pattern('random_writes', 3000) || ds_pattern('random_reads', 500))
