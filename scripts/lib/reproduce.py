@@ -191,7 +191,7 @@ def fmt_num(v):
         return "—"
     if abs(v) >= 1000 or v == int(v):
         return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:g}"
-    return f"{v:.3g}" if abs(v) < 10 else f"{v:.1f}"
+    return f"{v:.4g}" if abs(v) < 100 else f"{v:.1f}"
 
 
 def residual(c, ours):
@@ -242,7 +242,7 @@ def replay_section(conn, scale):
     return points, src, live, rows
 
 
-def write_report(outdir, scale, results, experiments, replay, started, elapsed_s):
+def write_report(outdir, scale, results, experiments, replay, started, elapsed_s, reused):
     os.makedirs(outdir, exist_ok=True)
     counts = {}
     for _, st, *_ in results:
@@ -265,8 +265,9 @@ def write_report(outdir, scale, results, experiments, replay, started, elapsed_s
                      fmt_num(ours), status, fmt_num(res) if res is not None else "—", f"`{cmd}`"])
 
     md = [f"# Reproducing Carniel et al. 2016, 2017 and 2018 (scale {scale})", "",
-          f"Generated {started} by `scripts/reproduce --scale {scale}` in {elapsed_s:.0f} s. "
-          f"**{summary}.**", "",
+          f"Generated {started} by `scripts/reproduce --scale {scale}`"
+          + (" from the experiments' stored runs (`--reuse`). " if reused else f" in {elapsed_s:.0f} s. ")
+          + f"**{summary}.**", "",
           "Times are modelled elapsed times (index CPU seconds + virtual device seconds, "
           "`festival.run.model_elapsed_seconds`, docs/measurements.md) on device model 2 "
           "(docs/devices.md). Gains are the papers' `(baseline − candidate) / baseline × 100`. "
@@ -360,7 +361,7 @@ def main(argv):
             replay = replay_section(conn, args.scale)
             elapsed_s = time.monotonic() - t0
             summary, counts = write_report(outdir, args.scale, results, experiments, replay,
-                                           started, elapsed_s)
+                                           started, elapsed_s, args.reuse)
         for path, name in ([] if args.no_charts else experiments):
             sub = os.path.join(outdir, name)
             for fmt in ("md", "html"):
