@@ -44,6 +44,7 @@ HOLDS = "holds"
 FAILS = "does not hold"
 UNDECIDED = "cannot be decided at this scale"
 OFFLINE = "cannot be reproduced offline"
+NOT_RUN = "not run (no experiment configured yet)"
 ERROR = "measure failed"
 
 CLAIM_VIEW = """
@@ -156,7 +157,10 @@ def run_experiment(conn, path, scale, reuse):
 def evaluate(conn, c, scale):
     """(status, ours, why) for one claim."""
     if c["experiment"] is None or c["measure"] is None:
-        return OFFLINE, None, c.get("note", "")
+        note = c.get("note", "")
+        # a claim without an experiment is either impossible offline (its note
+        # says why) or simply not configured yet
+        return (OFFLINE if "offline" in note.lower() else NOT_RUN), None, note
     try:
         with conn.transaction():
             cur = conn.execute(c["measure"])
@@ -257,7 +261,7 @@ def write_report(outdir, scale, results, experiments, replay, started, elapsed_s
     for c, st, ours, why in results:
         res = residual(c, ours)
         cmd = f"scripts/reproduce {c['id']} --scale {scale}" if c["experiment"] else "—"
-        status = st + (f": {why}" if why and st in (OFFLINE, UNDECIDED, ERROR) else "")
+        status = st + (f": {why}" if why and st in (OFFLINE, NOT_RUN, UNDECIDED, ERROR) else "")
         rows.append([f"{c['claim']} (`{c['id']}`)", c["paper"], c["where"],
                      fmt_num(c.get("paper_value")) + (
                          f" (range {c['holds']['range'][0]}–{c['holds']['range'][1]})"
