@@ -9,7 +9,8 @@
  * bandwidth, a high-queue-depth IOPS ceiling, internal parallelism
  * (channels), a read-after-write interference penalty, HDD rotation and
  * track size, and for NAND flash the FTL geometry (mapping unit, pages per
- * block, erase latency, over-provisioning).
+ * block, erase latency, over-provisioning).  Model 2 (model_version) adds
+ * the drive's DRAM cache and its real capacity; model 1 ignores them.
  *
  * IDENTIFICATION
  *	  src/device/profile.h
