@@ -75,7 +75,11 @@ CREATE TABLE @extschema@.run (
 	erases			bigint NOT NULL DEFAULT 0,
 	write_amplification float8,
 	reads_per_level	jsonb NOT NULL DEFAULT '{}',
-	writes_per_level jsonb NOT NULL DEFAULT '{}'
+	writes_per_level jsonb NOT NULL DEFAULT '{}',
+	-- elapsed time as the papers measure it (docs/measurements.md)
+	model_elapsed_seconds float8 GENERATED ALWAYS AS
+		(coalesce((metrics->>'index_cpu_seconds')::float8, 0) + device_seconds) STORED,
+	replay_of		bigint
 );
 CREATE SEQUENCE @extschema@.run_run_id_seq OWNED BY @extschema@.run.run_id;
 ALTER TABLE @extschema@.run ALTER COLUMN run_id SET DEFAULT nextval('@extschema@.run_run_id_seq');
@@ -92,6 +96,9 @@ COMMENT ON COLUMN @extschema@.run.device_seconds IS 'virtual device time (counte
 COMMENT ON COLUMN @extschema@.run.read_submissions IS 'device read calls; a batch counts once';
 COMMENT ON COLUMN @extschema@.run.erases IS 'flash block erases of the simulated FTL (counter device_erases)';
 COMMENT ON COLUMN @extschema@.run.write_amplification IS 'ftl_flash_writes / ftl_host_writes; NULL when the FTL wrote nothing';
+COMMENT ON COLUMN @extschema@.run.model_elapsed_seconds IS
+	'modelled elapsed time of the index work: index CPU seconds (metrics index_cpu_seconds) + virtual device seconds; what the papers'' elapsed times are compared with';
+COMMENT ON COLUMN @extschema@.run.replay_of IS 'for a run made by festival.replay(): the run whose I/O trace it re-costed';
 COMMENT ON COLUMN @extschema@.run.reads_per_level IS
 	'node pages read from the device per node height {"0": leaves, ...} (meta and free pages excluded; buffering stores: stored versions read, buffer hits excluded)';
 COMMENT ON COLUMN @extschema@.run.writes_per_level IS
@@ -771,6 +778,16 @@ CREATE TABLE @extschema@.device_profile (
 	source			text NOT NULL CONSTRAINT source_given CHECK (source <> ''),
 	assumed			text NOT NULL DEFAULT '',
 	builtin			boolean NOT NULL DEFAULT false,
+	-- device model 2 (docs/devices.md, "Model versions"); model 1 ignores these
+	model_version	int NOT NULL DEFAULT 1 CONSTRAINT model_version_valid CHECK (model_version IN (1, 2)),
+	cache_mb		float8 NOT NULL DEFAULT 0 CONSTRAINT cache_mb_valid CHECK (cache_mb BETWEEN 0 AND 65536),
+	cache_hit_us	float8 NOT NULL DEFAULT 0 CONSTRAINT cache_hit_nonnegative CHECK (cache_hit_us >= 0),
+	cache_write_back boolean NOT NULL DEFAULT false,
+	interface_mbps	float8 CONSTRAINT interface_positive CHECK (interface_mbps > 0),
+	capacity_gb		float8 CONSTRAINT capacity_positive CHECK (capacity_gb > 0),
+	min_seek_ms		float8 CONSTRAINT min_seek_valid CHECK (min_seek_ms >= 0 AND min_seek_ms <= avg_seek_ms),
+	CONSTRAINT hdd_model2_columns CHECK (kind <> 'hdd' OR model_version < 2 OR
+		(capacity_gb IS NOT NULL AND min_seek_ms IS NOT NULL)),
 	CONSTRAINT flash_columns CHECK ((kind IN ('ssd', 'nvme')) =
 		(flash_page_bytes IS NOT NULL AND pages_per_block IS NOT NULL AND
 		 erase_latency_us IS NOT NULL AND overprovision_percent IS NOT NULL)),
@@ -793,6 +810,13 @@ COMMENT ON COLUMN @extschema@.device_profile.track_kb IS 'HDD: jumps within this
 COMMENT ON COLUMN @extschema@.device_profile.avg_seek_ms IS 'HDD: data sheet average seek, for reference (included in the latencies)';
 COMMENT ON COLUMN @extschema@.device_profile.source IS 'where the values come from';
 COMMENT ON COLUMN @extschema@.device_profile.assumed IS 'what was assumed where the sources are silent';
+COMMENT ON COLUMN @extschema@.device_profile.model_version IS '1: the index file is the whole drive, no drive cache; 2: drive cache and real capacity (docs/devices.md)';
+COMMENT ON COLUMN @extschema@.device_profile.cache_mb IS 'model 2: the drive''s DRAM data cache, 2^20 bytes (0: none)';
+COMMENT ON COLUMN @extschema@.device_profile.cache_hit_us IS 'model 2: command overhead of a cache hit, microseconds (plus the transfer over the interface)';
+COMMENT ON COLUMN @extschema@.device_profile.cache_write_back IS 'model 2: writes are acknowledged from the cache and written to the medium when evicted';
+COMMENT ON COLUMN @extschema@.device_profile.interface_mbps IS 'model 2: host link bandwidth for cache hits, 10^6 bytes/s (NULL: seq_read_mbps)';
+COMMENT ON COLUMN @extschema@.device_profile.capacity_gb IS 'model 2: drive capacity, 10^9 bytes (flash: free blocks for the FTL; HDD: seek distances)';
+COMMENT ON COLUMN @extschema@.device_profile.min_seek_ms IS 'model 2, HDD: track-to-track seek';
 
 INSERT INTO @extschema@.device_profile
 	(name, kind, description, read_latency_us, write_latency_us, seq_read_mbps, seq_write_mbps,
@@ -837,6 +861,49 @@ VALUES
  'Channels 2 (240K IOPS at high queue depth over 1/7 us = 143K at QD1), no read/write interference: assumptions, the tables are silent.',
  true);
 
+-- Model 1 stays reproducible: every shipped drive also exists as <name>_v1,
+-- the profile exactly as it was before model 2 (no drive cache, the index
+-- file is the whole drive).
+INSERT INTO @extschema@.device_profile
+	(name, kind, description, read_latency_us, write_latency_us, seq_read_mbps, seq_write_mbps,
+	 rand_read_iops_qd32, rand_write_iops_qd32, channels, interference_us,
+	 flash_page_bytes, pages_per_block, erase_latency_us, overprovision_percent,
+	 rpm, track_kb, avg_seek_ms, source, assumed, builtin, model_version)
+SELECT name || '_v1', kind, description || ', device model 1', read_latency_us, write_latency_us,
+	   seq_read_mbps, seq_write_mbps, rand_read_iops_qd32, rand_write_iops_qd32, channels,
+	   interference_us, flash_page_bytes, pages_per_block, erase_latency_us,
+	   overprovision_percent, rpm, track_kb, avg_seek_ms, source, assumed, true, 1
+FROM @extschema@.device_profile WHERE builtin;
+
+-- Model 2: the drives' caches and capacities (calibrated once per drive
+-- against Carniel et al. 2016 and 2017; docs/devices.md, "Model versions").
+UPDATE @extschema@.device_profile SET model_version = 2, cache_mb = 64, cache_hit_us = 140,
+	cache_write_back = true, interface_mbps = 600, capacity_gb = 2000, min_seek_ms = 1.0,
+	source = source || ' Model 2: 64 MB cache, SATA 6 Gb/s (600 MB/s), 2 TB: WD Black 2 TB (WD2003FZEX) data sheet, the 7200 rpm 2 TB WD desktop drive of the papers'' years.',
+	assumed = assumed || ' Model 2: which WD model the papers used (they name "2TB Western Digital with 7200RPM" and a support page); cache hit overhead 140 us (calibrated once against Carniel et al. 2016/2017 Fig. 1/2: SSD faster at 4 KB) and track-to-track seek 1.0 ms (typical, no data sheet gives them); the write cache enabled (the drive''s default).'
+WHERE name = 'hdd_wd_7200';
+UPDATE @extschema@.device_profile SET model_version = 2, cache_mb = 0, interface_mbps = 600, capacity_gb = 480,
+	seq_read_mbps = 250, seq_write_mbps = 200,
+	source = source || ' Model 2: 480 GB (Carniel et al. 2017 section 5.1); SATA 6 Gb/s; no DRAM data cache: the SandForce SF-2281 controller of the V300 has no external DRAM.',
+	assumed = assumed || ' Model 2: sequential 250 / 200 MB/s instead of the data sheet''s 450 / 450: the data sheet''s figures are for compressible data, which the SandForce controller compresses; index pages of floating-point coordinates hardly compress, and SF-2281 drives move incompressible data at roughly half that rate (assumed, calibrated once against Carniel et al. 2016/2017: the SSD loses to the HDD at 16-64 KB pages, "the SSD has a poor performance to retrieve large node sizes").'
+WHERE name = 'ssd_kingston_v300';
+UPDATE @extschema@.device_profile SET model_version = 2, cache_mb = 0, interface_mbps = 600, capacity_gb = 250,
+	source = source || ' Model 2: 250 GB; SATA 6 Gb/s; its 512 MB LPDDR2 holds the FTL mapping table (Samsung data sheet), not user data.',
+	assumed = assumed || ' Model 2: no user-data cache (the DRAM serves the mapping table).'
+WHERE name = 'ssd_samsung_850pro';
+UPDATE @extschema@.device_profile SET model_version = 2, cache_mb = 0, capacity_gb = 400,
+	source = source || ' Model 2: PCIe 3.0 x4; its DRAM holds the mapping table; writes are acknowledged from a power-protected buffer, which the 30 us write latency already reflects.',
+	assumed = assumed || ' Model 2: capacity 400 GB (the smallest P3700; the sources do not name the size).'
+WHERE name = 'nvme_intel_p3700';
+UPDATE @extschema@.device_profile SET model_version = 2, cache_mb = 0, capacity_gb = 512,
+	source = source || ' Model 2: 512 GB (thesis Table 3.1); its 512 MB DRAM holds the mapping table.',
+	assumed = assumed || ' Model 2: no user-data cache (the DRAM serves the mapping table; the write latency reflects write buffering).'
+WHERE name = 'nvme_samsung_sm951a';
+UPDATE @extschema@.device_profile SET model_version = 2, cache_mb = 0, capacity_gb = 32,
+	source = source || ' Model 2: 32 GB; no DRAM (3DXPoint is written in place).',
+	assumed = assumed || ' Model 2: none beyond the above.'
+WHERE name = 'optane_memory_32gb';
+
 ALTER TABLE @extschema@.device
 	ADD CONSTRAINT device_profile_known FOREIGN KEY (profile)
 	REFERENCES @extschema@.device_profile (name) ON UPDATE CASCADE;
@@ -854,6 +921,13 @@ AS 'MODULE_PATHNAME', 'festival_device_simulate'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.device_simulate(text, text[], int) IS
 	'run the device model of a profile on submissions such as ''r 0-15'', ''w 7 9'', ''t 100'' (truncate) on a fresh simulated drive; returns virtual time and FTL counters';
+
+CREATE FUNCTION @extschema@.replay(run_id bigint, profile text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'festival_replay'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.replay(bigint, text) IS
+	're-cost the I/O trace of a traced run on a device profile (fresh drives, deterministic) and store it as a run whose replay_of is the source; returns the new run_id';
 
 -------------------------------------------------------------------------------
 -- Tiers (docs/tiers.md)

@@ -9,7 +9,8 @@
 -- after heavy overwrites (which make the simulated FTL collect garbage)
 -- the answers must equal PostGIS brute force and festival.check() must be
 -- clean; two identical workloads must give identical virtual time and
--- counters.  Virtual times are compared, never printed, except where the
+-- counters.  It tests device model 1 (the <name>_v1 profiles, exactly the
+-- shipped profiles before model 2); drive_model.sql tests model 2.  Virtual times are compared, never printed, except where the
 -- model's arithmetic is the point.
 --
 SET client_min_messages = warning;
@@ -20,12 +21,12 @@ SET festival.progress_interval = 0;
 -------------------------------------------------------------------------------
 SELECT name, kind, builtin, source <> '' AS has_source, assumed <> '' AS has_assumptions,
 	   flash_page_bytes IS NOT NULL AS has_ftl
-FROM festival.device_profile ORDER BY name;
+FROM festival.device_profile WHERE model_version = 1 ORDER BY name;
 
 -- the numbers taken from the papers' tables
 SELECT name, read_latency_us, write_latency_us, seq_read_mbps, seq_write_mbps,
 	   rand_read_iops_qd32, rand_write_iops_qd32
-FROM festival.device_profile ORDER BY name;
+FROM festival.device_profile WHERE model_version = 1 ORDER BY name;
 
 -- CHECK constraints: a flash profile needs its FTL geometry, an HDD its
 -- rotation, an HDD has one head, values are positive
@@ -70,17 +71,17 @@ SELECT p.name, p.kind,
 	   (festival.device_simulate(p.name, ds_pattern('random_reads', 200))->>'device_ns')::bigint AS random_read_ns,
 	   (festival.device_simulate(p.name, ds_pattern('sequential_reads', 200))->>'device_ns')::bigint AS seq_read_ns,
 	   (festival.device_simulate(p.name, ds_pattern('random_writes', 200))->>'device_ns')::bigint AS random_write_ns
-FROM festival.device_profile p WHERE p.builtin;
+FROM festival.device_profile p WHERE p.builtin AND p.model_version = 1;
 
 -- profile sanity: the HDD's random reads cost more than any flash
 -- device's; sequential reads are cheaper than random ones on the HDD
 -- (and everywhere); 3DXPoint reads at queue depth 1 are cheaper than
 -- every NAND device's
-SELECT (SELECT random_read_ns FROM ds_model WHERE name = 'hdd_wd_7200') >
+SELECT (SELECT random_read_ns FROM ds_model WHERE name = 'hdd_wd_7200_v1') >
 	   (SELECT max(random_read_ns) FROM ds_model WHERE kind <> 'hdd') AS hdd_random_costliest,
 	   (SELECT bool_and(seq_read_ns < random_read_ns) FROM ds_model) AS sequential_cheaper,
-	   (SELECT seq_read_ns * 100 < random_read_ns FROM ds_model WHERE name = 'hdd_wd_7200') AS hdd_sequential_100x_cheaper,
-	   (SELECT random_read_ns FROM ds_model WHERE name = 'optane_memory_32gb') <
+	   (SELECT seq_read_ns * 100 < random_read_ns FROM ds_model WHERE name = 'hdd_wd_7200_v1') AS hdd_sequential_100x_cheaper,
+	   (SELECT random_read_ns FROM ds_model WHERE name = 'optane_memory_32gb_v1') <
 	   (SELECT min(random_read_ns) FROM ds_model WHERE kind IN ('ssd', 'nvme')) AS optane_qd1_cheapest;
 
 -- the model's arithmetic for one random 4 KB read at queue depth 1:
@@ -88,11 +89,11 @@ SELECT (SELECT random_read_ns FROM ds_model WHERE name = 'hdd_wd_7200') >
 -- fresh drive is random)
 SELECT name, (festival.device_simulate(name, ARRAY['r 5'])->>'device_ns')::bigint AS ns,
 	   floor(read_latency_us * 1000 + 4096 * 1000.0 / seq_read_mbps) AS expected_ns
-FROM festival.device_profile WHERE builtin ORDER BY name;
+FROM festival.device_profile WHERE builtin AND model_version = 1 ORDER BY name;
 
 -- an HDD jump within a track costs half a rotation (30e9 / 7200 rpm ns), not a seek
-SELECT (festival.device_simulate('hdd_wd_7200', ARRAY['r 0', 'r 10'])->>'device_ns')::bigint
-	 - (festival.device_simulate('hdd_wd_7200', ARRAY['r 0'])->>'device_ns')::bigint AS near_jump_ns,
+SELECT (festival.device_simulate('hdd_wd_7200_v1', ARRAY['r 0', 'r 10'])->>'device_ns')::bigint
+	 - (festival.device_simulate('hdd_wd_7200_v1', ARRAY['r 0'])->>'device_ns')::bigint AS near_jump_ns,
 	   floor(30e9 / 7200 + 4096 * 1000.0 / 150) AS expected_ns;
 
 -- batch size vs parallelism: 64 random pages in one submission are served
@@ -101,7 +102,7 @@ SELECT name, channels,
 	   (festival.device_simulate(name, ARRAY['r ' || array_to_string(ARRAY(SELECT (i * 7919) % 100003 FROM generate_series(1, 64) i), ' ')])->>'device_ns')::bigint <
 	   (festival.device_simulate(name, ds_pattern('random_reads', 64))->>'device_ns')::bigint AS batch_cheaper,
 	   (festival.device_simulate(name, ARRAY['r ' || array_to_string(ARRAY(SELECT (i * 7919) % 100003 FROM generate_series(1, 64) i), ' ')])->>'submissions')::int AS submissions
-FROM festival.device_profile WHERE builtin ORDER BY name;
+FROM festival.device_profile WHERE builtin AND model_version = 1 ORDER BY name;
 
 -- reads after writes: reading a region written since the previous read
 -- waits interference_us (once: the next read finds the program done)
@@ -109,11 +110,11 @@ SELECT name,
 	   (festival.device_simulate(name, ARRAY['w 0', 'r 1'])->>'interference_hits')::int AS hits_same_region,
 	   (festival.device_simulate(name, ARRAY['w 0', 'r 90000'])->>'interference_hits')::int AS hits_far,
 	   (festival.device_simulate(name, ARRAY['w 0', 'r 10', 'r 11'])->>'interference_hits')::int AS hits_two_reads
-FROM festival.device_profile WHERE builtin AND interference_us > 0 ORDER BY name;
+FROM festival.device_profile WHERE builtin AND model_version = 1 AND interference_us > 0 ORDER BY name;
 
 -- determinism: the same workload twice gives identical results
-SELECT festival.device_simulate('ssd_samsung_850pro', ds_pattern('random_writes', 3000) || ds_pattern('random_reads', 500))
-	 = festival.device_simulate('ssd_samsung_850pro', ds_pattern('random_writes', 3000) || ds_pattern('random_reads', 500)) AS identical;
+SELECT festival.device_simulate('ssd_samsung_850pro_v1', ds_pattern('random_writes', 3000) || ds_pattern('random_reads', 500))
+	 = festival.device_simulate('ssd_samsung_850pro_v1', ds_pattern('random_writes', 3000) || ds_pattern('random_reads', 500)) AS identical;
 
 -------------------------------------------------------------------------------
 -- FTL invariants: overwrites of 2000 pages in a scattered order.
@@ -126,7 +127,7 @@ CREATE TABLE ds_ftl AS
 SELECT p.name, n, festival.device_simulate(p.name, ds_overwrites(n)) AS r,
 	   (SELECT count(DISTINCT abs(hashint4(i)) % 2000) FROM generate_series(1, n) i) AS distinct_pages
 FROM festival.device_profile p CROSS JOIN unnest(ARRAY[2000, 8000, 20000]) n
-WHERE p.name IN ('ssd_samsung_850pro', 'nvme_intel_p3700', 'ds_tiny_ssd');
+WHERE p.name IN ('ssd_samsung_850pro_v1', 'nvme_intel_p3700_v1', 'ds_tiny_ssd');
 
 -- every host page counted; write amplification >= 1 and = flash / host;
 -- exactly the pages written are valid; wear spread is reported
@@ -150,8 +151,8 @@ FROM (SELECT name, n,
 			 (r->>'write_amplification')::numeric >= lag((r->>'write_amplification')::numeric) OVER w AS wa_grew
 	  FROM ds_ftl WINDOW w AS (PARTITION BY name ORDER BY n)) s
 WHERE n > 2000 GROUP BY name ORDER BY name;
-SELECT (SELECT (r->>'write_amplification')::numeric FROM ds_ftl WHERE name = 'nvme_intel_p3700' AND n = 20000) <
-	   (SELECT (r->>'write_amplification')::numeric FROM ds_ftl WHERE name = 'ssd_samsung_850pro' AND n = 20000)
+SELECT (SELECT (r->>'write_amplification')::numeric FROM ds_ftl WHERE name = 'nvme_intel_p3700_v1' AND n = 20000) <
+	   (SELECT (r->>'write_amplification')::numeric FROM ds_ftl WHERE name = 'ssd_samsung_850pro_v1' AND n = 20000)
 	   AS more_spare_less_amplification;
 
 -- wear levelling: 2000 cold pages written once, then 30000 writes to 100
@@ -160,7 +161,7 @@ SELECT (SELECT (r->>'write_amplification')::numeric FROM ds_ftl WHERE name = 'nv
 SELECT (r->>'wear_min')::int > 0 AS cold_blocks_worn,
 	   (r->>'wear_max')::int - (r->>'wear_min')::int <= 32 AS spread_bounded,
 	   (r->>'valid_pages')::int AS valid_pages
-FROM (SELECT festival.device_simulate('ssd_samsung_850pro', ARRAY['w 0-1999'] ||
+FROM (SELECT festival.device_simulate('ssd_samsung_850pro_v1', ARRAY['w 0-1999'] ||
 		ARRAY(SELECT 'w ' || (abs(hashint4(i)) % 100) FROM generate_series(1, 30000) i)) r) s;
 
 -- truncation trims: the pages beyond are no longer valid
@@ -168,16 +169,16 @@ SELECT r->>'valid_pages' AS valid_after_trim, r->>'gc_copies' AS copies
 FROM (SELECT festival.device_simulate('ds_tiny_ssd', ARRAY['w 0-999', 't 100']) r) s;
 
 -- 3DXPoint writes in place: no FTL
-SELECT festival.device_simulate('optane_memory_32gb', ARRAY['w 0-9', 'w 0-9']) ? 'write_amplification' AS optane_has_ftl;
+SELECT festival.device_simulate('optane_memory_32gb_v1', ARRAY['w 0-9', 'w 0-9']) ? 'write_amplification' AS optane_has_ftl;
 
 -- errors
 SELECT festival.device_simulate('no_such_profile', ARRAY['r 1']);
-SELECT festival.device_simulate('hdd_wd_7200', ARRAY['x 1']);
-SELECT festival.device_simulate('hdd_wd_7200', ARRAY['r 5-2']);
-SELECT festival.device_simulate('hdd_wd_7200', ARRAY['r']);
-SELECT festival.device_simulate('hdd_wd_7200', ARRAY['r 1', NULL]);
-SELECT festival.device_simulate('hdd_wd_7200', NULL);
-SELECT festival.device_simulate('hdd_wd_7200', ARRAY['r 1'], 1000);
+SELECT festival.device_simulate('hdd_wd_7200_v1', ARRAY['x 1']);
+SELECT festival.device_simulate('hdd_wd_7200_v1', ARRAY['r 5-2']);
+SELECT festival.device_simulate('hdd_wd_7200_v1', ARRAY['r']);
+SELECT festival.device_simulate('hdd_wd_7200_v1', ARRAY['r 1', NULL]);
+SELECT festival.device_simulate('hdd_wd_7200_v1', NULL);
+SELECT festival.device_simulate('hdd_wd_7200_v1', ARRAY['r 1'], 1000);
 
 -------------------------------------------------------------------------------
 -- Devices with profiles and memory devices.
@@ -187,7 +188,7 @@ SET client_min_messages = notice;
 SELECT festival.create_device('ds_mem', kind => 'memory');
 SET client_min_messages = warning;
 SELECT festival.create_device('ds_ssd', io => 'buffered', profile => 'ds_tiny_ssd');
-SELECT festival.create_device('ds_mem_nvme', kind => 'memory', profile => 'nvme_intel_p3700');
+SELECT festival.create_device('ds_mem_nvme', kind => 'memory', profile => 'nvme_intel_p3700_v1');
 SELECT festival.create_device('ds_ssd2', io => 'buffered', profile => 'ds_tiny_ssd');
 SELECT name, kind, profile FROM festival.device WHERE name LIKE 'ds\_%' ORDER BY name;
 -- a profile in use cannot be deleted

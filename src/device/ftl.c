@@ -56,6 +56,7 @@ struct Ftl
 	MemoryContext cxt;
 	uint32		ppb;			/* pages per block */
 	double		op_percent;
+	uint32		free_space_blocks;	/* erased blocks of the rest of the drive */
 	uint64		logical_pages;	/* user capacity, a multiple of ppb */
 	uint32		nblocks;		/* physical blocks */
 	uint64		l2p_cap;		/* allocated entries of l2p */
@@ -82,6 +83,17 @@ ftl_create(int pages_per_block, double overprovision_percent)
 	ftl->op_percent = overprovision_percent;
 	ftl->active = FTL_UNMAPPED;
 	return ftl;
+}
+
+/*
+ * The drive is larger than the index: blocks more are erased and free
+ * (device model 2, see sim.c).  Call before the first write.
+ */
+void
+ftl_set_free_space(Ftl *ftl, uint32 blocks)
+{
+	Assert(ftl->nblocks == 0);
+	ftl->free_space_blocks = blocks;
 }
 
 static void *
@@ -113,7 +125,7 @@ ensure_capacity(Ftl *ftl, uint64 lpn)
 		return;
 	logical_blocks = lpn / ftl->ppb + 1;
 	spare = (uint64) ceil(logical_blocks * ftl->op_percent / 100.0);
-	spare = Max(spare, MIN_SPARE_BLOCKS);
+	spare = Max(spare, MIN_SPARE_BLOCKS) + ftl->free_space_blocks;
 	nblocks = logical_blocks + spare;
 	if ((nblocks + 1) * ftl->ppb >= FTL_UNMAPPED)
 		ereport(ERROR,

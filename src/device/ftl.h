@@ -41,6 +41,7 @@ typedef struct FtlState
 } FtlState;
 
 extern Ftl *ftl_create(int pages_per_block, double overprovision_percent);
+extern void ftl_set_free_space(Ftl *ftl, uint32 blocks);
 extern void ftl_write(Ftl *ftl, uint64 lpn);
 extern void ftl_trim_from(Ftl *ftl, uint64 first_lpn);
 extern void ftl_precondition(Ftl *ftl, uint64 npages);

@@ -9,7 +9,8 @@
  * bandwidth, a high-queue-depth IOPS ceiling, internal parallelism
  * (channels), a read-after-write interference penalty, HDD rotation and
  * track size, and for NAND flash the FTL geometry (mapping unit, pages per
- * block, erase latency, over-provisioning).
+ * block, erase latency, over-provisioning).  Model 2 (model_version) adds
+ * the drive's DRAM cache and its real capacity; model 1 ignores them.
  *
  * IDENTIFICATION
  *	  src/device/profile.h
@@ -52,6 +53,20 @@ typedef struct DeviceProfile
 	/* HDD only (0 otherwise) */
 	double		rpm;
 	int			track_kb;		/* jumps within this distance need no seek */
+	double		avg_seek_ms;	/* HDD: data-sheet average seek (model 2) */
+
+	/*
+	 * Model 2 (docs/devices.md, "Model versions"): the drive's own DRAM
+	 * cache and its real capacity.  Model 1 ignores all of these, so runs
+	 * made with it keep their meaning.
+	 */
+	int			model_version;	/* 1: drive = index file, no cache; 2 */
+	double		cache_mb;		/* data cache in the drive (2^20 bytes); 0: none */
+	double		cache_hit_us;	/* command overhead of a cache hit */
+	bool		cache_write_back;	/* writes acknowledged from the cache */
+	double		interface_mbps; /* host link, for cache hits; 0: seq_read_mbps */
+	double		capacity_gb;	/* drive capacity (10^9 bytes); 0: the file */
+	double		min_seek_ms;	/* HDD: track-to-track seek */
 } DeviceProfile;
 
 static inline bool
@@ -59,5 +74,8 @@ profile_has_ftl(const DeviceProfile *p)
 {
 	return p->kind == PROFILE_SSD || p->kind == PROFILE_NVME;
 }
+
+/* The model version a profile asks for that adds the drive cache. */
+#define PROFILE_MODEL_CACHE 2
 
 #endif							/* FEST_PROFILE_H */

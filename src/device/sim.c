@@ -27,10 +27,31 @@
  *	  through a page-mapping FTL (ftl.c); each garbage-collection copy costs a
  *	  read and a program spread over the channels, each erase erase_latency_us.
  *
- * What it is not: no caches inside the drive, no queueing between
- * processes, no thermal or power effects; virtual time says how the access
- * pattern would fare on the profiled device, not how long the real I/O
- * took (io_ns measures that).
+ * Model 2 (profile model_version 2, docs/devices.md "Model versions") adds
+ * what the papers' drives had and model 1 lacks:
+ *
+ *	- the drive's DRAM cache: an LRU of index pages (cache_mb).  A read of a
+ *	  cached page costs cache_hit_us plus its transfer over the host link
+ *	  (interface_mbps) and does not move the head; a miss costs what model 1
+ *	  charges and leaves the page cached.  With cache_write_back a write is
+ *	  acknowledged from the cache (a hit's cost) and the page stays dirty
+ *	  until it is evicted, when it is written to the medium (seek, FTL) and
+ *	  that cost is charged to the submission that evicted it.  Without
+ *	  write-back writes go to the medium and leave a clean copy.  Sync costs
+ *	  nothing, as before: FESTIval, which the papers used, opened files with
+ *	  O_DIRECT and never asked the drive to flush its cache.
+ *	- the drive's real capacity (capacity_gb): the index occupies a small
+ *	  part of a mostly empty drive.  Flash: the FTL has the rest of the
+ *	  drive (up to SIM_FREE_BLOCKS_MAX blocks) as erased spare blocks, so
+ *	  it does not run nearly full.  HDD: a seek over d bytes costs
+ *	  min_seek_ms + (avg_seek_ms - min_seek_ms) * sqrt(3 d / capacity)
+ *	  (a third of the stroke is the data sheet's average seek) plus half a
+ *	  rotation, instead of the full-span latency measured by Iometer.
+ *
+ * What it is not: no queueing between processes, no thermal or power
+ * effects, no read-ahead; virtual time says how the access pattern would
+ * fare on the profiled device, not how long the real I/O took (io_ns
+ * measures that).
  *
  * Everything is a function of the sequence of submissions, so the same
  * workload gives the same virtual time and counters.
@@ -45,6 +66,8 @@
 #include <math.h>
 
 #include "stats/jsonbuild.h"
+#include "lib/ilist.h"
+#include "utils/hsearch.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 
@@ -54,6 +77,21 @@
 #define SIM_DEFAULT_REGION_BYTES (256 * 1024)
 /* The IOPS figures of the data sheets are for 4 KB transfers. */
 #define SIM_IOPS_BYTES		4096
+/*
+ * Model 2: most erased blocks the rest of a flash drive lends its FTL
+ * (16,384 blocks of 256 KB = 4 GB).  A drive of 480 GB has far more, but
+ * a workload would have to write more than this before garbage collection
+ * starts, and the FTL's arrays stay small (docs/devices.md).
+ */
+#define SIM_FREE_BLOCKS_MAX	16384
+
+/* One page in the drive's cache (model 2). */
+typedef struct SimCacheEntry
+{
+	PageId		page;			/* hash key */
+	dlist_node	lru;			/* head: most recently used */
+	bool		dirty;			/* written by the host, not yet to the medium */
+} SimCacheEntry;
 
 struct SimDevice
 {
@@ -71,6 +109,15 @@ struct SimDevice
 	int			nrecent;
 	Ftl		   *ftl;			/* NULL without NAND flash */
 	FtlCounters accounted;		/* FTL counters already added to stats */
+	/* model 2: the drive's cache (NULL without one) */
+	HTAB	   *cache;
+	dlist_head	lru;
+	int64		cache_capacity; /* pages */
+	int64		cache_used;
+	int64		cache_dirty;
+	int64		cache_hits;
+	int64		cache_misses;
+	int64		cache_destages; /* dirty pages written to the medium */
 };
 
 const char *const profile_kind_names[] = {"hdd", "ssd", "nvme", "3dxpoint", NULL};
@@ -88,9 +135,32 @@ sim_device_create(const DeviceProfile *profile, uint32 page_size)
 		dev->ftl = ftl_create(profile->pages_per_block,
 							  profile->overprovision_percent);
 		dev->region_bytes = (uint64) profile->pages_per_block * profile->flash_page_bytes;
+		if (profile->model_version >= PROFILE_MODEL_CACHE && profile->capacity_gb > 0)
+		{
+			double		blocks = profile->capacity_gb * 1e9 / dev->region_bytes;
+
+			ftl_set_free_space(dev->ftl, (uint32) Min(blocks, (double) SIM_FREE_BLOCKS_MAX));
+		}
 	}
 	else
 		dev->region_bytes = SIM_DEFAULT_REGION_BYTES;
+
+	if (profile->model_version >= PROFILE_MODEL_CACHE && profile->cache_mb > 0)
+	{
+		HASHCTL		ctl;
+
+		dev->cache_capacity = (int64) (profile->cache_mb * 1024 * 1024 / page_size);
+		if (dev->cache_capacity >= 1)
+		{
+			ctl.keysize = sizeof(PageId);
+			ctl.entrysize = sizeof(SimCacheEntry);
+			ctl.hcxt = CurrentMemoryContext;
+			dev->cache = hash_create("festival drive cache",
+									 (long) Min(dev->cache_capacity, 65536), &ctl,
+									 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+			dlist_init(&dev->lru);
+		}
+	}
 	return dev;
 }
 
@@ -125,6 +195,29 @@ remember_region(SimDevice *dev, uint64 region)
 }
 
 /*
+ * Model 2, HDD: the seek from the head's position to page, in ns.  The
+ * index occupies a small part of the platter, so most seeks are short:
+ * min_seek_ms plus the rest of the data sheet's average seek scaled by the
+ * square root of the distance over a third of the capacity (the seek
+ * profile of a voice-coil actuator), at most twice the average.  Before
+ * the first access the head is anywhere: the average seek.
+ */
+static double
+hdd_seek_ns(SimDevice *dev, PageId page)
+{
+	const DeviceProfile *p = &dev->prof;
+	double		dist;
+	double		ms;
+
+	if (!dev->positioned)
+		return p->avg_seek_ms * 1e6;
+	dist = fabs((double) page - (double) dev->next_page) * dev->page_size;
+	ms = p->min_seek_ms + (p->avg_seek_ms - p->min_seek_ms) *
+		sqrt(3.0 * dist / (p->capacity_gb * 1e9));
+	return Min(ms, 2.0 * p->avg_seek_ms) * 1e6;
+}
+
+/*
  * Queue-depth-1 cost of one page, in ns; *random tells whether it paid an
  * access latency (for the IOPS ceiling).  Moves the head.
  */
@@ -143,6 +236,12 @@ page_cost(SimDevice *dev, PageId page, bool write, bool *random)
 			 (page > dev->next_page ? page - dev->next_page : dev->next_page - page)
 			 * (uint64) dev->page_size <= (uint64) p->track_kb * 1024)
 		cost = 30.0e9 / p->rpm + xfer;	/* half a rotation, no seek */
+	else if (p->kind == PROFILE_HDD && p->model_version >= PROFILE_MODEL_CACHE &&
+			 p->capacity_gb > 0)
+	{
+		cost = hdd_seek_ns(dev, page) + 30.0e9 / p->rpm + xfer;
+		*random = true;
+	}
 	else
 	{
 		cost = (write ? p->write_latency_us : p->read_latency_us) * 1000.0 + xfer;
@@ -176,6 +275,124 @@ ftl_write_page(SimDevice *dev, PageId page)
 		ftl_write(dev->ftl, lpn);
 }
 
+/* ---------------------------------------------------------------------
+ * Model 2: the drive's cache.
+ * ---------------------------------------------------------------------
+ */
+
+/* A cache hit: the command overhead and the transfer over the host link. */
+static double
+hit_ns(SimDevice *dev)
+{
+	const DeviceProfile *p = &dev->prof;
+
+	return p->cache_hit_us * 1000.0 +
+		transfer_ns(dev->page_size,
+					p->interface_mbps > 0 ? p->interface_mbps : p->seq_read_mbps);
+}
+
+/* Write a dirty page from the cache to the medium; its cost in ns. */
+static double
+destage(SimDevice *dev, PageId page)
+{
+	bool		random;
+	double		cost = page_cost(dev, page, true, &random);
+
+	if (dev->ftl != NULL)
+		ftl_write_page(dev, page);
+	dev->cache_destages++;
+	return cost;
+}
+
+/*
+ * Make page the most recently used cached page (dirty if asked), evicting
+ * the least recently used one when the cache is full; returns the cost of
+ * writing an evicted dirty page to the medium.
+ */
+static double
+cache_put(SimDevice *dev, PageId page, bool dirty)
+{
+	SimCacheEntry *e = hash_search(dev->cache, &page, HASH_FIND, NULL);
+	double		cost = 0;
+	bool		found;
+
+	if (e != NULL)
+		dlist_delete(&e->lru);
+	else
+	{
+		if (dev->cache_used == dev->cache_capacity)
+		{
+			SimCacheEntry *victim = dlist_tail_element(SimCacheEntry, lru, &dev->lru);
+			PageId		vpage = victim->page;
+			bool		vdirty = victim->dirty;
+
+			dlist_delete(&victim->lru);
+			hash_search(dev->cache, &vpage, HASH_REMOVE, NULL);
+			dev->cache_used--;
+			if (vdirty)
+			{
+				dev->cache_dirty--;
+				cost += destage(dev, vpage);
+			}
+		}
+		e = hash_search(dev->cache, &page, HASH_ENTER, &found);
+		Assert(!found);
+		e->dirty = false;
+		dev->cache_used++;
+	}
+	if (dirty && !e->dirty)
+	{
+		e->dirty = true;
+		dev->cache_dirty++;
+	}
+	dlist_push_head(&dev->lru, &e->lru);
+	Assert(dev->cache_used <= dev->cache_capacity);
+	Assert(dev->cache_dirty <= dev->cache_used);
+	return cost;
+}
+
+/*
+ * The queue-depth-1 cost of one page with the drive's cache in front of
+ * the medium; *evict_ns gets the cost of dirty pages the access evicted,
+ * *to_medium whether a write reached the medium (and so the FTL) now.
+ */
+static double
+access_cost(SimDevice *dev, PageId page, bool write, bool *random,
+			double *evict_ns, bool *to_medium)
+{
+	double		cost;
+
+	*to_medium = write;
+	if (dev->cache == NULL)
+		return page_cost(dev, page, write, random);
+	if (!write)
+	{
+		SimCacheEntry *e = hash_search(dev->cache, &page, HASH_FIND, NULL);
+
+		if (e != NULL)
+		{
+			dev->cache_hits++;
+			dlist_move_head(&dev->lru, &e->lru);
+			*random = false;
+			return hit_ns(dev);
+		}
+		dev->cache_misses++;
+		cost = page_cost(dev, page, false, random);
+		*evict_ns += cache_put(dev, page, false);
+		return cost;
+	}
+	if (dev->prof.cache_write_back)
+	{
+		*to_medium = false;
+		*random = false;
+		*evict_ns += cache_put(dev, page, true);
+		return hit_ns(dev);
+	}
+	cost = page_cost(dev, page, true, random);
+	*evict_ns += cache_put(dev, page, false);
+	return cost;
+}
+
 /*
  * Advance the clock for one submission of n pages and add the time and
  * FTL work to stats.
@@ -188,6 +405,15 @@ sim_submit(SimDevice *dev, const PageId *pages, int n, bool write,
 	double		mbps = write ? p->seq_write_mbps : p->seq_read_mbps;
 	double		iops = write ? p->rand_write_iops_qd32 : p->rand_read_iops_qd32;
 	double		total = 0;
+	double		evict_ns = 0;
+	int64		copies_before = 0;
+	int64		erases_before = 0;
+
+	if (dev->ftl != NULL)
+	{
+		copies_before = ftl_counters(dev->ftl)->gc_copies;
+		erases_before = ftl_counters(dev->ftl)->erases;
+	}
 
 	for (int first = 0; first < n; first += p->channels)
 	{
@@ -199,26 +425,30 @@ sim_submit(SimDevice *dev, const PageId *pages, int n, bool write,
 		for (int i = first; i < first + k; i++)
 		{
 			bool		random;
-			double		cost = page_cost(dev, pages[i], write, &random);
+			bool		to_medium;
+			double		cost = access_cost(dev, pages[i], write, &random,
+										   &evict_ns, &to_medium);
 
 			slowest = Max(slowest, cost);
 			randoms += random ? 1 : 0;
+			if (to_medium && dev->ftl != NULL)
+				ftl_write_page(dev, pages[i]);
 		}
-		round = Max(slowest, k * transfer_ns(dev->page_size, mbps));
+		round = slowest;
+		/* cache hits (model 2) come over the host link, not the medium */
+		if (dev->cache == NULL || randoms > 0)
+			round = Max(round, k * transfer_ns(dev->page_size, mbps));
 		if (k > 1)
 			round = Max(round, randoms * 1.0e9 / iops *
 						((double) dev->page_size / SIM_IOPS_BYTES));
 		total += round;
 	}
+	total += evict_ns;
 
-	if (write && dev->ftl != NULL)
+	if (dev->ftl != NULL)
 	{
 		const FtlCounters *c = ftl_counters(dev->ftl);
-		int64		copies_before = c->gc_copies;
-		int64		erases_before = c->erases;
 
-		for (int i = 0; i < n; i++)
-			ftl_write_page(dev, pages[i]);
 		total += (c->gc_copies - copies_before) *
 			(p->read_latency_us + p->write_latency_us) * 1000.0 / p->channels;
 		total += (c->erases - erases_before) * p->erase_latency_us * 1000.0;
@@ -261,6 +491,25 @@ sim_truncate(SimDevice *dev, uint64 npages)
 {
 	if (dev->ftl != NULL)
 		ftl_trim_from(dev->ftl, first_unit_at(dev, npages));
+	/* cached pages past the end are gone, dirty or not */
+	if (dev->cache != NULL)
+	{
+		dlist_mutable_iter it;
+
+		dlist_foreach_modify(it, &dev->lru)
+		{
+			SimCacheEntry *e = dlist_container(SimCacheEntry, lru, it.cur);
+			PageId		page = e->page;
+
+			if (page < npages)
+				continue;
+			if (e->dirty)
+				dev->cache_dirty--;
+			dlist_delete(&e->lru);
+			hash_search(dev->cache, &page, HASH_REMOVE, NULL);
+			dev->cache_used--;
+		}
+	}
 }
 
 /* An existing file of npages was opened: lay it out on a fresh drive. */
@@ -299,6 +548,16 @@ sim_push_jsonb(const SimDevice *dev, JsonbParseState **state)
 	jb_int(state, "pages_read", dev->pages_read);
 	jb_int(state, "pages_written", dev->pages_written);
 	jb_int(state, "interference_hits", dev->interference_hits);
+	jb_int(state, "model_version", dev->prof.model_version);
+	if (dev->cache != NULL)
+	{
+		jb_int(state, "cache_pages", dev->cache_capacity);
+		jb_int(state, "cache_used", dev->cache_used);
+		jb_int(state, "cache_dirty", dev->cache_dirty);
+		jb_int(state, "cache_hits", dev->cache_hits);
+		jb_int(state, "cache_misses", dev->cache_misses);
+		jb_int(state, "cache_destages", dev->cache_destages);
+	}
 	if (dev->ftl != NULL)
 	{
 		const FtlCounters *c = ftl_counters(dev->ftl);
@@ -382,7 +641,11 @@ sim_write(PageIO *io, PageIORequest *reqs, int n)
 	account(s, reqs, n, true);
 }
 
-/* Syncing costs no virtual time: the model has no volatile drive cache. */
+/*
+ * Syncing costs no virtual time: model 1 has no drive cache, and model 2
+ * assumes, as the papers' FESTIval did, that nothing asks the drive to
+ * flush it (see the file header).
+ */
 static void
 sim_sync(PageIO *io)
 {

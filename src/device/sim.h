@@ -4,7 +4,8 @@
  *	  The device model: virtual device time for a device profile.
  *
  * See sim.c.  A SimDevice is the state of one simulated drive (its clock,
- * head position, recent writes and, for NAND flash, its FTL).  The PageIO
+ * head position, recent writes, for NAND flash its FTL and, with device
+ * model 2, its DRAM cache).  The PageIO
  * decorator advances it for every submission; festival.device_simulate()
  * drives one directly with crafted access patterns.
  *

@@ -49,6 +49,14 @@ typedef enum ProfileColumn
 	PROFILE_COL_OVERPROVISION,
 	PROFILE_COL_RPM,
 	PROFILE_COL_TRACK_KB,
+	PROFILE_COL_AVG_SEEK,
+	PROFILE_COL_MODEL_VERSION,
+	PROFILE_COL_CACHE_MB,
+	PROFILE_COL_CACHE_HIT,
+	PROFILE_COL_CACHE_WRITE_BACK,
+	PROFILE_COL_INTERFACE,
+	PROFILE_COL_CAPACITY,
+	PROFILE_COL_MIN_SEEK,
 } ProfileColumn;
 
 static const char *const profile_columns =
@@ -56,7 +64,9 @@ static const char *const profile_columns =
 	"rand_read_iops_qd32, rand_write_iops_qd32, channels, interference_us, "
 	"coalesce(flash_page_bytes, 0), coalesce(pages_per_block, 0), "
 	"coalesce(erase_latency_us, 0), coalesce(overprovision_percent, 0), "
-	"coalesce(rpm, 0), coalesce(track_kb, 0)";
+	"coalesce(rpm, 0), coalesce(track_kb, 0), coalesce(avg_seek_ms, 0), "
+	"model_version, cache_mb, cache_hit_us, cache_write_back::int, "
+	"coalesce(interface_mbps, 0), coalesce(capacity_gb, 0), coalesce(min_seek_ms, 0)";
 
 static double
 column_double(int col)
@@ -128,6 +138,14 @@ catalog_load_profile(const char *name)
 	p->overprovision_percent = column_double(PROFILE_COL_OVERPROVISION);
 	p->rpm = column_double(PROFILE_COL_RPM);
 	p->track_kb = (int) column_double(PROFILE_COL_TRACK_KB);
+	p->avg_seek_ms = column_double(PROFILE_COL_AVG_SEEK);
+	p->model_version = (int) column_double(PROFILE_COL_MODEL_VERSION);
+	p->cache_mb = column_double(PROFILE_COL_CACHE_MB);
+	p->cache_hit_us = column_double(PROFILE_COL_CACHE_HIT);
+	p->cache_write_back = column_double(PROFILE_COL_CACHE_WRITE_BACK) != 0;
+	p->interface_mbps = column_double(PROFILE_COL_INTERFACE);
+	p->capacity_gb = column_double(PROFILE_COL_CAPACITY);
+	p->min_seek_ms = column_double(PROFILE_COL_MIN_SEEK);
 	MemoryContextSwitchTo(old);
 	SPI_finish();
 	return p;
