@@ -97,7 +97,7 @@ COMMENT ON COLUMN @extschema@.run.read_submissions IS 'device read calls; a batc
 COMMENT ON COLUMN @extschema@.run.erases IS 'flash block erases of the simulated FTL (counter device_erases)';
 COMMENT ON COLUMN @extschema@.run.write_amplification IS 'ftl_flash_writes / ftl_host_writes; NULL when the FTL wrote nothing';
 COMMENT ON COLUMN @extschema@.run.model_elapsed_seconds IS
-	'modelled elapsed time of the index work: index CPU seconds (metrics index_cpu_seconds) + virtual device seconds; what the papers'' elapsed times are compared with';
+	'modelled elapsed time of the index work: index CPU seconds (metrics index_cpu_seconds, measured only with festival.track_cpu_time on, else 0) + virtual device seconds; what the papers'' elapsed times are compared with';
 COMMENT ON COLUMN @extschema@.run.replay_of IS 'for a run made by festival.replay(): the run whose I/O trace it re-costed';
 COMMENT ON COLUMN @extschema@.run.reads_per_level IS
 	'node pages read from the device per node height {"0": leaves, ...} (meta and free pages excluded; buffering stores: stored versions read, buffer hits excluded)';

@@ -69,10 +69,25 @@ ORDER BY i.ord;
 -- agree (ok)
 CREATE TABLE rs_brute (pred text, qid int, id bigint);
 
+-- a digest of a tree, page for page: every node's page, level, and each
+-- entry's position, reference and box (see "Unchanged choices" below)
+CREATE FUNCTION rs_digest(idx text)
+RETURNS text
+LANGUAGE sql AS $$
+	WITH RECURSIVE t(page) AS (
+		SELECT (festival.stats(idx)->>'root')::bigint
+		UNION ALL
+		SELECT n.ref FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level > 0)
+	SELECT md5(string_agg(format('%s/%s/%s/%s/%s %s %s %s', t.page, n.level, n.position, n.ref,
+								 n.xmin, n.ymin, n.xmax, n.ymax), ';' ORDER BY t.page, n.position))
+	FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n
+$$;
+
 -- Phase 1: build (one insert at a time)
 SELECT count(*) AS indices, min(built) AS min_built, max(built) AS max_built
 FROM (SELECT festival.build(name) AS built FROM rs_index) s;
 SELECT * FROM fixture.verify_indices('build', 'rs_index', 'rs_src', 'rs_brute', ARRAY[2, 8, 12, 21, 29, 36]);
+SELECT ord, name, rs_digest(name) AS built_tree FROM rs_index ORDER BY ord;
 
 -- Phase 2: insert the rest one at a time, in a mixed order
 INSERT INTO rs_src SELECT id, geom FROM rs_later;
@@ -119,6 +134,7 @@ FROM (SELECT festival.update(i.name, m.old_id, m.old_geom, m.new_id, m.new_geom)
 	  FROM rs_moved m CROSS JOIN rs_index i
 	  ORDER BY (m.old_id * 13) % 10007, m.old_id, i.ord) s;
 SELECT * FROM fixture.verify_indices('update', 'rs_index', 'rs_src', 'rs_brute', ARRAY[2, 8, 12, 21, 29, 36]);
+SELECT ord, name, rs_digest(name) AS updated_tree FROM rs_index ORDER BY ord;
 
 -- Phase 5: close every index (buffers flushed), then query: each reopens
 SELECT count(*) FILTER (WHERE closed) AS closed
@@ -154,6 +170,62 @@ SELECT count(*) AS check_rows FROM (
 SELECT festival.drop_index('rs_twin'), festival.drop_index('rs_twin2'), festival.drop_index('rs_twin_far');
 
 -------------------------------------------------------------------------------
+-- Unchanged choices: ChooseSubtree is computed faster than the paper states
+-- it (an entry containing the new box wins at once, the max_neighbors
+-- candidates are selected without sorting the node, overlap sums stop
+-- early), and must still choose exactly what the plain algorithm chooses.
+-- Assert-enabled builds compare every call with the plain algorithm
+-- (rstar_choose_subtree_reference); here, as after phases 1 and 4 above,
+-- the trees are compared page for page (rs_digest) with the digests the
+-- plain algorithm built before the fast one existed (recorded in the
+-- expected output).
+-- 4 kB pages hold 101 entries, so only 32 (8) of them are candidates;
+-- lattice points make leaves without area (entries of zero enlargement
+-- ahead of a containing one); two rectangles too large for a finite area
+-- take the path that falls back to the plain algorithm.
+-------------------------------------------------------------------------------
+CREATE TABLE rs_big (id bigint PRIMARY KEY, geom geometry NOT NULL);
+INSERT INTO rs_big
+SELECT i, ST_MakePoint((i * 7919) % 10007 + (i % 7) / 8.0, (i * 104729) % 10009)
+FROM generate_series(0, 5999) i;
+INSERT INTO rs_big
+SELECT i, ST_MakePoint((i % 60) * 150, (i / 60) * 3) FROM generate_series(6000, 8999) i;
+INSERT INTO rs_big
+SELECT i, ST_MakeEnvelope(x, y, x + 1 + i % 13, y + 1 + i % 7)
+FROM (SELECT i, (i * 3571) % 9973 AS x, (i * 6007) % 9931 AS y FROM generate_series(9000, 10999) i) s;
+CREATE TABLE rs_big_later (id bigint PRIMARY KEY, geom geometry NOT NULL);
+INSERT INTO rs_big_later
+SELECT i, ST_MakePoint((i * 7919) % 10007 + 0.5, (i * 104729) % 10009 + 0.25)
+FROM generate_series(11000, 12499) i;
+INSERT INTO rs_big_later VALUES
+	(20000, ST_MakeEnvelope(-1e300, -1e300, 1e300, 1e300)),
+	(20001, ST_MakeEnvelope(0, 0, 1e300, 10)),
+	(20002, ST_MakePoint(5000, 5000));
+CREATE TABLE rs_big_index (ord int PRIMARY KEY, name text NOT NULL UNIQUE, options jsonb NOT NULL);
+INSERT INTO rs_big_index VALUES
+	(1, 'rs_big_4k', '{}'),
+	(2, 'rs_big_n8', '{"page_size": 2048, "max_neighbors": 8, "reinsert": "far", "reinsert_percent": 40}');
+SELECT ord, name, festival.create_index(name, 'rstartree', 'rs_dev', options, 'rs_big') > 0 AS created,
+	   festival.build(name) = (SELECT count(*) FROM rs_big) AS built,
+	   rs_digest(name) AS built_tree
+FROM rs_big_index ORDER BY ord;
+INSERT INTO rs_big SELECT * FROM rs_big_later;
+SELECT count(*) AS calls, count(*) FILTER (WHERE ok) AS returned_true
+FROM (SELECT festival.insert(i.name, l.id, l.geom) AS ok
+	  FROM rs_big_later l CROSS JOIN rs_big_index i ORDER BY l.id, i.ord) s;
+CREATE TABLE rs_big_gone AS SELECT * FROM rs_big WHERE id % 4 = 1 AND id < 11000;
+DELETE FROM rs_big WHERE id IN (SELECT id FROM rs_big_gone);
+SELECT count(*) AS calls, count(*) FILTER (WHERE ok) AS returned_true
+FROM (SELECT festival.delete(i.name, g.id, g.geom) AS ok
+	  FROM rs_big_gone g CROSS JOIN rs_big_index i ORDER BY (g.id * 31) % 10007, g.id, i.ord) s;
+SELECT ord, name, rs_digest(name) AS modified_tree,
+	   (festival.stats(name)->>'entries')::bigint = (SELECT count(*) FROM rs_big) AS entries_exact,
+	   (SELECT count(*) FROM festival.check(name)) AS check_rows
+FROM rs_big_index ORDER BY ord;
+SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM rs_big_index) s;
+DROP TABLE rs_big, rs_big_later, rs_big_gone, rs_big_index;
+
+-------------------------------------------------------------------------------
 -- Refused options
 -------------------------------------------------------------------------------
 \set VERBOSITY default
@@ -174,7 +246,7 @@ SELECT festival.create_index('rs_bad', 'rstartree', 'rs_dev', '{"split": "quadra
 -------------------------------------------------------------------------------
 SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM rs_index) s;
 SELECT festival.drop_device('rs_dev');
-DROP FUNCTION rs_leaves(text);
+DROP FUNCTION rs_leaves(text), rs_digest(text);
 DROP TABLE rs_src, rs_later, rs_index, rs_brute, rs_gone, rs_moved;
 RESET festival.progress_interval;
 RESET client_min_messages;

@@ -45,6 +45,13 @@ typedef struct DirectStore
 	PendingPage *pending;
 	int			npending;
 	int			maxpending;
+	/*
+	 * An index of pending by page (open addressing, position + 1, 0 free),
+	 * built once a modification holds more than PENDING_SCAN_MAX pages (a
+	 * build's batch of rows), in pending_cxt; NULL otherwise.
+	 */
+	int		   *slots;
+	int			nslots;			/* a power of 2, at least 2 * npending */
 	char	   *scratch;		/* aligned buffer for reads */
 	PagePrefetch prefetch;		/* pages read ahead by direct_read_many */
 	uint64		file_pages;		/* pages in the file as of the last commit */
@@ -56,9 +63,50 @@ typedef struct DirectStore
 	uint32		committed_height;
 } DirectStore;
 
+/* Pending pages found by a linear scan; beyond, through slots. */
+#define PENDING_SCAN_MAX 32
+
+static inline int
+pending_hash(const DirectStore *ds, PageId page)
+{
+	return (int) ((page * UINT64CONST(0x9E3779B97F4A7C15)) >> 32) & (ds->nslots - 1);
+}
+
+/* (Re)build the index of pending pages for at least 2 * maxpending slots. */
+static void
+pending_index(DirectStore *ds)
+{
+	ds->nslots = 64;
+	while (ds->nslots < 2 * ds->maxpending)
+		ds->nslots *= 2;
+	ds->slots = MemoryContextAllocZero(ds->pending_cxt, ds->nslots * sizeof(int));
+	for (int i = 0; i < ds->npending; i++)
+	{
+		int			h = pending_hash(ds, ds->pending[i].page);
+
+		while (ds->slots[h] != 0)
+			h = (h + 1) & (ds->nslots - 1);
+		ds->slots[h] = i + 1;
+	}
+}
+
+static void
+pending_forget_index(DirectStore *ds)
+{
+	ds->slots = NULL;			/* its memory goes with pending_cxt */
+	ds->nslots = 0;
+}
+
 static PendingPage *
 pending_find(DirectStore *ds, PageId page)
 {
+	if (ds->slots != NULL)
+	{
+		for (int h = pending_hash(ds, page); ds->slots[h] != 0; h = (h + 1) & (ds->nslots - 1))
+			if (ds->pending[ds->slots[h] - 1].page == page)
+				return &ds->pending[ds->slots[h] - 1];
+		return NULL;
+	}
 	/* modifications touch few pages; a linear scan beats a hash here */
 	for (int i = ds->npending - 1; i >= 0; i--)
 		if (ds->pending[i].page == page)
@@ -84,6 +132,21 @@ pending_slot(DirectStore *ds, PageId page)
 	p->image = MemoryContextAlloc(ds->pending_cxt,
 								  ds->ns.page_size + FEST_IO_ALIGN);
 	p->image = (char *) TYPEALIGN(FEST_IO_ALIGN, p->image);
+	if (ds->slots != NULL && 2 * ds->npending > ds->nslots)
+		pending_forget_index(ds);	/* rebuilt larger below */
+	if (ds->slots == NULL)
+	{
+		if (ds->npending > PENDING_SCAN_MAX)
+			pending_index(ds);
+	}
+	else
+	{
+		int			h = pending_hash(ds, page);
+
+		while (ds->slots[h] != 0)
+			h = (h + 1) & (ds->nslots - 1);
+		ds->slots[h] = ds->npending;
+	}
 	return p;
 }
 
@@ -371,6 +434,8 @@ direct_commit(NodeStore *ns)
 
 	ns_mark_unclean(ns);
 
+	/* sorting moves the pending pages: their index no longer holds */
+	pending_forget_index(ds);
 	qsort_arg(ds->pending, ds->npending, sizeof(PendingPage), pending_cmp, ds);
 	for (int i = 0; i < ds->npending; i++)
 	{
@@ -434,6 +499,7 @@ direct_commit(NodeStore *ns)
 	ds->nreused = 0;
 	ds->npending = 0;
 	MemoryContextReset(ds->pending_cxt);
+	pending_forget_index(ds);
 	ns->op_touched = false;
 }
 
@@ -452,6 +518,7 @@ direct_reset(NodeStore *ns)
 	ds->npending = 0;
 	ds->nreused = 0;
 	MemoryContextReset(ds->pending_cxt);
+	pending_forget_index(ds);
 	ns_truncate_to_empty(ns);
 	ds->file_pages = FEST_FIRST_DATA_PAGE;
 	ds->committed_root = InvalidPageId;

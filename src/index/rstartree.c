@@ -111,22 +111,36 @@ compare_candidates(const void *a, const void *b)
 	return x->slot - y->slot;
 }
 
-/* ChooseSubtree (CS2), with the reduced-cost overlap test above leaves. */
-static int
-rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
+/* compare_candidates(x, y) < 0, inline: a total order on finite keys */
+static inline bool
+candidate_before(const SubtreeCandidate *x, const SubtreeCandidate *y)
 {
-	RtreeState *st = (RtreeState *) idx->state;
-	const RtreeEntry *e = RtreeNodeEntries(node);
-	int			n = node->nentries;
-	SubtreeCandidate *cand;
-	int			ncand;
+	if (x->enlargement != y->enlargement)
+		return x->enlargement < y->enlargement;
+	if (x->area != y->area)
+		return x->area < y->area;
+	return x->slot < y->slot;
+}
+
+/*
+ * The reference ChooseSubtree above the leaves, the algorithm as the paper
+ * states it: sort all entries by area enlargement (then area, then
+ * position), compute the whole overlap enlargement of the first
+ * max_neighbors, keep the first least.  rstar_choose_subtree must return
+ * the same entry for every input, and assert-enabled builds (the test
+ * suite's) check each of its calls against this one.  It also decides when
+ * a key is not finite: areas that overflow to infinity make NaN
+ * enlargements, which the fast path's reasoning does not cover.
+ */
+static int
+rstar_choose_subtree_reference(const RtreeEntry *e, int n, const Mbr *box,
+							   int max_neighbors)
+{
+	SubtreeCandidate *cand = palloc(n * sizeof(SubtreeCandidate));
+	int			ncand = Min(n, max_neighbors);
 	int			best = 0;
 	double		best_overlap = get_float8_infinity();
 
-	if (node->level != 1)
-		return rtree_choose_least_enlargement(idx, node, box);
-
-	cand = palloc(n * sizeof(SubtreeCandidate));
 	for (int i = 0; i < n; i++)
 	{
 		cand[i].area = mbr_area(&e[i].box);
@@ -134,12 +148,8 @@ rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
 		cand[i].slot = i;
 	}
 	qsort(cand, n, sizeof(SubtreeCandidate), compare_candidates);
-	ncand = Min(n, (int) st->max_neighbors);
 
-	/*
-	 * The candidates are in order of area enlargement, then area, so the
-	 * first of equal overlap enlargement wins the ties as the paper asks.
-	 */
+	/* in candidate order, so the first of equal overlap enlargement wins */
 	for (int k = 0; k < ncand; k++)
 	{
 		const Mbr  *old_box = &e[cand[k].slot].box;
@@ -160,8 +170,220 @@ rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
 			best = cand[k].slot;
 		}
 	}
-	idx->stats->entries_examined += n + (int64) ncand * n;
 	pfree(cand);
+	return best;
+}
+
+/*
+ * Overlap enlargement of entry `slot` grown to cover box: the sum, over
+ * every other entry in position order, of how much its overlap with that
+ * entry grows.  With finite areas every term is finite and >= 0 (the grown
+ * box reaches at least as far on every side, and rounded subtraction and
+ * multiplication are monotonic), so the partial sums never decrease: once
+ * one exceeds bound the entry cannot win and the partial sum (> bound) is
+ * returned.  Otherwise the terms are added in the reference's order, so the
+ * sum is the very same double.  *examined counts the entries tested.
+ */
+static double
+overlap_enlargement(const RtreeEntry *e, int n, int slot, const Mbr *box,
+					double bound, int64 *examined)
+{
+	const Mbr  *old_box = &e[slot].box;
+	Mbr			grown = *old_box;
+	double		overlap = 0;
+	int			j;
+
+	mbr_extend(&grown, box);
+	for (j = 0; j < n; j++)
+	{
+		if (j == slot)
+			continue;
+		overlap += mbr_overlap_area(&grown, &e[j].box) -
+			mbr_overlap_area(old_box, &e[j].box);
+		if (overlap > bound)
+		{
+			j++;
+			break;
+		}
+	}
+	*examined += j;
+	Assert(overlap >= 0);
+	return overlap;
+}
+
+/*
+ * Move the k first candidates in candidate order to c[0..k-1] (in no
+ * particular order): quickselect, O(n) expected instead of a full sort.
+ */
+static void
+select_first_candidates(SubtreeCandidate *c, int n, int k)
+{
+	int			lo = 0;
+	int			hi = n - 1;
+
+	while (lo < hi)
+	{
+		SubtreeCandidate pivot = c[lo + (hi - lo) / 2];
+		int			i = lo;
+		int			j = hi;
+
+		/* Hoare partition: c[lo..j] before-or-equal pivot, c[i..hi] after-or-equal */
+		while (i <= j)
+		{
+			while (candidate_before(&c[i], &pivot))
+				i++;
+			while (candidate_before(&pivot, &c[j]))
+				j--;
+			if (i <= j)
+			{
+				SubtreeCandidate t = c[i];
+
+				c[i] = c[j];
+				c[j] = t;
+				i++;
+				j--;
+			}
+		}
+		if (k - 1 <= j)
+			hi = j;
+		else if (k - 1 >= i)
+			lo = i;
+		else
+			break;
+	}
+}
+
+/* Insertion sort in candidate order, for the few selected candidates. */
+static void
+sort_candidates(SubtreeCandidate *c, int n)
+{
+	for (int i = 1; i < n; i++)
+	{
+		SubtreeCandidate x = c[i];
+		int			j = i;
+
+		while (j > 0 && candidate_before(&x, &c[j - 1]))
+		{
+			c[j] = c[j - 1];
+			j--;
+		}
+		c[j] = x;
+	}
+}
+
+/*
+ * ChooseSubtree (CS2), with the reduced-cost overlap test above leaves.
+ *
+ * It returns exactly the entry of rstar_choose_subtree_reference, faster:
+ *	- an entry that contains the box has area enlargement 0 and overlap
+ *	  enlargement 0 (growing it changes nothing), and no entry has less of
+ *	  either; only entries before it in candidate order (enlargement 0,
+ *	  less area, or equal area and earlier position) can still win, by an
+ *	  overlap enlargement of 0, and only those are tested;
+ *	- otherwise the max_neighbors first candidates are selected, not the
+ *	  whole node sorted, and only they are sorted;
+ *	- the overlap sum of a candidate stops as soon as it exceeds the best
+ *	  so far (it can only grow).
+ */
+static int
+rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
+{
+	RtreeState *st = (RtreeState *) idx->state;
+	const RtreeEntry *e = RtreeNodeEntries(node);
+	int			n = node->nentries;
+	int			ncand;
+	SubtreeCandidate local[128];
+	SubtreeCandidate *cand;
+	int			containing = -1;
+	int			best;
+	double		best_overlap;
+	int64		examined = n;
+
+	if (node->level != 1)
+		return rtree_choose_least_enlargement(idx, node, box);
+
+	Assert(n > 0);
+	ncand = Min(n, (int) st->max_neighbors);
+	cand = n <= lengthof(local) ? local : palloc(n * sizeof(SubtreeCandidate));
+	for (int i = 0; i < n; i++)
+	{
+		cand[i].area = mbr_area(&e[i].box);
+		cand[i].enlargement = mbr_union_area(&e[i].box, box) - cand[i].area;
+		cand[i].slot = i;
+		if (!isfinite(cand[i].area) || !isfinite(cand[i].enlargement))
+		{
+			best = rstar_choose_subtree_reference(e, n, box, (int) st->max_neighbors);
+			examined += (int64) ncand * n;
+			goto done;
+		}
+		if (mbr_contains(&e[i].box, box) &&
+			(containing < 0 || candidate_before(&cand[i], &cand[containing])))
+			containing = i;
+	}
+
+	if (containing >= 0)
+	{
+		SubtreeCandidate c = cand[containing];
+		int			nbefore = 0;
+
+		/* the box's union with a box containing it is that box, bit for bit */
+		Assert(c.enlargement == 0);
+
+		/* the entries before it in candidate order, moved to the front */
+		for (int i = 0; i < n; i++)
+			if (cand[i].enlargement == 0 && candidate_before(&cand[i], &c))
+				cand[nbefore++] = cand[i];
+		if (nbefore < ncand)
+		{
+			best = containing;
+			sort_candidates(cand, nbefore);
+			for (int k = 0; k < nbefore; k++)
+			{
+				if (overlap_enlargement(e, n, cand[k].slot, box, 0.0, &examined) <= 0)
+				{
+					best = cand[k].slot;
+					break;
+				}
+			}
+			goto done;
+		}
+		/* more than max_neighbors entries precede it: it is no candidate */
+		for (int i = 0; i < n; i++)
+		{
+			cand[i].area = mbr_area(&e[i].box);
+			cand[i].enlargement = mbr_union_area(&e[i].box, box) - cand[i].area;
+			cand[i].slot = i;
+		}
+	}
+
+	if (ncand < n)
+		select_first_candidates(cand, n, ncand);
+	sort_candidates(cand, ncand);
+
+	/*
+	 * In candidate order, so the first of equal overlap enlargement wins the
+	 * ties as the paper asks; a candidate stopped early has a partial sum
+	 * above the best and loses as its whole sum would.
+	 */
+	best = cand[0].slot;
+	best_overlap = get_float8_infinity();
+	for (int k = 0; k < ncand; k++)
+	{
+		double		overlap = overlap_enlargement(e, n, cand[k].slot, box,
+												  best_overlap, &examined);
+
+		if (overlap < best_overlap)
+		{
+			best_overlap = overlap;
+			best = cand[k].slot;
+		}
+	}
+
+done:
+	Assert(best == rstar_choose_subtree_reference(e, n, box, (int) st->max_neighbors));
+	idx->stats->entries_examined += examined;
+	if (cand != local)
+		pfree(cand);
 	return best;
 }
 

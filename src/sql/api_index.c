@@ -40,6 +40,15 @@ PG_FUNCTION_INFO_V1(festival_close);
 /* Rows fetched from the source per cursor fetch during a build. */
 #define BUILD_FETCH_ROWS 10000
 
+/*
+ * Rows of an 'insert' build committed together in a write-through store:
+ * BUILD_COMMIT_BYTES / page_size (2048 rows of 4 kB pages), at least 16.
+ * A row writes a few pages at most, and the rows of a batch share many
+ * (the upper levels, leaves they fill together), so the page images held
+ * until the commit stay within a few times this many bytes.
+ */
+#define BUILD_COMMIT_BYTES (8 * 1024 * 1024)
+
 /* Does the user's options object give a non-null value for key? */
 static bool
 user_gives(Jsonb *user, const char *key)
@@ -247,7 +256,7 @@ festival_close(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(true);
 }
 
-/* Insert one source row during a build. */
+/* Insert one source row during a build; the caller commits. */
 static void
 build_one(OpenIndex *ix, int64 id, bytea *ewkb)
 {
@@ -263,10 +272,20 @@ build_one(OpenIndex *ix, int64 id, bytea *ewkb)
 	ix->structure->insert(&ix->sidx, id, &info.box);
 	ix->meta.entry_count++;
 	ix->op_stats.inserts++;
-	ix_commit(ix);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ix->op_cxt);
 	pfree(what);
+}
+
+/* Commit the rows build_one inserted since the last commit. */
+static void
+build_commit(OpenIndex *ix)
+{
+	MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
+
+	ix_commit(ix);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(ix->op_cxt);
 }
 
 static void
@@ -369,6 +388,8 @@ festival_build(PG_FUNCTION_ARGS)
 	int64		start_ns;
 	int64		last_notice_ns;
 	BulkItems	bulk = {0};
+	int64		commit_rows;
+	int64		uncommitted = 0;
 
 	ix = ix_begin_op(name, IX_MODIFY);
 	method = build_method_lookup(ix->structure, method_name);
@@ -378,6 +399,23 @@ festival_build(PG_FUNCTION_ARGS)
 
 	ix_reset_for_build(ix);
 	start_ns = last_notice_ns = fest_now_ns();
+
+	/*
+	 * An 'insert' build commits per batch of rows in a write-through store:
+	 * a page changed by many rows of the batch is written once, and pages
+	 * the batch wrote are read back from memory.  The build is marked on
+	 * disk until it finishes (FEST_META_BUILDING), so a crash or ERROR
+	 * part-way leaves, as before, an index refused as incompletely built,
+	 * holding the rows up to its last commit.  A buffering store (FAST,
+	 * eFIND) commits every row: its commit decides flushes and log groups,
+	 * which the frameworks define per modification.
+	 */
+	if (ix->ns->buffers)
+		commit_rows = 1;
+	else if (fest_build_commit_rows > 0)
+		commit_rows = fest_build_commit_rows;	/* 1: per row, as the papers */
+	else
+		commit_rows = Max(16, BUILD_COMMIT_BYTES / (int64) ix->ns->page_size);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -404,7 +442,14 @@ festival_build(PG_FUNCTION_ARGS)
 						 errhint("Every indexed row needs an id.")));
 			geom = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull);
 			if (method == NULL)
+			{
 				build_one(ix, DatumGetInt64(id), DatumGetByteaPP(geom));
+				if (++uncommitted >= commit_rows)
+				{
+					build_commit(ix);
+					uncommitted = 0;
+				}
+			}
 			else
 				bulk_collect(ix, &bulk, DatumGetInt64(id), DatumGetByteaPP(geom));
 			rows++;
@@ -415,6 +460,8 @@ festival_build(PG_FUNCTION_ARGS)
 	}
 	SPI_cursor_close(portal);
 	SPI_finish();
+	if (uncommitted > 0)
+		build_commit(ix);
 
 	if (method != NULL && bulk.n > 0)
 	{

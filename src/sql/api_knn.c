@@ -88,7 +88,7 @@ measure_batch(KnnMeasure *m, KnnSearch *search, const int64 *ids, int n)
 {
 	FestStats  *stats = &m->ix->op_stats;
 	int64		start = fest_now_ns();
-	int64		start_cpu = fest_cpu_ns();
+	int64		start_cpu = m->ix->op_track_cpu ? fest_cpu_ns() : 0;
 	Datum	   *elems = palloc(n * sizeof(Datum));
 	int64	   *sorted = palloc(n * sizeof(int64));
 	bool	   *found = palloc0(n * sizeof(bool));
@@ -136,7 +136,8 @@ measure_batch(KnnMeasure *m, KnnSearch *search, const int64 *ids, int n)
 	pfree(sorted);
 	pfree(found);
 	stats->refine_ns += fest_now_ns() - start;
-	stats->refine_cpu_ns += fest_cpu_ns() - start_cpu;
+	if (m->ix->op_track_cpu)
+		stats->refine_cpu_ns += fest_cpu_ns() - start_cpu;
 }
 
 static void

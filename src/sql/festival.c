@@ -82,6 +82,26 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("festival.track_cpu_time",
+							 "Measures the CPU time of index work and of refinement (index_cpu_seconds, refine_cpu_seconds).",
+							 "Off by default: reading a thread's CPU clock is a system call, "
+							 "and an operation reads it twice (four times with refinement).",
+							 &fest_track_cpu_time,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("festival.build_commit_rows",
+							"Rows of an 'insert' build of a write-through index committed together (0: 8 MB of pages).",
+							"1 commits (writes) every row as festival.insert does, which is what the papers' one-at-a-time "
+							"builds measure; larger batches write a page changed by many rows once.",
+							&fest_build_commit_rows,
+							0, 0, 1000000,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("festival.open_timeout",
 							"How long opening an index waits for another session to release it.",
 							"A session that ends, closes the index or (reading another role's "

@@ -16,26 +16,48 @@
 #include "nodes/makefuncs.h"
 #include "parser/parse_func.h"
 #include "utils/builtins.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-/* PostGIS functions, looked up once per call site (fn_extra). */
+/*
+ * PostGIS functions, set up once per call site (fn_extra).  A call site
+ * lives as long as one execution of its statement, so a function called
+ * once per statement (a query in a PL/pgSQL loop) would look them up by
+ * name on every call; the OIDs found are therefore also kept for the
+ * session in postgis_oids, forgotten whenever a function or type changes.
+ */
 typedef struct GeomFuncs
 {
 	Oid			geometry_type;
 	FmgrInfo	as_ewkb;
-	FmgrInfo	curve_to_line;
+	Oid			curve_to_line_oid;
+	FmgrInfo	curve_to_line;	/* set up at the first arc */
 } GeomFuncs;
 
+typedef struct PostgisOids
+{
+	Oid			geometry_type;	/* InvalidOid: nothing cached */
+	Oid			as_ewkb;
+	Oid			curve_to_line;
+} PostgisOids;
+
+static PostgisOids postgis_oids;
+static bool postgis_oids_callbacks;
+
 static void
-lookup_postgis_function(Oid nsp, const char *name, int nargs, Oid *argtypes,
-						FmgrInfo *finfo, MemoryContext cxt)
+postgis_oids_invalidate(Datum arg, int cacheid, uint32 hashvalue)
+{
+	postgis_oids.geometry_type = InvalidOid;
+}
+
+static Oid
+lookup_postgis_function(Oid nsp, const char *name, int nargs, Oid *argtypes)
 {
 	List	   *qualified = list_make2(makeString(get_namespace_name(nsp)),
 									   makeString(pstrdup(name)));
-	Oid			fn = LookupFuncName(qualified, nargs, argtypes, false);
 
-	fmgr_info_cxt(fn, finfo, cxt);
+	return LookupFuncName(qualified, nargs, argtypes, false);
 }
 
 static GeomFuncs *
@@ -49,10 +71,26 @@ geom_funcs(FunctionCallInfo fcinfo, int argno)
 	if (funcs != NULL)
 		return funcs;
 
+	if (!postgis_oids_callbacks)
+	{
+		CacheRegisterSyscacheCallback(PROCOID, postgis_oids_invalidate, (Datum) 0);
+		CacheRegisterSyscacheCallback(TYPEOID, postgis_oids_invalidate, (Datum) 0);
+		postgis_oids_callbacks = true;
+	}
+
 	argtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
 	/* an array of geometries (query_batch): the element type */
 	if (OidIsValid(argtype) && OidIsValid(get_element_type(argtype)))
 		argtype = get_element_type(argtype);
+	if (OidIsValid(argtype) && argtype == postgis_oids.geometry_type)
+	{
+		funcs = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(GeomFuncs));
+		funcs->geometry_type = argtype;
+		fmgr_info_cxt(postgis_oids.as_ewkb, &funcs->as_ewkb, fcinfo->flinfo->fn_mcxt);
+		funcs->curve_to_line_oid = postgis_oids.curve_to_line;
+		fcinfo->flinfo->fn_extra = funcs;
+		return funcs;
+	}
 	if (!OidIsValid(argtype))
 		argtype = TypenameGetTypid("geometry");
 	if (!OidIsValid(argtype))
@@ -68,15 +106,17 @@ geom_funcs(FunctionCallInfo fcinfo, int argno)
 
 	funcs = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(GeomFuncs));
 	funcs->geometry_type = argtype;
-	lookup_postgis_function(nsp, "st_asewkb", 1, &argtype, &funcs->as_ewkb,
-							fcinfo->flinfo->fn_mcxt);
+	fmgr_info_cxt(lookup_postgis_function(nsp, "st_asewkb", 1, &argtype),
+				  &funcs->as_ewkb, fcinfo->flinfo->fn_mcxt);
 	{
 		/* ST_CurveToLine(geom, tol, toltype, flags) */
 		Oid			types[4] = {argtype, FLOAT8OID, INT4OID, INT4OID};
 
-		lookup_postgis_function(nsp, "st_curvetoline", 4, types,
-								&funcs->curve_to_line, fcinfo->flinfo->fn_mcxt);
+		funcs->curve_to_line_oid = lookup_postgis_function(nsp, "st_curvetoline", 4, types);
 	}
+	postgis_oids.as_ewkb = funcs->as_ewkb.fn_oid;
+	postgis_oids.curve_to_line = funcs->curve_to_line_oid;
+	postgis_oids.geometry_type = argtype;
 	fcinfo->flinfo->fn_extra = funcs;
 	return funcs;
 }
@@ -131,8 +171,13 @@ geomarg_from_datum(FunctionCallInfo fcinfo, int argno, Datum geom,
 					  VARSIZE_ANY_EXHDR(out->ewkb), what, &out->info);
 	if (out->info.has_arcs)
 	{
+		Datum		linear;
+
+		if (!OidIsValid(funcs->curve_to_line.fn_oid))
+			fmgr_info_cxt(funcs->curve_to_line_oid, &funcs->curve_to_line,
+						  fcinfo->flinfo->fn_mcxt);
 		/* PostGIS's defaults: 32 segments per quarter circle */
-		Datum		linear = FunctionCall4(&funcs->curve_to_line, geom,
+		linear = FunctionCall4(&funcs->curve_to_line, geom,
 										   Float8GetDatum(32.0), Int32GetDatum(0),
 										   Int32GetDatum(0));
 

@@ -81,6 +81,7 @@ typedef struct OpenIndex
 	FestStats	totals;			/* since the index was opened */
 	int64		op_start_ns;
 	int64		op_start_cpu_ns;
+	bool		op_track_cpu;	/* festival.track_cpu_time when the op began */
 	TimestampTz opened_at;
 	char	   *postgis_schema; /* quoted, for SQL text */
 	DeviceState *devstate;		/* memory pages, simulated drive (device/open.c) */
@@ -126,6 +127,8 @@ extern int	fest_max_index_memory_kb;
 extern char *fest_data_directory_setting;
 extern int	fest_progress_interval;
 extern bool fest_track_io_cpu;
+extern bool fest_track_cpu_time;
+extern int	fest_build_commit_rows;
 
 /* names */
 extern void fest_validate_name(const char *what, const char *name);

@@ -204,7 +204,7 @@ refine_candidates(OpenIndex *ix, QueryRun *qr)
 {
 	FestStats  *stats = &ix->op_stats;
 	int64		start = fest_now_ns();
-	int64		start_cpu = fest_cpu_ns();
+	int64		start_cpu = ix->op_track_cpu ? fest_cpu_ns() : 0;
 	const GeomArg *g = &qr->ask->g;
 	Refiner    *refiner;
 	char	   *sql;
@@ -289,7 +289,8 @@ refine_candidates(OpenIndex *ix, QueryRun *qr)
 						 ix->name)));
 
 	stats->refine_ns += fest_now_ns() - start;
-	stats->refine_cpu_ns += fest_cpu_ns() - start_cpu;
+	if (ix->op_track_cpu)
+		stats->refine_cpu_ns += fest_cpu_ns() - start_cpu;
 }
 
 /* After the filter: emit the accepted ids, refine the candidates. */

@@ -87,7 +87,7 @@
 	X(recovery_records)		/* log records replayed */ \
 	/* times */ \
 	X(index_ns)				/* wall time of index work */ \
-	X(index_cpu_ns)			/* CPU time of index work */ \
+	X(index_cpu_ns)			/* CPU time of index work (festival.track_cpu_time) */ \
 	X(io_ns)				/* wall time inside device calls */ \
 	X(io_cpu_ns)			/* CPU time inside device calls (festival.track_io_cpu) */ \
 	X(read_ns) \
@@ -96,7 +96,7 @@
 	X(split_ns) \
 	X(refine_ns)			/* wall time of refinement (fetch + GEOS) */ \
 	X(refine_fetch_ns)		/* part of refine_ns spent fetching rows */ \
-	X(refine_cpu_ns)		/* CPU time of refinement */ \
+	X(refine_cpu_ns)		/* CPU time of refinement (festival.track_cpu_time) */ \
 	X(flush_ns)				/* wall time of flushes */ \
 	X(log_write_ns)			/* wall time writing and syncing the log */ \
 	X(recovery_ns)			/* wall time replaying the log */ \
