@@ -49,9 +49,10 @@ LANGUAGE sql AS $$
 $$;
 
 -- rows where festival.knn(idx, q, k) differs from brute force over src
--- (ids in order, or distances to 1e-9), for every q of queries and k of
--- 1, 10, 100; 0 when festival is right
-CREATE OR REPLACE FUNCTION fixture.knn_wrong(idx text, src regclass, queries geometry[]) RETURNS bigint
+-- (ids in order, or distances to 1e-9), for every q of queries and k of ks
+-- (default 1, 10, 100); 0 when festival is right
+CREATE OR REPLACE FUNCTION fixture.knn_wrong(idx text, src regclass, queries geometry[],
+											 ks int[] DEFAULT ARRAY[1, 10, 100]) RETURNS bigint
 LANGUAGE plpgsql AS $$
 DECLARE
 	wrong bigint := 0;
@@ -60,7 +61,7 @@ DECLARE
 	k int;
 BEGIN
 	FOREACH q IN ARRAY queries LOOP
-		FOREACH k IN ARRAY ARRAY[1, 10, 100] LOOP
+		FOREACH k IN ARRAY ks LOOP
 			EXECUTE format(
 				'WITH f AS (SELECT row_number() OVER () AS r, id, round(distance::numeric, 9) AS d
 							FROM festival.knn(%L, $1, $2)),

@@ -46,35 +46,11 @@ INSERT INTO gk_query VALUES
 	(6, 'POINT(21 21)'),		-- in the cluster
 	(7, 'POINT(49 0)');			-- a corner
 
--- rows of festival.knn differing from brute force, over every query and k
-CREATE FUNCTION gk_wrong(idx text) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-	wrong bigint := 0;
-	n bigint;
-	q record;
-	k int;
-BEGIN
-	FOR q IN SELECT g FROM gk_query LOOP
-		FOREACH k IN ARRAY ARRAY[1, 10, 100, 3000] LOOP
-			WITH f AS (SELECT row_number() OVER () AS r, id, round(distance::numeric, 9) AS d
-					   FROM festival.knn(idx, q.g, k)),
-				 b AS (SELECT row_number() OVER (ORDER BY ST_Distance(geom, q.g), id) AS r, id,
-							  round(ST_Distance(geom, q.g)::numeric, 9) AS d
-					   FROM gk_src ORDER BY ST_Distance(geom, q.g), id LIMIT k)
-			SELECT count(*) INTO n FROM f FULL JOIN b USING (r)
-			WHERE f.id IS DISTINCT FROM b.id OR f.d IS DISTINCT FROM b.d;
-			wrong := wrong + n;
-		END LOOP;
-	END LOOP;
-	RETURN wrong;
-END
-$$;
 
 CREATE FUNCTION gk_verify(phase text)
 RETURNS TABLE (phase_ text, index text, knn_wrong bigint, check_rows bigint, height int)
 LANGUAGE sql AS $$
-	SELECT phase, i.name, gk_wrong(i.name), (SELECT count(*) FROM festival.check(i.name)),
+	SELECT phase, i.name, fixture.knn_wrong(i.name, 'gk_src', ARRAY(SELECT g FROM gk_query ORDER BY qno), ARRAY[1, 10, 100, 3000]), (SELECT count(*) FROM festival.check(i.name)),
 		   (festival.stats(i.name)->>'height')::int
 	FROM gk_index i ORDER BY i.ord
 $$;
@@ -196,5 +172,5 @@ SELECT * FROM gk_verify('new session');
 
 SELECT festival.drop_index(name) FROM gk_index ORDER BY ord;
 SELECT festival.drop_device('gk_aio');
-DROP FUNCTION gk_verify(text), gk_wrong(text), gk_io(int, geometry);
+DROP FUNCTION gk_verify(text), gk_io(int, geometry);
 DROP TABLE gk_src, gk_index, gk_query, gk_before, gk_io_runs, gk_later, gk_gone;
