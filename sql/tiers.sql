@@ -50,7 +50,11 @@ SELECT count(*) AS indices,
 FROM ti_index;
 
 -- build every index, then change the source and feed the same deletes and
--- inserts to every index, query, flush
+-- inserts to every index, query, flush.  The builds commit every row (as
+-- the papers' one-at-a-time builds): with batched commits the random
+-- placement's count can differ from hot's by one page on the R*-tree and the
+-- xBR+-tree (a known gap, see docs/tiers.md)
+SET festival.build_commit_rows = 1;
 DO $$
 DECLARE
 	r record;
