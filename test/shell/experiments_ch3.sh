@@ -12,11 +12,20 @@ source "$(dirname "$0")/lib/tap.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 fresh_database festival_ch3_test
-tap_plan 12
+tap_plan 14
 
 out=$("$ROOT/scripts/run-workload" --no-setup --config "$ROOT/experiments/thesis-ch3-group.json" --scale nosuch 2>&1)
 tap_ok "$( [ $? -ne 0 ]; echo $?)" "an unknown scale is refused"
 tap_like "$out" "has no scale 'nosuch'" "with a message naming it"
+
+# a structure's own framework list is checked like the top-level one
+bad=$(mktemp); trap 'rm -f "$bad"' EXIT
+python3 -c "
+import json; d = json.load(open('$ROOT/experiments/thesis-ch3-group.json'))
+d['structures'][1]['frameworks'] = [{'buffer_size': 1}]; json.dump(d, open('$bad', 'w'))"
+out=$("$ROOT/scripts/run-workload" --no-setup --config "$bad" --scale small --dry-run 2>&1)
+tap_is "$?" "2" "a structure's framework entry without \"framework\" is refused"
+tap_like "$out" "structure lbgrid: framework entry .* has no \"framework\" key" "with a message naming the structure"
 
 out=$("$ROOT/scripts/run-workload" --no-setup --config "$ROOT/experiments/thesis-ch3-group.json" --scale small 2>&1)
 tap_is "$?" "0" "the group point query configuration runs at small scale"
