@@ -285,14 +285,26 @@ def normalise(exp):
         if not isinstance(s, dict) or ("structure" not in s and not s.get("catalog")):
             raise WorkloadError(f"structure entry {s!r} has no \"structure\" key "
                                 "(or is not \"catalog\")")
-        bad = set(s) - {"structure", "options", "builds", "max_points", "catalog"}
+        bad = set(s) - {"structure", "options", "builds", "frameworks", "max_points", "catalog"}
         if bad:
             raise WorkloadError(f"structure entry {s!r}: unknown keys {sorted(bad)}; accepted: "
-                                "structure, options, builds, max_points (or catalog)")
+                                "structure, options, builds, frameworks, max_points (or catalog)")
         s.setdefault("options", {})
         if s.get("builds") is not None:
             s["builds"] = [normalise_build(b, f"structure {s.get('structure', 'catalog')}")
                            for b in s["builds"]]
+        if s.get("frameworks") is not None:
+            # a structure that accepts fewer frameworks than the others (lbgrid: none only)
+            fws = []
+            for f in s["frameworks"]:
+                if isinstance(f, str):
+                    head, opts = parse_spec(f, "framework")
+                    f = dict(opts, framework=head)
+                if not isinstance(f, dict) or "framework" not in f:
+                    raise WorkloadError(f"structure {s.get('structure', 'catalog')}: framework "
+                                        f"entry {f!r} has no \"framework\" key")
+                fws.append(f)
+            s["frameworks"] = fws
         check_max_points(s.get("max_points"), "structure entry")
         structures.append(s)
     exp["structures"] = structures
@@ -404,7 +416,7 @@ def normalise(exp):
     for s in exp["structures"]:
         if not s.get("catalog"):
             check_tokens([s["structure"]] + [f"{k}={v}" for k, v in s["options"].items()])
-    for f in exp["frameworks"]:
+    for f in exp["frameworks"] + [f for s in exp["structures"] for f in s.get("frameworks") or []]:
         check_tokens([f"{k}={v}" for k, v in f.items()])
     for d in exp["devices"]:
         check_tokens([d["name"]])
@@ -456,7 +468,7 @@ def matrix(exp, structures=None):
     out = []
     seen = set()
     for s in structures if structures is not None else exp["structures"]:
-        for f in exp["frameworks"]:
+        for f in s.get("frameworks") or exp["frameworks"]:
             # a structure option page_size (e.g. 1 kB for the exponential split) wins
             sizes = ([s["options"]["page_size"]] if "page_size" in s["options"]
                      else exp["page_sizes"])

@@ -12,16 +12,25 @@ source "$(dirname "$0")/lib/tap.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 fresh_database festival_ch3_test
-tap_plan 11
+tap_plan 14
 
 out=$("$ROOT/scripts/run-workload" --no-setup --config "$ROOT/experiments/thesis-ch3-group.json" --scale nosuch 2>&1)
 tap_ok "$( [ $? -ne 0 ]; echo $?)" "an unknown scale is refused"
 tap_like "$out" "has no scale 'nosuch'" "with a message naming it"
 
+# a structure's own framework list is checked like the top-level one
+bad=$(mktemp); trap 'rm -f "$bad"' EXIT
+python3 -c "
+import json; d = json.load(open('$ROOT/experiments/thesis-ch3-group.json'))
+d['structures'][1]['frameworks'] = [{'buffer_size': 1}]; json.dump(d, open('$bad', 'w'))"
+out=$("$ROOT/scripts/run-workload" --no-setup --config "$bad" --scale small --dry-run 2>&1)
+tap_is "$?" "2" "a structure's framework entry without \"framework\" is refused"
+tap_like "$out" "structure lbgrid: framework entry .* has no \"framework\" key" "with a message naming the structure"
+
 out=$("$ROOT/scripts/run-workload" --no-setup --config "$ROOT/experiments/thesis-ch3-group.json" --scale small 2>&1)
 tap_is "$?" "0" "the group point query configuration runs at small scale"
-tap_is "$(qv -c "SELECT count(*) FROM festival.run WHERE label ~ '^exp=ch3group structure=(gridfile|rstartree) .* workload=(build|group size=(1|10|100)) rep=1\$'")" "8" \
-    "2 structures x (build, groups of 1, 10, 100) = 8 labelled runs"
+tap_is "$(qv -c "SELECT count(*) FROM festival.run WHERE label ~ '^exp=ch3group structure=(gridfile|lbgrid|rstartree) .* workload=(build|group size=(1|10|100)) rep=1\$'")" "12" \
+    "3 structures x (build, groups of 1, 10, 100) = 12 labelled runs"
 # the searched points are stored points: every one must be found
 stored=$(qv -c "SELECT count(*) FROM wl_ch3group_group_points g JOIN wl_ch3group_points p ON p.id = g.id")
 tap_is "$(qv -c "SELECT string_agg(DISTINCT config -> 'experiment' ->> 'result', ',') FROM festival.run WHERE label LIKE 'exp=ch3group % workload=group %'")" \
@@ -31,8 +40,11 @@ tap_is "$(qv -c "SELECT bool_and(read_submissions < pages_read) FROM festival.ru
 
 out=$("$ROOT/scripts/run-workload" --no-setup --config "$ROOT/experiments/thesis-ch3-mix.json" --scale small --points 5000 2>&1)
 tap_is "$?" "0" "the insert/search mix configuration runs at small scale"
-tap_is "$(qv -c "SELECT count(*) FROM festival.run WHERE label ~ '^exp=ch3mix .* workload=mix inserts=(0|20|40|60|80|100) rep=1\$'")" "24" \
-    "2 structures x 2 frameworks x 6 mixes = 24 mix runs"
+tap_is "$(qv -c "SELECT count(*) FROM festival.run WHERE label ~ '^exp=ch3mix .* workload=mix inserts=(0|20|40|60|80|100) rep=1\$'")" "30" \
+    "(2 structures x 2 frameworks + lbgrid x none) x 6 mixes = 30 mix runs"
+# lbgrid's own \"frameworks\" (none only) replaces the file's none and fast for it alone
+tap_is "$(qv -c "SELECT string_agg(DISTINCT substring(label from 'framework=[a-z]+'), ',') FROM festival.run WHERE label LIKE 'exp=ch3mix structure=lbgrid %'")" \
+    "framework=none" "lbgrid runs under its own framework list (none) only"
 # operations of each mix: inserts succeed, searches find stored points
 ops=$(qv -c "SELECT string_agg(n::text, ',' ORDER BY p) FROM (
         SELECT p, (SELECT count(*) FROM wl_ch3mix_points) AS np, n FROM (VALUES
