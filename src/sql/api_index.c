@@ -423,7 +423,8 @@ bulk_collect(OpenIndex *ix, BulkItems *bulk, int64 id, bytea *ewkb)
  * source.  'insert' adds every row one at a time with the structure's own
  * insertion algorithm (how the papers build their indices); the other
  * methods gather every row first and hand them to the structure's bulk
- * loader.  Rows whose geometry is NULL are skipped, as no predicate holds
+ * loader, or, past maintenance_work_mem, to its bounded form when it has
+ * one (bulk_collect).  Rows whose geometry is NULL are skipped, as no predicate holds
  * for them.  Returns the rows indexed.
  */
 Datum
