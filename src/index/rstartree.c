@@ -520,5 +520,8 @@ const StructureOps rstartree_structure = {
 	.describe = rstartree_describe,
 	/* a packed tree is the same for both: the R* rules apply from the next insert */
 	.build_methods = rtree_build_methods,
-	.bulk_load = rtree_bulk_load
+	.bulk_load = rtree_bulk_load,
+	.bulk_spill_begin = rtree_spill_begin,
+	.bulk_spill_put = rtree_spill_put,
+	.bulk_spill_load = rtree_spill_load
 };

@@ -618,5 +618,8 @@ const StructureOps rtree_structure = {
 	.check = rtree_check,
 	.describe = rtree_describe,
 	.build_methods = rtree_build_methods,
-	.bulk_load = rtree_bulk_load
+	.bulk_load = rtree_bulk_load,
+	.bulk_spill_begin = rtree_spill_begin,
+	.bulk_spill_put = rtree_spill_put,
+	.bulk_spill_load = rtree_spill_load
 };

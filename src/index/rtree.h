@@ -131,6 +131,9 @@ extern void rtree_split_rstar(const RtreeEntry *entries, int n, int min_fill,
 extern const BuildMethod rtree_build_methods[];
 extern void rtree_bulk_load(StructIndex *idx, BulkItem *objects, int64 n,
 							const char *method);
+extern BulkSpill *rtree_spill_begin(StructIndex *idx, const char *method);
+extern void rtree_spill_put(BulkSpill *spill, const BulkItem *item);
+extern void rtree_spill_load(StructIndex *idx, BulkSpill *spill);
 
 /* rtree_check.c */
 extern void rtree_check(StructIndex *idx, CheckReport *report);

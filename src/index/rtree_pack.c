@@ -26,6 +26,17 @@
  * node, so buffering stores (FAST, eFIND) can flush as the tree grows; the
  * root changes last, so an interrupted load leaves the empty tree.
  *
+ * STR in bounded memory (rtree_spill_*): a source too large for
+ * maintenance_work_mem goes through PostgreSQL's external sort
+ * (tuplesort, spilling to temporary files) ordered by the x comparator
+ * below, and the sorted stream is read one vertical slice at a time; a
+ * slice holds about sqrt(n * M) rectangles (70k, 3.4 MB, at 50M points)
+ * and is sorted by y in memory exactly as in the in-memory load.  The
+ * parents of a level go to a second sort while they do not fit the budget,
+ * to memory once they do.  Both comparators are total orders (the last
+ * keys are the rectangle itself), so the slices hold the same rectangles
+ * in the same order and the tree is the in-memory load's, page for page.
+ *
  * IDENTIFICATION
  *	  src/index/rtree_pack.c
  *
@@ -35,8 +46,13 @@
 
 #include <math.h>
 
+#include "access/tupdesc.h"
+#include "catalog/pg_operator_d.h"
+#include "catalog/pg_type_d.h"
+#include "executor/tuptable.h"
 #include "geom/hilbert.h"
 #include "miscadmin.h"
+#include "utils/tuplesort.h"
 
 const BuildMethod rtree_build_methods[] = {
 	{"str", "Sort-Tile-Recursive packing, Leutenegger et al. 1997"},
@@ -57,24 +73,43 @@ centre(const PackItem *p, int axis)
 	return mbr_low(&p->entry.box, axis) / 2 + mbr_high(&p->entry.box, axis) / 2;
 }
 
+static inline int
+compare_double(double a, double b)
+{
+	return a < b ? -1 : (a > b);
+}
+
 /*
  * By the centre on one axis (*arg: 0 = x, 1 = y), ties by the other axis,
- * then by reference: a packing is reproducible.
+ * then by reference, then (only for a source repeating an id) by the
+ * rectangle's corners: a total order, so a packing is reproducible and the
+ * external sort of rtree_spill_load (whose keys are the same, in the same
+ * order) puts the rectangles in the same order as qsort.  Coordinates are
+ * finite (geomarg_check_wkb), where "<" is float8's order.
  */
 static int
 compare_on_axis(const void *a, const void *b, void *arg)
 {
 	const PackItem *p = a;
 	const PackItem *q = b;
+	const Mbr  *pb = &p->entry.box;
+	const Mbr  *qb = &q->entry.box;
 	int			axis = *(const int *) arg;
-	double		d = centre(p, axis) - centre(q, axis);
+	int			c;
 
-	if (d != 0)
-		return d < 0 ? -1 : 1;
-	d = centre(p, 1 - axis) - centre(q, 1 - axis);
-	if (d != 0)
-		return d < 0 ? -1 : 1;
-	return p->entry.ref < q->entry.ref ? -1 : (p->entry.ref > q->entry.ref);
+	if ((c = compare_double(centre(p, axis), centre(q, axis))) != 0)
+		return c;
+	if ((c = compare_double(centre(p, 1 - axis), centre(q, 1 - axis))) != 0)
+		return c;
+	if (p->entry.ref != q->entry.ref)
+		return p->entry.ref < q->entry.ref ? -1 : 1;
+	if ((c = compare_double(pb->xmin, qb->xmin)) != 0)
+		return c;
+	if ((c = compare_double(pb->ymin, qb->ymin)) != 0)
+		return c;
+	if ((c = compare_double(pb->xmax, qb->xmax)) != 0)
+		return c;
+	return compare_double(pb->ymax, qb->ymax);
 }
 
 static int
@@ -88,12 +123,111 @@ compare_key(const void *a, const void *b)
 	return p->entry.ref < q->entry.ref ? -1 : (p->entry.ref > q->entry.ref);
 }
 
+/*
+ * Rectangles in PostgreSQL's external sort, ordered as compare_on_axis
+ * orders them on x: the sort keys are the first columns, in order.
+ */
+enum
+{
+	SPILL_CX, SPILL_CY, SPILL_REF, SPILL_XMIN, SPILL_YMIN, SPILL_XMAX,
+	SPILL_YMAX, SPILL_NCOLS
+};
+
+struct BulkSpill
+{
+	TupleDesc	desc;
+	Tuplesortstate *sort;
+	TupleTableSlot *in;			/* virtual: what is put */
+	TupleTableSlot *out;		/* minimal: what is read back */
+	int64		n;
+};
+
+/*
+ * A sort of its own, given half of maintenance_work_mem: a level's input
+ * and its parents' sort live together, and while the caller moves its
+ * gathered objects into the first sort they take less than the other
+ * half (api_index.c).
+ */
+static BulkSpill *
+spill_create(void)
+{
+	BulkSpill  *sp = palloc0(sizeof(BulkSpill));
+	AttrNumber	cols[SPILL_NCOLS];
+	Oid			ops[SPILL_NCOLS];
+	Oid			collations[SPILL_NCOLS];
+	bool		nulls_first[SPILL_NCOLS];
+
+	sp->desc = CreateTemplateTupleDesc(SPILL_NCOLS);
+	for (int i = 0; i < SPILL_NCOLS; i++)
+	{
+		Oid			type = i == SPILL_REF ? INT8OID : FLOAT8OID;
+
+		TupleDescInitEntry(sp->desc, (AttrNumber) (i + 1), NULL, type, -1, 0);
+		cols[i] = (AttrNumber) (i + 1);
+		ops[i] = i == SPILL_REF ? Int8LessOperator : Float8LessOperator;
+		collations[i] = InvalidOid;
+		nulls_first[i] = false;
+	}
+	sp->sort = tuplesort_begin_heap(sp->desc, SPILL_NCOLS, cols, ops,
+									collations, nulls_first,
+									Max(64, maintenance_work_mem / 2),
+									NULL, TUPLESORT_NONE);
+	sp->in = MakeSingleTupleTableSlot(sp->desc, &TTSOpsVirtual);
+	sp->out = MakeSingleTupleTableSlot(sp->desc, &TTSOpsMinimalTuple);
+	return sp;
+}
+
+static void
+spill_put_entry(BulkSpill *sp, const RtreeEntry *e)
+{
+	Datum	   *v = sp->in->tts_values;
+
+	ExecClearTuple(sp->in);
+	v[SPILL_CX] = Float8GetDatum(e->box.xmin / 2 + e->box.xmax / 2);
+	v[SPILL_CY] = Float8GetDatum(e->box.ymin / 2 + e->box.ymax / 2);
+	v[SPILL_REF] = Int64GetDatum(e->ref);
+	v[SPILL_XMIN] = Float8GetDatum(e->box.xmin);
+	v[SPILL_YMIN] = Float8GetDatum(e->box.ymin);
+	v[SPILL_XMAX] = Float8GetDatum(e->box.xmax);
+	v[SPILL_YMAX] = Float8GetDatum(e->box.ymax);
+	memset(sp->in->tts_isnull, 0, SPILL_NCOLS * sizeof(bool));
+	ExecStoreVirtualTuple(sp->in);
+	tuplesort_puttupleslot(sp->sort, sp->in);
+	sp->n++;
+}
+
+/* The next rectangle of a performed sort; false at the end. */
+static bool
+spill_get_entry(BulkSpill *sp, RtreeEntry *e)
+{
+	if (!tuplesort_gettupleslot(sp->sort, true, false, sp->out, NULL))
+		return false;
+	slot_getallattrs(sp->out);
+	e->ref = DatumGetInt64(sp->out->tts_values[SPILL_REF]);
+	e->box.xmin = DatumGetFloat8(sp->out->tts_values[SPILL_XMIN]);
+	e->box.ymin = DatumGetFloat8(sp->out->tts_values[SPILL_YMIN]);
+	e->box.xmax = DatumGetFloat8(sp->out->tts_values[SPILL_XMAX]);
+	e->box.ymax = DatumGetFloat8(sp->out->tts_values[SPILL_YMAX]);
+	return true;
+}
+
+static void
+spill_free(BulkSpill *sp)
+{
+	tuplesort_end(sp->sort);
+	ExecDropSingleTupleTableSlot(sp->in);
+	ExecDropSingleTupleTableSlot(sp->out);
+	FreeTupleDesc(sp->desc);
+	pfree(sp);
+}
+
 typedef struct PackLevel
 {
 	StructIndex *idx;
 	uint16		level;
 	uint32		max_entries;
-	PackItem   *parents;		/* one item per node written */
+	PackItem   *parents;		/* one item per node written, or */
+	BulkSpill  *spill;			/* the parents to an external sort */
 	int64		nparents;
 } PackLevel;
 
@@ -104,7 +238,7 @@ write_node(PackLevel *pl, const PackItem *items, int64 n)
 	NodeStore  *ns = pl->idx->ns;
 	TreeNode   *node = ns_new_node(ns, ns_alloc(ns, pl->level), pl->level);
 	RtreeEntry *e = RtreeNodeEntries(node);
-	PackItem   *parent = &pl->parents[pl->nparents++];
+	PackItem	parent;
 
 	for (int64 i = 0; i < n; i++)
 		e[i] = items[i].entry;
@@ -112,9 +246,14 @@ write_node(PackLevel *pl, const PackItem *items, int64 n)
 	ns_write(ns, node, NS_WRITE_NEW);
 	ns_commit(ns);
 
-	rtree_node_box(node, &parent->entry.box);
-	parent->entry.ref = (int64) node->page;
-	parent->key = items[n - 1].key;		/* the run's largest Hilbert value */
+	rtree_node_box(node, &parent.entry.box);
+	parent.entry.ref = (int64) node->page;
+	parent.key = items[n - 1].key;	/* the run's largest Hilbert value */
+	if (pl->spill != NULL)
+		spill_put_entry(pl->spill, &parent.entry);
+	else
+		pl->parents[pl->nparents] = parent;
+	pl->nparents++;
 	tree_free_node(node);
 	CHECK_FOR_INTERRUPTS();
 }
@@ -160,6 +299,166 @@ pack_level_str(PackLevel *pl, PackItem *items, int64 n)
 }
 
 /*
+ * pack_level_str over n rectangles coming sorted by x from a performed
+ * external sort: each slice is read into memory and sorted by y there.
+ * The slices' bounds are pack_level_str's, so are their contents.
+ */
+static void
+pack_level_str_spilled(PackLevel *pl, BulkSpill *in, int64 n)
+{
+	int64		nodes = (n + pl->max_entries - 1) / pl->max_entries;
+	int64		slices = (int64) ceil(sqrt((double) nodes));
+	int			y_axis = 1;
+	PackItem   *slice = MemoryContextAllocHuge(CurrentMemoryContext,
+											   (n / slices + 1) * sizeof(PackItem));
+
+	for (int64 s = 0; s < slices; s++)
+	{
+		int64		first = n * s / slices;
+		int64		size = n * (s + 1) / slices - first;
+
+		Assert(size <= n / slices + 1);
+		for (int64 i = 0; i < size; i++)
+		{
+			if (!spill_get_entry(in, &slice[i].entry))
+				elog(ERROR, "external sort of a bulk load returned fewer than " INT64_FORMAT " rectangles", n);
+			slice[i].key = 0;
+		}
+		qsort_arg(slice, size, sizeof(PackItem), compare_on_axis, &y_axis);
+		pack_run(pl, slice, size);
+	}
+	pfree(slice);
+}
+
+/* Room for the parents of a level of n rectangles. */
+static int64
+parents_bound(const RtreeState *st, int64 n)
+{
+	/* at most one node per m rectangles, and one more per STR slice */
+	return n / st->min_entries + 2 + (int64) sqrt((double) n);
+}
+
+/*
+ * Release the empty root of init_empty and make the packed root the root.
+ * Only now does the empty tree make way for the packed one: every node
+ * was committed as it was written, so a load interrupted before this point
+ * leaves the empty tree (and pages nothing reaches, which check() reports
+ * and the next build reclaims).
+ */
+static void
+pack_set_root(StructIndex *idx, PageId empty_root, PageId root, uint16 levels)
+{
+	ns_release(idx->ns, empty_root);
+	ns_set_root(idx->ns, root, levels);
+}
+
+/*
+ * An STR load in bounded memory.  Only 'str' has one: Hilbert packing
+ * needs the extent of every object before the first key (NULL: the caller
+ * keeps the objects in memory for rtree_bulk_load).
+ */
+BulkSpill *
+rtree_spill_begin(StructIndex *idx, const char *method)
+{
+	if (strcmp(method, "str") != 0)
+		return NULL;
+	return spill_create();
+}
+
+void
+rtree_spill_put(BulkSpill *spill, const BulkItem *item)
+{
+	RtreeEntry	e;
+
+	e.box = item->box;
+	e.ref = item->id;
+	spill_put_entry(spill, &e);
+}
+
+/*
+ * rtree_bulk_load's STR from an external sort: each level reads its input
+ * sorted by x from a sort, and writes its parents to the next sort while
+ * they would not fit in maintenance_work_mem, to memory (and from there on
+ * pack_level_str) once they do.
+ */
+void
+rtree_spill_load(StructIndex *idx, BulkSpill *spill)
+{
+	RtreeState *st = (RtreeState *) idx->state;
+	PageId		empty_root = idx->ns->meta->root;
+	BulkSpill  *in = spill;
+	PackItem   *items = NULL;
+	int64		n = spill->n;
+	uint16		level = 0;
+	PageId		root;
+
+	Assert(n > 0);
+	for (;;)
+	{
+		PackLevel	pl;
+		int64		bound = parents_bound(st, n);
+
+		if (level >= FEST_MAX_LEVELS)
+			elog(ERROR, "packed tree of index \"%s\" would exceed %d levels",
+				 idx->name, FEST_MAX_LEVELS);
+		pl.idx = idx;
+		pl.level = level;
+		pl.max_entries = st->max_entries;
+		pl.nparents = 0;
+		pl.parents = NULL;
+		pl.spill = NULL;
+		if (in != NULL && bound * (int64) sizeof(PackItem) > (int64) maintenance_work_mem * 1024)
+		{
+			elog(DEBUG1, "the parents of level %d of index \"%s\" go to an external sort",
+				 level, idx->name);
+			pl.spill = spill_create();
+		}
+		else
+			pl.parents = MemoryContextAllocHuge(CurrentMemoryContext,
+												bound * sizeof(PackItem));
+		if (in != NULL)
+		{
+			tuplesort_performsort(in->sort);
+			pack_level_str_spilled(&pl, in, n);
+			spill_free(in);
+			in = NULL;
+		}
+		else
+		{
+			pack_level_str(&pl, items, n);
+			pfree(items);
+		}
+		n = pl.nparents;
+		if (pl.spill != NULL)
+		{
+			Assert(pl.spill->n == n);
+			in = pl.spill;
+		}
+		else
+			items = pl.parents;
+		level++;
+		if (n == 1)
+			break;
+	}
+	if (in != NULL)
+	{
+		RtreeEntry	e;
+
+		tuplesort_performsort(in->sort);
+		if (!spill_get_entry(in, &e))
+			elog(ERROR, "external sort of a bulk load lost the root");
+		root = (PageId) e.ref;
+		spill_free(in);
+	}
+	else
+	{
+		root = (PageId) items[0].entry.ref;
+		pfree(items);
+	}
+	pack_set_root(idx, empty_root, root, level);
+}
+
+/*
  * Load an emptied R-tree (or R*-tree: the same nodes) with n objects:
  * release the empty root, pack the leaves, then each level above from the
  * level below, and make the last node written the root.
@@ -202,9 +501,9 @@ rtree_bulk_load(StructIndex *idx, BulkItem *objects, int64 n, const char *method
 		pl.idx = idx;
 		pl.level = level;
 		pl.max_entries = st->max_entries;
-		/* at most one node per m rectangles, and one more per STR slice */
 		pl.parents = MemoryContextAllocHuge(CurrentMemoryContext,
-											(n / st->min_entries + 2 + (int64) sqrt((double) n)) * sizeof(PackItem));
+											parents_bound(st, n) * sizeof(PackItem));
+		pl.spill = NULL;
 		pl.nparents = 0;
 		if (str)
 			pack_level_str(&pl, items, n);
@@ -217,13 +516,6 @@ rtree_bulk_load(StructIndex *idx, BulkItem *objects, int64 n, const char *method
 		if (n == 1)
 			break;
 	}
-	/*
-	 * Only now does the empty root of init_empty make way for the packed
-	 * tree: every node was committed as it was written, so a load
-	 * interrupted before this point leaves the empty tree (and pages
-	 * nothing reaches, which check() reports and the next build reclaims).
-	 */
-	ns_release(ns, empty_root);
-	ns_set_root(ns, (PageId) items[0].entry.ref, level);
+	pack_set_root(idx, empty_root, (PageId) items[0].entry.ref, level);
 	pfree(items);
 }

@@ -69,6 +69,9 @@ typedef struct BulkItem
 	int64		id;
 } BulkItem;
 
+/* A structure's spilled bulk load (bulk_spill_begin); opaque to callers. */
+typedef struct BulkSpill BulkSpill;
+
 /* A build method besides 'insert'. */
 typedef struct BuildMethod
 {
@@ -142,6 +145,19 @@ typedef struct StructureOps
 	 */
 	void		(*bulk_load) (StructIndex *idx, BulkItem *items, int64 n,
 							  const char *method);
+	/*
+	 * Optional: the same load in memory bounded by maintenance_work_mem,
+	 * for sources too large to hold.  bulk_spill_begin returns NULL when
+	 * the method has no bounded form (the caller then keeps every object
+	 * in memory for bulk_load); otherwise the caller hands it every object
+	 * with bulk_spill_put, in any order, and bulk_spill_load builds the
+	 * tree, which must be identical, page for page, to what bulk_load
+	 * builds from the same objects.  Commits and the root change as in
+	 * bulk_load.
+	 */
+	BulkSpill  *(*bulk_spill_begin) (StructIndex *idx, const char *method);
+	void		(*bulk_spill_put) (BulkSpill *spill, const BulkItem *item);
+	void		(*bulk_spill_load) (StructIndex *idx, BulkSpill *spill);
 	/*
 	 * Optional, for dumps: the region a child entry stands for when it is
 	 * not just its entry_mbr (xBR+'s quadrant).  False when there is none.

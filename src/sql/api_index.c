@@ -333,13 +333,31 @@ build_method_lookup(const StructureOps *structure, const char *method)
 	pg_unreachable();
 }
 
-/* Objects gathered for a bulk load. */
+/*
+ * Objects gathered for a bulk load: in memory while the in-memory loader
+ * would fit in maintenance_work_mem, then, when the structure has a
+ * bounded form of the method, handed to it (spill) one by one.
+ */
 typedef struct BulkItems
 {
+	const char *method;
 	BulkItem   *items;
 	int64		n;
 	int64		max;
+	BulkSpill  *spill;
+	bool		no_spill;		/* the method has no bounded form */
 } BulkItems;
+
+/*
+ * Would n objects overflow maintenance_work_mem in the in-memory load?  It
+ * holds each object twice: the gathered BulkItem and the loader's own
+ * entry of about the same size (rtree_pack.c's PackItem, 48 bytes).
+ */
+static bool
+bulk_over_budget(int64 n)
+{
+	return n * (int64) (sizeof(BulkItem) + 48) > (int64) maintenance_work_mem * 1024;
+}
 
 /* Check one source row and keep it for the bulk loader. */
 static void
@@ -352,6 +370,39 @@ bulk_collect(OpenIndex *ix, BulkItems *bulk, int64 id, bytea *ewkb)
 					  what, &info);
 	geomarg_admit(ix, &info, what);
 	pfree(what);
+	if (bulk->spill == NULL && !bulk->no_spill &&
+		ix->structure->bulk_spill_begin != NULL && bulk_over_budget(bulk->n + 1))
+	{
+		MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
+
+		bulk->spill = ix->structure->bulk_spill_begin(&ix->sidx, bulk->method);
+		if (bulk->spill == NULL)
+			bulk->no_spill = true;
+		else
+		{
+			elog(DEBUG1, "bulk load of index \"%s\" continues in an external sort after " INT64_FORMAT " objects",
+				 ix->name, bulk->n);
+			for (int64 i = 0; i < bulk->n; i++)
+				ix->structure->bulk_spill_put(bulk->spill, &bulk->items[i]);
+			if (bulk->items != NULL)
+				pfree(bulk->items);
+			bulk->items = NULL;
+			bulk->max = 0;
+		}
+		MemoryContextSwitchTo(old);
+	}
+	if (bulk->spill != NULL)
+	{
+		BulkItem	item;
+		MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
+
+		item.box = info.box;
+		item.id = id;
+		ix->structure->bulk_spill_put(bulk->spill, &item);
+		bulk->n++;
+		MemoryContextSwitchTo(old);
+		return;
+	}
 	if (bulk->n == bulk->max)
 	{
 		MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
@@ -372,7 +423,8 @@ bulk_collect(OpenIndex *ix, BulkItems *bulk, int64 id, bytea *ewkb)
  * source.  'insert' adds every row one at a time with the structure's own
  * insertion algorithm (how the papers build their indices); the other
  * methods gather every row first and hand them to the structure's bulk
- * loader.  Rows whose geometry is NULL are skipped, as no predicate holds
+ * loader, or, past maintenance_work_mem, to its bounded form when it has
+ * one (bulk_collect).  Rows whose geometry is NULL are skipped, as no predicate holds
  * for them.  Returns the rows indexed.
  */
 Datum
@@ -399,6 +451,8 @@ festival_build(PG_FUNCTION_ARGS)
 
 	ix_reset_for_build(ix);
 	start_ns = last_notice_ns = fest_now_ns();
+	if (method != NULL)
+		bulk.method = method->name;
 
 	/*
 	 * An 'insert' build commits per batch of rows in a write-through store:
@@ -471,7 +525,10 @@ festival_build(PG_FUNCTION_ARGS)
 		 * Loaders commit every node they write and change the root last, so
 		 * an ERROR part-way leaves a consistent (empty) tree to reload.
 		 */
-		ix->structure->bulk_load(&ix->sidx, bulk.items, bulk.n, method->name);
+		if (bulk.spill != NULL)
+			ix->structure->bulk_spill_load(&ix->sidx, bulk.spill);
+		else
+			ix->structure->bulk_load(&ix->sidx, bulk.items, bulk.n, method->name);
 		ix->meta.entry_count = bulk.n;
 		ix->op_stats.inserts += bulk.n;
 		ix_commit(ix);
