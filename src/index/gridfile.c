@@ -58,11 +58,13 @@
 #include "index/batch_search.h"
 #include "stats/jsonbuild.h"
 
-static const char *const gf_range_algorithms[] = {"rq", "p-rq", NULL};
+const char *const gf_range_algorithms[] = {"rq", "p-rq", NULL};
+
+StaticAssertDecl(lengthof(gf_range_algorithms) == 3 && GF_RANGE_P_RQ == 1,
+				 "gf_range_algorithms: rq, then p-rq");
 /* in GfKnnPrefetch order */
 static const char *const gf_knn_prefetches[] = {"none", "data", "all", NULL};
 
-StaticAssertDecl(lengthof(gf_range_algorithms) == 3, "gf_range_algorithms: rq, then p-rq");
 
 /* The grid file's options, read once by gf_setup. */
 typedef struct GfOptions
@@ -75,7 +77,6 @@ typedef struct GfOptions
 	int64		merge_fill;
 } GfOptions;
 
-#define GF_RANGE_P_RQ 1
 
 static const OptionSpec gf_options[] = {
 	{
@@ -866,15 +867,18 @@ gf_init_empty(StructIndex *idx)
  */
 void
 gf_state_fill(GfState *st, const FestConfig *config, uint32 page_size,
-			  const Mbr *extent, uint32 bucket_max, int max_fill,
+			  const OptionBox *extent, uint32 bucket_max, int max_fill,
 			  int merge_fill, bool batched_range)
 {
 	uint32		body = page_size - FEST_PAGE_HEADER_SIZE;
 
-	if (extent == NULL)
+	if (!extent->set)
 		config_error(config, "The grid file divides a fixed extent into regions, and none is given.",
 					 "Give options => '{\"extent\": [xmin, ymin, xmax, ymax]}', or a source table to take it from.");
-	st->extent = *extent;
+	st->extent.xmin = extent->xmin;
+	st->extent.ymin = extent->ymin;
+	st->extent.xmax = extent->xmax;
+	st->extent.ymax = extent->ymax;
 	st->bucket_max = (uint32) floor((double) bucket_max * max_fill / 100.0);
 	st->dir_max = (uint32) floor((double) (body / sizeof(GfDirEntry)) * max_fill / 100.0);
 	st->bucket_merge = (uint32) floor((double) st->bucket_max * merge_fill / 100.0);
@@ -894,14 +898,9 @@ gf_setup(const FestConfig *config, uint32 page_size)
 	GfState    *st = palloc0(sizeof(GfState));
 	uint32		body = page_size - FEST_PAGE_HEADER_SIZE;
 	GfOptions	opts;
-	Mbr			extent;
 
 	OPTIONS_FILL(config, gf_options, &opts);
-	extent.xmin = opts.extent.xmin;
-	extent.ymin = opts.extent.ymin;
-	extent.xmax = opts.extent.xmax;
-	extent.ymax = opts.extent.ymax;
-	gf_state_fill(st, config, page_size, opts.extent.set ? &extent : NULL,
+	gf_state_fill(st, config, page_size, &opts.extent,
 				  body / sizeof(GfBucketEntry), (int) opts.max_fill,
 				  (int) opts.merge_fill, opts.range_algorithm == GF_RANGE_P_RQ);
 	st->knn_prefetch = (GfKnnPrefetch) opts.knn_prefetch;

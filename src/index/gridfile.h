@@ -189,8 +189,12 @@ extern void gf_split_up(StructIndex *idx, PathStep *path, int depth,
 extern void gf_remove_slot(TreeNode *node, int slot);
 extern void gf_merge_up(StructIndex *idx, PathStep *path, int depth,
 						bool changed, int min_root_level);
+/* range_algorithm's choices, shared by GFFM and LB-Grid: rq, then p-rq */
+extern const char *const gf_range_algorithms[];
+#define GF_RANGE_P_RQ 1
+
 extern void gf_state_fill(GfState *st, const FestConfig *config,
-						  uint32 page_size, const Mbr *extent,
+						  uint32 page_size, const OptionBox *extent,
 						  uint32 bucket_max, int max_fill, int merge_fill,
 						  bool batched_range);
 extern void gf_search(StructIndex *idx, const SearchSpec *spec);

@@ -142,11 +142,10 @@ typedef struct LbOptions
 	uint32		filled;			/* OPTIONS_FILLED */
 	OptionBox	extent;
 	int64		max_fill;
-	int			range_algorithm;	/* index into lb_range_algorithms */
+	int			range_algorithm;	/* index into gf_range_algorithms */
 	int64		merge_fill;
 } LbOptions;
 
-#define LB_RANGE_P_RQ 1
 
 typedef struct LbState
 {
@@ -158,8 +157,6 @@ typedef struct LbState
 	TreeNode   *work;			/* the working log page (wLogBucket), or NULL */
 	uint64		next_seq;
 } LbState;
-
-static const char *const lb_range_algorithms[] = {"rq", "p-rq", NULL};
 
 static const OptionSpec lb_options[] = {
 	{
@@ -175,7 +172,7 @@ static const OptionSpec lb_options[] = {
 	},
 	{
 		.name = "range_algorithm", .type = OPT_CHOICE, .default_choice = "rq",
-		.choices = lb_range_algorithms,
+		.choices = gf_range_algorithms,
 		.description = "Window queries: rq reads one bucket's log pages at a time, depth first; p-rq (Fevgas 2019, Alg. 6) reads the log pages of up to 64 buckets in one batch.",
 		.offset = offsetof(LbOptions, range_algorithm)
 	},
@@ -187,8 +184,6 @@ static const OptionSpec lb_options[] = {
 	},
 	{0}
 };
-
-StaticAssertDecl(lengthof(lb_range_algorithms) == 3, "lb_range_algorithms: rq, then p-rq");
 
 /* ------------------------------------------------------------------ */
 /* NodeOps                                                            */
@@ -1397,17 +1392,12 @@ lb_setup(const FestConfig *config, uint32 page_size)
 {
 	LbState    *st = palloc0(sizeof(LbState));
 	LbOptions	o;
-	Mbr			extent;
 
 	OPTIONS_FILL(config, lb_options, &o);
-	extent.xmin = o.extent.xmin;
-	extent.ymin = o.extent.ymin;
-	extent.xmax = o.extent.xmax;
-	extent.ymax = o.extent.ymax;
 	st->page_records = (page_size - FEST_PAGE_HEADER_SIZE) / sizeof(LbRecord);
-	gf_state_fill(&st->gf, config, page_size, o.extent.set ? &extent : NULL,
+	gf_state_fill(&st->gf, config, page_size, &o.extent,
 				  st->page_records - 3, (int) o.max_fill, (int) o.merge_fill,
-				  o.range_algorithm == LB_RANGE_P_RQ);
+				  o.range_algorithm == GF_RANGE_P_RQ);
 	st->cxt = AllocSetContextCreate(CurrentMemoryContext, "lbgrid bucket table",
 									ALLOCSET_DEFAULT_SIZES);
 	st->btt = NULL;
