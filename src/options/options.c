@@ -433,22 +433,33 @@ const char *
 options_peek_choice(Jsonb *user, const OptionSpec *spec)
 {
 	OptionValue value;
-	JsonbValue	key;
 	JsonbValue *found;
 
 	Assert(spec->type == OPT_CHOICE);
 	value.spec = spec;
 	value.choice = spec->default_choice;
-	if (user == NULL || !JB_ROOT_IS_OBJECT(user) || JB_ROOT_IS_SCALAR(user))
-		return value.choice;
-
-	key.type = jbvString;
-	key.val.string.val = (char *) spec->name;
-	key.val.string.len = strlen(spec->name);
-	found = findJsonbValueFromContainer(&user->root, JB_FOBJECT, &key);
+	found = options_user_value(user, spec->name);
 	if (found != NULL)
 		set_value(&value, found);
 	return value.choice;
+}
+
+/*
+ * The value the user's options object gives for name (JSON null included),
+ * or NULL when it does not name it or is not an object; looked at before
+ * parsing, to decide which tables apply or what to fill in.
+ */
+JsonbValue *
+options_user_value(Jsonb *user, const char *name)
+{
+	JsonbValue	key;
+
+	if (user == NULL || !JB_ROOT_IS_OBJECT(user) || JB_ROOT_IS_SCALAR(user))
+		return NULL;
+	key.type = jbvString;
+	key.val.string.val = (char *) name;
+	key.val.string.len = strlen(name);
+	return findJsonbValueFromContainer(&user->root, JB_FOBJECT, &key);
 }
 
 /*

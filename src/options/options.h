@@ -109,6 +109,7 @@ extern Jsonb *options_to_jsonb(const FestConfig *config);
 extern void options_fill(const FestConfig *config, const OptionSpec *table,
 						 void *out, size_t out_size, uint32 *filled);
 extern const char *options_peek_choice(Jsonb *user, const OptionSpec *spec);
+extern JsonbValue *options_user_value(Jsonb *user, const char *name);
 extern void config_error(const FestConfig *config, const char *detail,
 						 const char *hint) pg_attribute_noreturn();
 

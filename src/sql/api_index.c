@@ -53,15 +53,8 @@ PG_FUNCTION_INFO_V1(festival_close);
 static bool
 user_gives(Jsonb *user, const char *key)
 {
-	JsonbValue	k;
-	JsonbValue *found;
+	JsonbValue *found = options_user_value(user, key);
 
-	if (user == NULL || !JB_ROOT_IS_OBJECT(user) || JB_ROOT_IS_SCALAR(user))
-		return false;
-	k.type = jbvString;
-	k.val.string.val = (char *) key;
-	k.val.string.len = strlen(key);
-	found = findJsonbValueFromContainer(&user->root, JB_FOBJECT, &k);
 	return found != NULL && found->type != jbvNull;
 }
 

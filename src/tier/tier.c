@@ -91,18 +91,9 @@ const OptionSpec tier_options[] = {
 bool
 tier_options_given(Jsonb *user)
 {
-	if (user == NULL || !JB_ROOT_IS_OBJECT(user) || JB_ROOT_IS_SCALAR(user))
-		return false;
 	for (const OptionSpec *s = tier_options; s->name != NULL; s++)
-	{
-		JsonbValue	key;
-
-		key.type = jbvString;
-		key.val.string.val = (char *) s->name;
-		key.val.string.len = strlen(s->name);
-		if (findJsonbValueFromContainer(&user->root, JB_FOBJECT, &key) != NULL)
+		if (options_user_value(user, s->name) != NULL)
 			return true;
-	}
 	return false;
 }
 
