@@ -1,11 +1,15 @@
 --
--- gridfile_knn: the grid file's ring kNN (Fevgas 2019, §3.5.2, Alg. 7)
+-- gridfile_knn: the grid files' ring kNN (Fevgas 2019, §3.5.2, Alg. 7)
 -- with each knn_prefetch mode (none, data, all) against PostGIS brute force,
--- and the submissions each mode issues.
+-- and the submissions each mode issues, for GFFM (gridfile) and LB-Grid
+-- (lbgrid, whose buckets the ring search reads through its readBucket).
 --
--- Three indices of the same points, one per mode, on a libaio device (a
--- group read is one submission), pages of 1024 bytes (41 points per bucket,
--- 20 regions per directory page: 3 levels).  The points: a 50 x 50 grid of
+-- Six indices of the same points, one per structure and mode, on a libaio
+-- device (a group read is one submission).  GFFM: pages of 1024 bytes (41
+-- points per bucket, 20 regions per directory page: 3 levels).  LB-Grid:
+-- pages of 2048 bytes (60 records per logical bucket, so that the 30 copies
+-- below fit one; 41 regions per directory page), its buckets' records
+-- spread over shared log pages by the inserts.  The points: a 50 x 50 grid of
 -- integer coordinates (many ties at equal distances), a dense cluster and
 -- 30 copies of one point.  After the build, after inserts and deletes
 -- (merges), and in a new session: festival.knn for k = 1, 10, 100, 3000
@@ -26,15 +30,20 @@ SELECT 3000 + i, ST_MakePoint(20 + (i * 37 % 100) / 25.0, 20 + (i * 53 % 100) / 
 FROM generate_series(0, 99) i;
 INSERT INTO gk_src SELECT 4000 + i, 'POINT(12.5 12.5)' FROM generate_series(0, 29) i;
 
-CREATE TABLE gk_index (ord int PRIMARY KEY, name text NOT NULL, prefetch text NOT NULL);
-INSERT INTO gk_index VALUES (1, 'gk_none', 'none'), (2, 'gk_data', 'data'), (3, 'gk_all', 'all');
-SELECT name, festival.create_index(name, 'gridfile', 'gk_aio',
-		jsonb_build_object('page_size', 1024, 'knn_prefetch', prefetch,
+CREATE TABLE gk_index (ord int PRIMARY KEY, name text NOT NULL, prefetch text NOT NULL,
+					   structure text NOT NULL, page_size int NOT NULL);
+INSERT INTO gk_index VALUES (1, 'gk_none', 'none', 'gridfile', 1024),
+	(2, 'gk_data', 'data', 'gridfile', 1024), (3, 'gk_all', 'all', 'gridfile', 1024),
+	(4, 'gk_lb_none', 'none', 'lbgrid', 2048), (5, 'gk_lb_data', 'data', 'lbgrid', 2048),
+	(6, 'gk_lb_all', 'all', 'lbgrid', 2048);
+SELECT name, festival.create_index(name, structure, 'gk_aio',
+		jsonb_build_object('page_size', page_size, 'knn_prefetch', prefetch,
 						   'extent', jsonb_build_array(0, 0, 50, 50)),
 		'gk_src', 'id', 'geom') > 0 AS created
 FROM gk_index ORDER BY ord;
--- the option is validated like every choice
+-- the option is validated like every choice, for both structures
 SELECT festival.create_index('gk_bad', 'gridfile', 'gk_aio', '{"knn_prefetch": "some"}', 'gk_src', 'id', 'geom');
+SELECT festival.create_index('gk_bad', 'lbgrid', 'gk_aio', '{"knn_prefetch": "some"}', 'gk_src', 'id', 'geom');
 
 CREATE TABLE gk_query (qno int, g geometry);
 INSERT INTO gk_query VALUES
@@ -72,7 +81,8 @@ SELECT count(*) AS line_knn FROM festival.knn('gk_data', 'LINESTRING(0 0, 50 50)
 -- the point's cell (ring 0 at the root holds one cell) and its bucket (ring
 -- 0 there holds one cell: a group of one); the point itself, at distance
 -- 0, fills the heap, and the gap to every ring's border is above 0, so no
--- ring 1 is entered: exactly 3 pages in 3 submissions in every mode.
+-- ring 1 is entered: exactly 3 pages in 3 submissions in every mode (LB-Grid:
+-- 3 submissions too, the bucket's log pages being one batch).
 --
 -- k = 100 and 1000: 'none' reads page by page (submissions = pages); 'data'
 -- reads each ring's buckets in groups, so it issues fewer submissions, and
@@ -105,6 +115,17 @@ SELECT k_,
 	   max(pages_read) FILTER (WHERE name = 'gk_none') = max(read_submissions) FILTER (WHERE name = 'gk_none') AS none_one_per_page,
 	   max(pages_read) FILTER (WHERE name = 'gk_data') >= max(pages_read) FILTER (WHERE name = 'gk_none') AS data_pages_at_least
 FROM gk_io_runs GROUP BY k_ ORDER BY k_;
+-- LB-Grid: 'none' reads a bucket's log pages as one batch when its cell is
+-- entered (one submission per bucket, more pages than submissions: its
+-- list spans several log pages); 'data' reads the log pages of a ring's
+-- buckets as one batch, a page shared by several of them once, so fewer
+-- submissions, and here fewer pages too ('all' as for GFFM)
+SELECT k_,
+	   max(read_submissions) FILTER (WHERE name = 'gk_lb_data') < max(read_submissions) FILTER (WHERE name = 'gk_lb_none') AS data_fewer,
+	   max(read_submissions) FILTER (WHERE name = 'gk_lb_all') <= max(read_submissions) FILTER (WHERE name = 'gk_lb_data') AS all_not_more,
+	   max(pages_read) FILTER (WHERE name = 'gk_lb_none') > max(read_submissions) FILTER (WHERE name = 'gk_lb_none') AS none_lists_span_pages,
+	   max(pages_read) FILTER (WHERE name = 'gk_lb_data') < max(pages_read) FILTER (WHERE name = 'gk_lb_none') AS data_shared_pages_once
+FROM gk_io_runs GROUP BY k_ ORDER BY k_;
 
 -------------------------------------------------------------------------------
 -- Inserts and deletes (buckets merge), then a new session
@@ -117,8 +138,14 @@ SELECT name, (SELECT count(*) FROM gk_later l WHERE festival.insert(name, l.id, 
 FROM gk_index ORDER BY ord;
 CREATE TABLE gk_gone AS SELECT id, geom FROM gk_src WHERE ST_X(geom) < 25 AND ST_Y(geom) < 25 AND id < 3000;
 DELETE FROM gk_src WHERE id IN (SELECT id FROM gk_gone);
+CREATE TABLE gk_lb_buckets AS
+SELECT name, (festival.stats(name)->'config'->'derived'->>'logical_buckets')::int AS before
+FROM gk_index WHERE structure = 'lbgrid';
 SELECT name, (SELECT count(*) FROM gk_gone d WHERE festival.delete(name, d.id, d.geom)) AS deleted
 FROM gk_index ORDER BY ord;
+-- LB-Grid's buckets merged (the ring search then meets merged regions)
+SELECT name, (festival.stats(name)->'config'->'derived'->>'logical_buckets')::int < before AS merged
+FROM gk_lb_buckets ORDER BY name;
 SELECT * FROM gk_verify('modified');
 -- a second entry of an id already indexed (festival.insert keeps it): like
 -- the generic search, the id comes back once, at its smaller distance;
@@ -173,4 +200,4 @@ SELECT * FROM gk_verify('new session');
 SELECT festival.drop_index(name) FROM gk_index ORDER BY ord;
 SELECT festival.drop_device('gk_aio');
 DROP FUNCTION gk_verify(text), gk_io(int, geometry);
-DROP TABLE gk_src, gk_index, gk_query, gk_before, gk_io_runs, gk_later, gk_gone;
+DROP TABLE gk_src, gk_index, gk_query, gk_before, gk_io_runs, gk_later, gk_gone, gk_lb_buckets;

@@ -62,8 +62,12 @@ const char *const gf_range_algorithms[] = {"rq", "p-rq", NULL};
 
 StaticAssertDecl(lengthof(gf_range_algorithms) == 3 && GF_RANGE_P_RQ == 1,
 				 "gf_range_algorithms: rq, then p-rq");
-/* in GfKnnPrefetch order */
-static const char *const gf_knn_prefetches[] = {"none", "data", "all", NULL};
+const char *const gf_knn_prefetches[] = {"none", "data", "all", NULL};
+
+StaticAssertDecl(lengthof(gf_knn_prefetches) == 4 &&
+				 GF_KNN_PREFETCH_NONE == 0 && GF_KNN_PREFETCH_DATA == 1 &&
+				 GF_KNN_PREFETCH_ALL == 2,
+				 "gf_knn_prefetches: in GfKnnPrefetch order");
 
 
 /* The grid file's options, read once by gf_setup. */
@@ -868,7 +872,7 @@ gf_init_empty(StructIndex *idx)
 void
 gf_state_fill(GfState *st, const FestConfig *config, uint32 page_size,
 			  const OptionBox *extent, uint32 bucket_max, int max_fill,
-			  int merge_fill, bool batched_range)
+			  int merge_fill, bool batched_range, int knn_prefetch)
 {
 	uint32		body = page_size - FEST_PAGE_HEADER_SIZE;
 
@@ -884,6 +888,8 @@ gf_state_fill(GfState *st, const FestConfig *config, uint32 page_size,
 	st->bucket_merge = (uint32) floor((double) st->bucket_max * merge_fill / 100.0);
 	st->dir_merge = (uint32) floor((double) st->dir_max * merge_fill / 100.0);
 	st->batched_range = batched_range;
+	Assert(knn_prefetch >= GF_KNN_PREFETCH_NONE && knn_prefetch <= GF_KNN_PREFETCH_ALL);
+	st->knn_prefetch = (GfKnnPrefetch) knn_prefetch;
 
 	if (st->bucket_max < 2 || st->dir_max < 4)
 		config_error(config,
@@ -902,8 +908,8 @@ gf_setup(const FestConfig *config, uint32 page_size)
 	OPTIONS_FILL(config, gf_options, &opts);
 	gf_state_fill(st, config, page_size, &opts.extent,
 				  body / sizeof(GfBucketEntry), (int) opts.max_fill,
-				  (int) opts.merge_fill, opts.range_algorithm == GF_RANGE_P_RQ);
-	st->knn_prefetch = (GfKnnPrefetch) opts.knn_prefetch;
+				  (int) opts.merge_fill, opts.range_algorithm == GF_RANGE_P_RQ,
+				  opts.knn_prefetch);
 	return st;
 }
 

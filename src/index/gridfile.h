@@ -192,11 +192,13 @@ extern void gf_merge_up(StructIndex *idx, PathStep *path, int depth,
 /* range_algorithm's choices, shared by GFFM and LB-Grid: rq, then p-rq */
 extern const char *const gf_range_algorithms[];
 #define GF_RANGE_P_RQ 1
+/* knn_prefetch's choices, shared likewise, in GfKnnPrefetch order */
+extern const char *const gf_knn_prefetches[];
 
 extern void gf_state_fill(GfState *st, const FestConfig *config,
 						  uint32 page_size, const OptionBox *extent,
 						  uint32 bucket_max, int max_fill, int merge_fill,
-						  bool batched_range);
+						  bool batched_range, int knn_prefetch);
 extern void gf_search(StructIndex *idx, const SearchSpec *spec);
 extern bool gf_entry_region(StructIndex *idx, const void *entry, uint16 level,
 							Mbr *region);

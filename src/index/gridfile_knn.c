@@ -1,8 +1,24 @@
 /*-------------------------------------------------------------------------
  *
  * gridfile_knn.c
- *	  The grid file's ring kNN search (Fevgas 2019, PhD thesis, §3.5.2,
- *	  Alg. 7), with the thesis's prefetch variants (knn_prefetch).
+ *	  The grid files' ring kNN search (Fevgas 2019, PhD thesis, §3.5.2,
+ *	  Alg. 7), with the thesis's prefetch variants (knn_prefetch), for
+ *	  GFFM and LB-Grid alike.
+ *
+ * One implementation for both grid files, as in the thesis (§3.5: "GFFM
+ * uses the same algorithms with one-page buckets").  The directory part
+ * is GFFM's, which LB-Grid shares (its root and sub-directories are GFFM
+ * directory pages).  The bucket part goes through the structure's
+ * read_leaves hook (StructureOps, via tree_read_node/tree_read_nodes),
+ * the one callback the two differ in: GFFM has none and reads bucket
+ * pages (ns_read/ns_read_many); LB-Grid's (lbgrid.c) is readBucket for a
+ * group of buckets, §3.4.2: the union of their log-page lists read with
+ * one ns_read_many, a log page shared by several buckets of the group read
+ * once, then each bucket replayed from its pages.  So for LB-Grid "a page"
+ * below means a logical bucket, one submission whatever its list's length;
+ * a group of GF_KNN_GROUP buckets stands in for the thesis's log-bucket
+ * read buffer (prefetch_logbuckets: "as many log-buckets as fit in LBB";
+ * 64 buckets' lists are of the order of the thesis's 3.5 MB data HLRU).
  *
  * At every directory page, beginning with the root, the cells (entries)
  * are examined ring by ring outward from the query's cell, as in
@@ -27,7 +43,8 @@
  * "size <= k"; the intent, used here, is "fewer than k".)
  *
  * Prefetch (thesis §3.5.2 and §5.4, evaluated variants):
- *	none	every page is read when its cell is entered (one submission each);
+ *	none	every page is read when its cell is entered (one submission each;
+ *			LB-Grid: each bucket's log pages, one submission per bucket);
  *	data	a ring's buckets are read ahead in groups of up to
  *			GF_KNN_GROUP pages with ns_read_many (one submission per group
  *			under libaio or io_uring), the cells the heap has not yet pruned
@@ -40,8 +57,9 @@
  * directory read buffers, as in P-RQ (gridfile.c).
  *
  * visitedList: the thesis needs it because cells of a scales-based grid
- * share buckets.  Here every cell is its own entry with its own page, so a
- * page is reached once and no list is kept.
+ * share buckets.  Here every cell is its own entry with its own page (in
+ * LB-Grid its own logical bucket), so a bucket is reached once and no list
+ * is kept.
  *
  * Duplicates: festival.insert keeps a second entry with an id already
  * present (without if_absent); like the generic search, an id is returned
@@ -252,7 +270,8 @@ ring_enter_cells(RingKnn *r, TreeNode *node, RingCell *cells, int ncells)
 			ngroup++;
 		}
 		Assert(ngroup > 0);
-		ns_read_many(r->idx->ns, pages, ngroup, nodes);
+		/* bucket pages, or LB-Grid's buckets through its read_leaves */
+		tree_read_nodes(r->idx, pages, ngroup, node->level - 1, nodes);
 		for (int g = 0; g < ngroup; g++)
 		{
 			if (nodes[g]->level != node->level - 1)

@@ -68,10 +68,12 @@
  *	  pages; FAST and eFIND (whose redo log would duplicate the log pages)
  *	  are refused.
  *
- * Queries are the generic ones (traverse.c, knn.c, batch_search.c) over
- * the read_leaves hook: a logical bucket is assembled by replaying its
- * log pages, and the buckets of one batch read their pages with one
- * ns_read_many (readBucket, §3.4.2, and the group reads of §3.5).
+ * Queries are GFFM's and the generic ones (P-RQ of gridfile.c, the ring
+ * kNN of gridfile_knn.c with knn_prefetch, traverse.c, knn.c for a query
+ * that is not a point, batch_search.c) over the read_leaves hook: a
+ * logical bucket is assembled by replaying its log pages, and the buckets
+ * of one batch read their pages with one ns_read_many (readBucket,
+ * §3.4.2, and the group reads of §3.5).
  *
  * IDENTIFICATION
  *	  src/index/lbgrid.c
@@ -143,6 +145,7 @@ typedef struct LbOptions
 	OptionBox	extent;
 	int64		max_fill;
 	int			range_algorithm;	/* index into gf_range_algorithms */
+	int			knn_prefetch;	/* index into gf_knn_prefetches */
 	int64		merge_fill;
 } LbOptions;
 
@@ -175,6 +178,12 @@ static const OptionSpec lb_options[] = {
 		.choices = gf_range_algorithms,
 		.description = "Window queries: rq reads one bucket's log pages at a time, depth first; p-rq (Fevgas 2019, Alg. 6) reads the log pages of up to 64 buckets in one batch.",
 		.offset = offsetof(LbOptions, range_algorithm)
+	},
+	{
+		.name = "knn_prefetch", .type = OPT_CHOICE, .default_choice = "none",
+		.choices = gf_knn_prefetches,
+		.description = "kNN of a query point (Fevgas 2019, Alg. 7, ring by ring, as for gridfile): none reads one bucket's log pages when its cell is entered; data reads the log pages of up to 64 buckets of a ring in one batch, a page shared by several of them once; all does the same for sub-directories too.",
+		.offset = offsetof(LbOptions, knn_prefetch)
 	},
 	{
 		.name = "merge_fill", .type = OPT_INT, .default_number = 30,
@@ -756,6 +765,12 @@ lb_read_leaves(StructIndex *idx, const int64 *refs, int n, TreeNode **out)
 	}
 	for (int i = 0; i < n; i++)
 		out[i] = replay_bucket(idx, st, LB_REF_ADDR(refs[i]), nodes);
+	/* a kNN or window search reads many groups in one call: free as we go */
+	for (int k = 0; k < np; k++)
+		tree_free_node(read[k]);
+	pfree(read);
+	pfree(pages);
+	hash_destroy(nodes);
 }
 
 static TreeNode *
@@ -1397,7 +1412,7 @@ lb_setup(const FestConfig *config, uint32 page_size)
 	st->page_records = (page_size - FEST_PAGE_HEADER_SIZE) / sizeof(LbRecord);
 	gf_state_fill(&st->gf, config, page_size, &o.extent,
 				  st->page_records - 3, (int) o.max_fill, (int) o.merge_fill,
-				  o.range_algorithm == GF_RANGE_P_RQ);
+				  o.range_algorithm == GF_RANGE_P_RQ, o.knn_prefetch);
 	st->cxt = AllocSetContextCreate(CurrentMemoryContext, "lbgrid bucket table",
 									ALLOCSET_DEFAULT_SIZES);
 	st->btt = NULL;
@@ -1452,6 +1467,7 @@ const StructureOps lbgrid_structure = {
 	.remove = lb_remove,
 	.contains = lb_contains,
 	.search = gf_search,
+	.knn = gf_knn,
 	.check = lb_check,
 	.describe = lb_describe,
 	.points_only = true,
