@@ -865,9 +865,10 @@ gf_init_empty(StructIndex *idx)
 }
 
 /*
- * The capacities and thresholds of a grid file's state from its options
- * (GFFM: 24-byte bucket entries; LB-Grid: its logical bucket capacity in
- * records, lbgrid.c).  Raises the configuration error for pages too small.
+ * The capacities, thresholds and query choices of a grid file's state from
+ * its options, which GFFM and LB-Grid share (GFFM: 24-byte bucket entries;
+ * LB-Grid: its logical bucket capacity in records, lbgrid.c).  Raises the
+ * configuration error for pages too small.
  */
 void
 gf_state_fill(GfState *st, const FestConfig *config, uint32 page_size,

@@ -94,8 +94,9 @@ typedef enum GfKnnPrefetch
 } GfKnnPrefetch;
 
 /*
- * Pages the ring kNN reads in one group (one ns_read_many), standing in for
- * the thesis's read buffers like P-RQ's groups (batch_search.c).
+ * Pages the ring kNN reads in one group (one ns_read_many; LB-Grid: logical
+ * buckets, their log pages in one ns_read_many), standing in for the
+ * thesis's read buffers like P-RQ's groups (batch_search.c).
  */
 #define GF_KNN_GROUP	64
 

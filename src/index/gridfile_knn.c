@@ -17,8 +17,9 @@
  * once, then each bucket replayed from its pages.  So for LB-Grid "a page"
  * below means a logical bucket, one submission whatever its list's length;
  * a group of GF_KNN_GROUP buckets stands in for the thesis's log-bucket
- * read buffer (prefetch_logbuckets: "as many log-buckets as fit in LBB";
- * 64 buckets' lists are of the order of the thesis's 3.5 MB data HLRU).
+ * read buffer (prefetch_logbuckets: "as many log-buckets as fit in LBB",
+ * a size the thesis does not give beyond its 16 MB total), bounded by
+ * buckets rather than pages as LB-Grid's P-RQ groups are.
  *
  * At every directory page, beginning with the root, the cells (entries)
  * are examined ring by ring outward from the query's cell, as in
