@@ -208,8 +208,11 @@ $$;
 --                halving line x = 75, or onto y = 150
 --   delete most  every point but one in ten; aside (id, geom) keeps them
 --   reinsert     every third point of aside
+--   flush        festival.flush (src unchanged)
+--   close        festival.close: the next call opens the index from its
+--                file again (src unchanged)
 -- one row per index: the calls that returned true (for a delete, the
--- objects found; each phase also checks that every call did)
+-- objects found; for flush, 1 once it returned)
 CREATE OR REPLACE FUNCTION fixture.grid_phase(phase text, indices regclass, src regclass,
 											  later regclass, aside regclass)
 RETURNS TABLE (name text, changed bigint)
@@ -243,6 +246,10 @@ BEGIN
 		WHEN 'reinsert' THEN
 			rows_query := format('SELECT id, geom, NULL::geometry AS new_geom FROM %s WHERE id %% 3 = 0', aside);
 			call := 'festival.insert(%L, r.id, r.geom)';
+		WHEN 'flush', 'close' THEN
+			-- one call per index
+			rows_query := 'SELECT 0::bigint AS id, NULL::geometry AS geom, NULL::geometry AS new_geom';
+			call := CASE phase WHEN 'flush' THEN '(SELECT true FROM festival.flush(%L) f)' ELSE 'festival.close(%L)' END;
 		ELSE
 			RAISE EXCEPTION 'unknown phase %', phase;
 	END CASE;
@@ -263,6 +270,8 @@ BEGIN
 			EXECUTE format('DELETE FROM %s WHERE id IN (SELECT id FROM pg_temp.fixture_grid_rows)', src);
 		WHEN 'update' THEN
 			EXECUTE format('UPDATE %s s SET geom = r.new_geom FROM pg_temp.fixture_grid_rows r WHERE s.id = r.id', src);
+		WHEN 'flush', 'close' THEN
+			NULL;	-- the objects stay
 	END CASE;
 	DROP TABLE pg_temp.fixture_grid_rows;
 END
@@ -358,6 +367,87 @@ BEGIN
 		RETURN NEXT r;
 	END LOOP;
 	DROP TABLE IF EXISTS pg_temp.fixture_grid_dw;
+END
+$$;
+
+-- the regions of a grid index's dump (festival.dump), for each index of
+-- names: its nodes, those at level 0, those with a region; the regions
+-- that do not cover their node's MBR or are not covered by their parent's
+-- region; the directory pages, and those whose children's regions differ
+-- in area, or in the area of their union, from the page's own region (a
+-- gap or an overlap).  The snapshots are deleted again.
+CREATE OR REPLACE FUNCTION fixture.grid_regions(names text[])
+RETURNS TABLE (name text, nodes bigint, leaves bigint, with_region bigint, outside_region bigint,
+			   outside_parent bigint, directory_pages bigint, area_differs bigint, union_differs bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	sid bigint;
+BEGIN
+	FOR i IN 1 .. cardinality(names) LOOP
+		name := names[i];
+		sid := festival.dump(names[i], NULL);
+		SELECT count(*), count(*) FILTER (WHERE n.level = 0),
+			   count(*) FILTER (WHERE n.region IS NOT NULL),
+			   count(*) FILTER (WHERE n.region IS NOT NULL AND NOT ST_Covers(n.region, n.mbr)),
+			   count(*) FILTER (WHERE p.page IS NOT NULL AND p.region IS NOT NULL
+								AND NOT ST_Covers(p.region, n.region))
+		INTO nodes, leaves, with_region, outside_region, outside_parent
+		FROM festival.index_node n
+		LEFT JOIN festival.index_node p ON p.snapshot_id = n.snapshot_id AND p.page = n.parent
+		WHERE n.snapshot_id = sid;
+		SELECT count(*),
+			   count(*) FILTER (WHERE abs(s.area - ST_Area(p.region)) > 1e-6 * ST_Area(p.region)),
+			   count(*) FILTER (WHERE abs(s.union_area - ST_Area(p.region)) > 1e-6 * ST_Area(p.region))
+		INTO directory_pages, area_differs, union_differs
+		FROM festival.index_node p
+		JOIN (SELECT c.parent, sum(ST_Area(c.region)) AS area, ST_Area(ST_Union(c.region)) AS union_area
+			  FROM festival.index_node c WHERE c.snapshot_id = sid AND c.parent IS NOT NULL
+			  GROUP BY c.parent) s ON s.parent = p.page
+		WHERE p.snapshot_id = sid AND p.level > 0;
+		DELETE FROM festival.index_snapshot WHERE snapshot_id = sid;
+		RETURN NEXT;
+	END LOOP;
+END
+$$;
+
+-- an index idx (created by the caller, without source) over an awkward
+-- extent whose halving lines are no exact binary fractions, [-0.3, -1.7,
+-- 0.7, 1.1], receives a 23 x 23 grid of points reaching its corners and
+-- edges, then loses them all again: one row with the points inserted,
+-- those a query of their own location does not find, the rows of
+-- check() and the height when full; the points a window finds and those
+-- PostGIS finds in it; the points deleted and those left; and, when
+-- empty, the height, the free pages, the logical buckets (LB-Grid) and
+-- the rows of check()
+CREATE OR REPLACE FUNCTION fixture.grid_awkward_extent(idx text)
+RETURNS TABLE (inserted bigint, not_found bigint, check_rows bigint, height int,
+			   in_window bigint, window_brute bigint, deleted bigint, left_over bigint,
+			   empty_height int, empty_free_pages bigint, empty_buckets bigint, empty_check_rows bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	DROP TABLE IF EXISTS pg_temp.fixture_awkward;
+	CREATE TEMP TABLE fixture_awkward AS
+	SELECT i::bigint AS id, ST_MakePoint(-0.3 + (i % 23) / 22.0, -1.7 + (i / 23 % 23) * 2.8 / 22.0) AS geom
+	FROM generate_series(0, 528) i;
+	EXECUTE 'SELECT count(*) FILTER (WHERE festival.insert($1, id, geom)) FROM pg_temp.fixture_awkward'
+	INTO inserted USING idx;
+	EXECUTE 'SELECT count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM festival.query($1, p.geom) q WHERE q.id = p.id))
+			 FROM pg_temp.fixture_awkward p'
+	INTO not_found USING idx;
+	check_rows := (SELECT count(*) FROM festival.check(idx));
+	height := (festival.stats(idx)->>'height')::int;
+	in_window := (SELECT count(*) FROM festival.query(idx, ST_MakeEnvelope(-0.1, 0, 0.7, 1.1)));
+	EXECUTE 'SELECT count(*) FROM pg_temp.fixture_awkward WHERE geom && ST_MakeEnvelope(-0.1, 0, 0.7, 1.1)'
+	INTO window_brute;
+	EXECUTE 'SELECT count(*) FILTER (WHERE festival.delete($1, id, geom)) FROM pg_temp.fixture_awkward'
+	INTO deleted USING idx;
+	left_over := (SELECT count(*) FROM festival.query(idx, ST_MakeEnvelope(-0.3, -1.7, 0.7, 1.1)));
+	empty_height := (festival.stats(idx)->>'height')::int;
+	empty_free_pages := (festival.stats(idx)->>'free_pages')::bigint;
+	empty_buckets := (festival.stats(idx)->'config'->'derived'->>'logical_buckets')::bigint;
+	empty_check_rows := (SELECT count(*) FROM festival.check(idx));
+	DROP TABLE pg_temp.fixture_awkward;
+	RETURN NEXT;
 END
 $$;
 

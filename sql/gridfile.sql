@@ -218,10 +218,9 @@ SELECT * FROM gf_verify('reinsert');
 -------------------------------------------------------------------------------
 -- Phase 6: flush, close and reopen, then a new session
 -------------------------------------------------------------------------------
-SELECT count(*) AS flushed FROM (SELECT festival.flush(name) FROM gf_index) s;
+SELECT * FROM fixture.grid_phase('flush', 'gf_index', 'gf_src', 'gf_later', 'gf_aside');
 SELECT * FROM gf_verify('flush');
-SELECT count(*) FILTER (WHERE closed) AS closed
-FROM (SELECT festival.close(name) AS closed FROM gf_index) s;
+SELECT * FROM fixture.grid_phase('close', 'gf_index', 'gf_src', 'gf_later', 'gf_aside');
 SELECT * FROM gf_verify('reopen');
 \c
 SET client_min_messages = warning;
@@ -232,27 +231,10 @@ SELECT * FROM gf_verify('new session');
 -- Dumps: each region is a polygon covering the nodes below it, and the
 -- regions of a directory page tile its own region
 -------------------------------------------------------------------------------
-CREATE TEMP TABLE gf_dumped AS SELECT name, festival.dump(name, NULL) AS snapshot_id FROM gf_index;
-SELECT d.name, count(*) AS nodes,
-	   count(*) FILTER (WHERE n.region IS NOT NULL) AS with_region,
-	   count(*) FILTER (WHERE n.region IS NOT NULL AND NOT ST_Covers(n.region, n.mbr)) AS outside_region,
-	   count(*) FILTER (WHERE p.page IS NOT NULL AND p.region IS NOT NULL
-						AND NOT ST_Covers(p.region, n.region)) AS outside_parent
-FROM gf_dumped d JOIN gf_index x USING (name)
-JOIN festival.index_node n USING (snapshot_id)
-LEFT JOIN festival.index_node p ON p.snapshot_id = n.snapshot_id AND p.page = n.parent
-GROUP BY x.ord, d.name ORDER BY x.ord;
--- the regions of the children of each directory page: their areas and
--- the area of their union equal the parent's (no gap, no overlap)
-SELECT count(*) AS directory_pages,
-	   count(*) FILTER (WHERE abs(s.area - ST_Area(p.region)) > 1e-6 * ST_Area(p.region)) AS area_differs,
-	   count(*) FILTER (WHERE abs(s.union_area - ST_Area(p.region)) > 1e-6 * ST_Area(p.region)) AS union_differs
-FROM festival.index_node p
-JOIN (SELECT c.snapshot_id, c.parent, sum(ST_Area(c.region)) AS area, ST_Area(ST_Union(c.region)) AS union_area
-	  FROM festival.index_node c WHERE c.parent IS NOT NULL
-	  GROUP BY c.snapshot_id, c.parent) s ON s.snapshot_id = p.snapshot_id AND s.parent = p.page
-WHERE p.snapshot_id IN (SELECT snapshot_id FROM gf_dumped) AND p.level > 0;
-DELETE FROM festival.index_snapshot WHERE snapshot_id IN (SELECT snapshot_id FROM gf_dumped);
+-- (fixture.grid_regions: the regions of the children of each directory
+-- page have, one by one and as their union, the area of the page's own:
+-- no gap, no overlap)
+SELECT r.* FROM fixture.grid_regions(ARRAY(SELECT name FROM gf_index ORDER BY ord)) r;
 
 -------------------------------------------------------------------------------
 -- Refused calls
@@ -339,24 +321,11 @@ FROM festival.check('gf_none');
 
 -- an index without source, with an awkward extent (lines that are not
 -- exact binary fractions): every point, the extent's corners and edges
--- included, is found by a query of its own location and by a window
+-- included, is found by a query of its own location and by a window;
+-- deleting them all merges everything back into one root bucket
+-- (fixture.grid_awkward_extent)
 SELECT festival.create_index('gf_free', 'gridfile', 'gf_dev', '{"extent": [-0.3, -1.7, 0.7, 1.1], "page_size": 1024}') > 0 AS created;
-CREATE TABLE gf_free_pts AS
-SELECT i::bigint AS id, ST_MakePoint(-0.3 + (i % 23) / 22.0, -1.7 + (i / 23 % 23) * 2.8 / 22.0) AS geom
-FROM generate_series(0, 528) i;
-SELECT count(*) FILTER (WHERE festival.insert('gf_free', id, geom)) AS inserted FROM gf_free_pts;
-SELECT count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM festival.query('gf_free', p.geom) q WHERE q.id = p.id)) AS not_found,
-	   (SELECT count(*) FROM festival.check('gf_free')) AS check_rows,
-	   (festival.stats('gf_free')->>'height')::int AS height
-FROM gf_free_pts p;
-SELECT count(*) AS in_window,
-	   (SELECT count(*) FROM gf_free_pts WHERE geom && ST_MakeEnvelope(-0.1, 0, 0.7, 1.1)) AS expected
-FROM festival.query('gf_free', ST_MakeEnvelope(-0.1, 0, 0.7, 1.1));
-SELECT count(*) FILTER (WHERE festival.delete('gf_free', id, geom)) AS deleted FROM gf_free_pts;
-SELECT count(*) AS left_over FROM festival.query('gf_free', ST_MakeEnvelope(-0.3, -1.7, 0.7, 1.1));
--- everything merged back into one root bucket
-SELECT (festival.stats('gf_free')->>'height')::int AS height, (festival.stats('gf_free')->>'free_pages')::int > 0 AS freed,
-	   count(*) AS check_rows FROM festival.check('gf_free');
+SELECT * FROM fixture.grid_awkward_extent('gf_free');
 
 -------------------------------------------------------------------------------
 -- Clean up
@@ -369,4 +338,4 @@ SELECT festival.drop_device('gf_aio');
 DELETE FROM fx_query WHERE qid BETWEEN 921 AND 927;
 DROP FUNCTION gf_verify(text), gf_reads(text);
 DROP TABLE gf_src, gf_later, gf_aside, gf_index, gf_qids, gf_mixed, gf_copies, gf_out,
-	gf_knn_query, gf_before, gf_splits, gf_free_pts, gf_brute, gf_group;
+	gf_knn_query, gf_before, gf_splits, gf_brute, gf_group;

@@ -187,12 +187,11 @@ SELECT * FROM lb_verify('reinsert');
 -- Phase 6: flush, close and reopen (the bucket table is rebuilt from the
 -- log pages), a new session
 -------------------------------------------------------------------------------
-SELECT count(*) AS flushed FROM (SELECT festival.flush(name) FROM lb_index) s;
+SELECT * FROM fixture.grid_phase('flush', 'lb_index', 'lb_src', 'lb_later', 'lb_aside');
 SELECT * FROM lb_verify('flush');
 CREATE TABLE lb_shape AS SELECT name, lb_derived(name, 'logical_buckets') AS buckets,
 	lb_derived(name, 'log_pages') AS pages FROM lb_index WHERE structure = 'lbgrid';
-SELECT count(*) FILTER (WHERE closed) AS closed
-FROM (SELECT festival.close(name) AS closed FROM lb_index) s;
+SELECT * FROM fixture.grid_phase('close', 'lb_index', 'lb_src', 'lb_later', 'lb_aside');
 SELECT * FROM lb_verify('reopen');
 -- the bucket table rebuilt from the log pages is the one the session had
 SELECT s.name, lb_derived(s.name, 'logical_buckets') = s.buckets AND lb_derived(s.name, 'log_pages') = s.pages AS same_table
@@ -230,24 +229,9 @@ SELECT (SELECT array_agg(id ORDER BY id) FROM festival.query('lb_replay', ST_Mak
 -- Dumps: each region is a polygon covering what is below it, and the
 -- regions of a directory page tile its region
 -------------------------------------------------------------------------------
-CREATE TEMP TABLE lb_dumped AS SELECT name, festival.dump(name, NULL) AS snapshot_id FROM lb_index WHERE structure = 'lbgrid';
-SELECT d.name, count(*) FILTER (WHERE n.level = 0) > 0 AS has_buckets,
-	   count(*) FILTER (WHERE n.region IS NOT NULL AND NOT ST_Covers(n.region, n.mbr)) AS outside_region,
-	   count(*) FILTER (WHERE p.page IS NOT NULL AND p.region IS NOT NULL
-						AND NOT ST_Covers(p.region, n.region)) AS outside_parent
-FROM lb_dumped d JOIN lb_index x USING (name)
-JOIN festival.index_node n USING (snapshot_id)
-LEFT JOIN festival.index_node p ON p.snapshot_id = n.snapshot_id AND p.page = n.parent
-GROUP BY x.ord, d.name ORDER BY x.ord;
-SELECT count(*) > 0 AS directory_pages,
-	   count(*) FILTER (WHERE abs(s.area - ST_Area(p.region)) > 1e-6 * ST_Area(p.region)) AS area_differs,
-	   count(*) FILTER (WHERE abs(s.union_area - ST_Area(p.region)) > 1e-6 * ST_Area(p.region)) AS union_differs
-FROM festival.index_node p
-JOIN (SELECT c.snapshot_id, c.parent, sum(ST_Area(c.region)) AS area, ST_Area(ST_Union(c.region)) AS union_area
-	  FROM festival.index_node c WHERE c.parent IS NOT NULL
-	  GROUP BY c.snapshot_id, c.parent) s ON s.snapshot_id = p.snapshot_id AND s.parent = p.page
-WHERE p.snapshot_id IN (SELECT snapshot_id FROM lb_dumped) AND p.level > 0;
-DELETE FROM festival.index_snapshot WHERE snapshot_id IN (SELECT snapshot_id FROM lb_dumped);
+-- (fixture.grid_regions: no gap, no overlap between the regions of a
+-- directory page's children)
+SELECT r.* FROM fixture.grid_regions(ARRAY(SELECT name FROM lb_index WHERE structure = 'lbgrid' ORDER BY ord)) r;
 
 -------------------------------------------------------------------------------
 -- Refused calls
@@ -286,20 +270,11 @@ SELECT count(*) AS check_rows,
 FROM festival.check('lb_none');
 
 -- an awkward extent (lines that are not binary fractions): every point,
--- corners and edges included, is found at its own location; deleting all
--- merges everything back into one bucket
+-- corners and edges included, is found at its own location and by a
+-- window; deleting all merges everything back into one bucket
+-- (fixture.grid_awkward_extent)
 SELECT festival.create_index('lb_free', 'lbgrid', 'lb_dev', '{"extent": [-0.3, -1.7, 0.7, 1.1], "page_size": 1024}') > 0 AS created;
-CREATE TABLE lb_free_pts AS
-SELECT i::bigint AS id, ST_MakePoint(-0.3 + (i % 23) / 22.0, -1.7 + (i / 23 % 23) * 2.8 / 22.0) AS geom
-FROM generate_series(0, 528) i;
-SELECT count(*) FILTER (WHERE festival.insert('lb_free', id, geom)) AS inserted FROM lb_free_pts;
-SELECT count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM festival.query('lb_free', p.geom) q WHERE q.id = p.id)) AS not_found,
-	   (SELECT count(*) FROM festival.check('lb_free')) AS check_rows
-FROM lb_free_pts p;
-SELECT count(*) FILTER (WHERE festival.delete('lb_free', id, geom)) AS deleted FROM lb_free_pts;
-SELECT (SELECT count(*) FROM festival.query('lb_free', ST_MakeEnvelope(-0.3, -1.7, 0.7, 1.1))) AS left_over,
-	   lb_derived('lb_free', 'logical_buckets') AS buckets, (festival.stats('lb_free')->>'height')::int AS height,
-	   (SELECT count(*) FROM festival.check('lb_free')) AS check_rows;
+SELECT * FROM fixture.grid_awkward_extent('lb_free');
 
 -------------------------------------------------------------------------------
 -- Clean up
@@ -311,4 +286,4 @@ SELECT festival.drop_device('lb_aio');
 DELETE FROM fx_query WHERE qid BETWEEN 931 AND 937;
 DROP FUNCTION lb_verify(text), lb_totals(text), lb_derived(text, text);
 DROP TABLE lb_src, lb_later, lb_aside, lb_index, lb_qids,
-	lb_before, lb_rq, lb_merge, lb_shape, lb_brute, lb_free_pts;
+	lb_before, lb_rq, lb_merge, lb_shape, lb_brute;
