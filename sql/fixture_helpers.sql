@@ -133,6 +133,325 @@ END
 $$;
 
 -------------------------------------------------------------------------------
+-- Grid files under changes (pg_regress suites gridfile and lbgrid)
+--
+-- The points-only grid structures go through the same differential phases:
+-- a build, inserts, deletes emptying whole regions, updates, deletes of
+-- nearly everything and reinserts, a flush, a close and reopen and a new
+-- session, each followed by fixture.grid_verify.  The data, the query
+-- geometries on halving lines and the changes of each phase are made
+-- here, once; a suite names its tables and indices.  Everything is
+-- generated without random(), on the extent [0, 0, 300, 300].
+-------------------------------------------------------------------------------
+
+-- fill src (id, geom) with the points an index is built from and later
+-- with those inserted one at a time after the build.  src: fx_pts (a grid
+-- with copies and off-grid points), a dense cluster at (150, 150), 120
+-- points on halving lines and copies copies of POINT(150 150) (almost a
+-- bucket: duplicate-heavy); later: 300 points spread by two primes and 10
+-- copies of POINT(225 75)
+CREATE OR REPLACE FUNCTION fixture.grid_points(src regclass, later regclass, copies int) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('INSERT INTO %s SELECT id, geom FROM fx_pts', src);
+	EXECUTE format(
+		'INSERT INTO %s
+		 SELECT 4000 + i, ST_MakePoint(140 + (i * 37 %% 200) / 10.0, 140 + (i * 53 %% 200) / 10.0)
+		 FROM generate_series(0, 199) i', src);
+	EXECUTE format(
+		'INSERT INTO %s
+		 SELECT 5000 + i, CASE i %% 4
+			 WHEN 0 THEN ST_MakePoint(75, 1.5 * i)
+			 WHEN 1 THEN ST_MakePoint(1.5 * i, 37.5)
+			 WHEN 2 THEN ST_MakePoint(150, 300 - 1.5 * i)
+			 ELSE ST_MakePoint(1.5 * i, 150) END
+		 FROM generate_series(0, 119) i', src);
+	EXECUTE format('INSERT INTO %s SELECT 6001 + i, ''POINT(150 150)'' FROM generate_series(0, $1 - 1) i', src)
+	USING copies;
+	EXECUTE format(
+		'INSERT INTO %s
+		 SELECT 7000 + i, ST_MakePoint((i * 7919 %% 3001) / 10.0, (i * 104729 %% 3001) / 10.0)
+		 FROM generate_series(0, 299) i', later);
+	EXECUTE format('INSERT INTO %s SELECT 7500 + i, ST_MakePoint(225, 75) FROM generate_series(0, 9) i', later);
+END
+$$;
+
+-- add to fx_query, as qids first + 1 .. first + 7, query geometries on the
+-- halving lines of the extent (labelled with prefix); the suite deletes
+-- them at its end
+CREATE OR REPLACE FUNCTION fixture.grid_queries(first int, prefix text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE
+		'INSERT INTO fx_query
+		 SELECT $1 + n, $2 || '': '' || label, g
+		 FROM (VALUES
+			 (1, ''window with edges on halving lines'', ST_MakeEnvelope(75, 75, 150, 150)),
+			 (2, ''the centre point (its copies)'', ''POINT(150 150)''::geometry),
+			 (3, ''a point on two halving lines'', ''POINT(75 37.5)''),
+			 (4, ''window across the cluster'', ST_MakeEnvelope(145, 141, 151.3, 157)),
+			 (5, ''line along a halving line'', ''LINESTRING(150 0, 150 300)''),
+			 (6, ''the upper right quarter'', ST_MakeEnvelope(150, 150, 300, 300)),
+			 (7, ''the extent''''s top edge'', ST_MakeEnvelope(0, 300, 300, 300))) v(n, label, g)'
+	USING first, prefix;
+END
+$$;
+
+-- one phase of changes, made to every index of indices (a table with
+-- columns ord and name; in ord order, each object in id order) and then
+-- to src, whose rows are what the indices must hold afterwards:
+--   insert       the rows of later
+--   delete       everything in the lower left quarter [0, 150)^2 but the
+--                cluster (ids 4000..4999), and every other point
+--                elsewhere: buckets and directory pages merge
+--   update       every 7th point moves across regions: mirrored, onto the
+--                halving line x = 75, or onto y = 150
+--   delete most  every point but one in ten; aside (id, geom) keeps them
+--   reinsert     every third point of aside
+--   flush        festival.flush (src unchanged)
+--   close        festival.close: the next call opens the index from its
+--                file again (src unchanged)
+-- one row per index: the calls that returned true (for a delete, the
+-- objects found; for flush, 1 once it returned)
+CREATE OR REPLACE FUNCTION fixture.grid_phase(phase text, indices regclass, src regclass,
+											  later regclass, aside regclass)
+RETURNS TABLE (name text, changed bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	rows_query text;	-- (id, geom, new_geom) of the phase, before src changes
+	call text;
+	i record;
+BEGIN
+	CASE phase
+		WHEN 'insert' THEN
+			rows_query := format('SELECT id, geom, NULL::geometry AS new_geom FROM %s', later);
+			call := 'festival.insert(%L, r.id, r.geom)';
+		WHEN 'delete' THEN
+			rows_query := format('SELECT id, geom, NULL::geometry AS new_geom FROM %s
+								  WHERE (ST_X(geom) < 150 AND ST_Y(geom) < 150 AND id NOT BETWEEN 4000 AND 4999)
+										OR id %% 2 = 0', src);
+			call := 'festival.delete(%L, r.id, r.geom)';
+		WHEN 'update' THEN
+			rows_query := format('SELECT id, geom,
+										 CASE WHEN id %% 3 = 0 THEN ST_MakePoint(300 - ST_X(geom), 300 - ST_Y(geom))
+											  WHEN id %% 3 = 1 THEN ST_MakePoint(75, ST_Y(geom) / 2)
+											  ELSE ST_MakePoint(ST_X(geom) / 2, 150) END AS new_geom
+								  FROM %s WHERE id %% 7 = 3', src);
+			call := 'festival.update(%L, r.id, r.geom, r.id, r.new_geom)';
+		WHEN 'delete most' THEN
+			EXECUTE format('TRUNCATE %s', aside);
+			EXECUTE format('INSERT INTO %s SELECT id, geom FROM %s WHERE id %% 10 <> 1', aside, src);
+			rows_query := format('SELECT id, geom, NULL::geometry AS new_geom FROM %s', aside);
+			call := 'festival.delete(%L, r.id, r.geom)';
+		WHEN 'reinsert' THEN
+			rows_query := format('SELECT id, geom, NULL::geometry AS new_geom FROM %s WHERE id %% 3 = 0', aside);
+			call := 'festival.insert(%L, r.id, r.geom)';
+		WHEN 'flush', 'close' THEN
+			-- one call per index
+			rows_query := 'SELECT 0::bigint AS id, NULL::geometry AS geom, NULL::geometry AS new_geom';
+			call := CASE phase WHEN 'flush' THEN '(SELECT true FROM festival.flush(%L) f)' ELSE 'festival.close(%L)' END;
+		ELSE
+			RAISE EXCEPTION 'unknown phase %', phase;
+	END CASE;
+	-- the rows once, so that every index gets the same ones in the same order
+	DROP TABLE IF EXISTS pg_temp.fixture_grid_rows;
+	EXECUTE format('CREATE TEMP TABLE fixture_grid_rows AS %s', rows_query);
+	FOR i IN EXECUTE format('SELECT x.ord, x.name FROM %s x ORDER BY x.ord', indices) LOOP
+		name := i.name;
+		EXECUTE format('SELECT count(*) FILTER (WHERE ' || call || ')
+						FROM (SELECT * FROM pg_temp.fixture_grid_rows ORDER BY id) r', i.name)
+		INTO changed;
+		RETURN NEXT;
+	END LOOP;
+	CASE phase
+		WHEN 'insert', 'reinsert' THEN
+			EXECUTE format('INSERT INTO %s SELECT id, geom FROM pg_temp.fixture_grid_rows', src);
+		WHEN 'delete', 'delete most' THEN
+			EXECUTE format('DELETE FROM %s WHERE id IN (SELECT id FROM pg_temp.fixture_grid_rows)', src);
+		WHEN 'update' THEN
+			EXECUTE format('UPDATE %s s SET geom = r.new_geom FROM pg_temp.fixture_grid_rows r WHERE s.id = r.id', src);
+		WHEN 'flush', 'close' THEN
+			NULL;	-- the objects stay
+	END CASE;
+	DROP TABLE pg_temp.fixture_grid_rows;
+END
+$$;
+
+-- every index of indices (columns ord, name and same_as: the index it
+-- must equal, or NULL) against brute force over src after a phase; one
+-- row per index:
+--   cases, answers       predicate x query cases of qids, brute-force answers
+--   missing, extra       answers festival.query lost or invented (fx_compare)
+--   dw_answers, dw_wrong ST_DWithin answers for every query of qids and d
+--                        of distances, and those festival.query(...,
+--                        'dwithin', distance => d) lost or invented (NULL
+--                        when no distances are given)
+--   knn_wrong            festival.knn (k = 1, 10, 100 at knn_points, where
+--                        fx_pts has ties) against ORDER BY ST_Distance, id
+--   batch_wrong          festival.query_batch over the queries
+--   check_rows           rows of festival.check()
+--   entries_exact        the index holds as many entries as src has rows
+--   height, level1       its height and the entries of its level-1 nodes
+--                        (a grid file's bucket references)
+--   same                 same = 'nodes': every node of the index equals
+--                        those of same_as (fixture.nodes: node by node,
+--                        entry by entry); same = 'entries': the leaf
+--                        entries do (fixture.entries)
+-- brute (pred, qid, id) receives the brute-force answers.  The row type
+-- is named so that a suite can wrap the call in a function of its own.
+DO $$
+BEGIN
+	CREATE TYPE fixture.grid_check AS (
+		phase text, index text, cases bigint, answers numeric, missing numeric, extra numeric,
+		dw_answers bigint, dw_wrong bigint, knn_wrong bigint, batch_wrong bigint, check_rows bigint,
+		entries_exact boolean, height int, level1 bigint, same_as boolean);
+EXCEPTION WHEN duplicate_object THEN
+	NULL;	-- loaded again into the same database
+END
+$$;
+CREATE OR REPLACE FUNCTION fixture.grid_verify(phase text, indices regclass, src regclass,
+											   brute regclass, qids int[], same text,
+											   distances float8[] DEFAULT NULL,
+											   knn_points geometry[] DEFAULT ARRAY['POINT(45 45)', 'POINT(150 150)',
+												   'POINT(70 30)', 'POINT(-10 310)', 'POINT(225 75)']::geometry[])
+RETURNS SETOF fixture.grid_check
+LANGUAGE plpgsql AS $$
+DECLARE
+	r fixture.grid_check;
+	i record;
+	src_rows bigint;
+	walk text := CASE same WHEN 'nodes' THEN 'fixture.nodes' WHEN 'entries' THEN 'fixture.entries' END;
+BEGIN
+	IF walk IS NULL THEN
+		RAISE EXCEPTION 'same must be ''nodes'' or ''entries''';
+	END IF;
+	EXECUTE format('TRUNCATE %s', brute);
+	EXECUTE format('INSERT INTO %s SELECT * FROM fx_brute(%L, %L)', brute, src, qids);
+	EXECUTE format('SELECT count(*) FROM %s', src) INTO src_rows;
+	DROP TABLE IF EXISTS pg_temp.fixture_grid_dw;
+	IF distances IS NOT NULL THEN
+		EXECUTE format('CREATE TEMP TABLE fixture_grid_dw AS
+						SELECT q.qid, d, s.id FROM fx_query q CROSS JOIN unnest($2) d
+						JOIN %s s ON ST_DWithin(s.geom, q.g, d) WHERE q.qid = ANY ($1)', src)
+		USING qids, distances;
+	END IF;
+	FOR i IN EXECUTE format('SELECT x.ord, x.name, x.same_as FROM %s x ORDER BY x.ord', indices) LOOP
+		r.phase := phase;
+		r.index := i.name;
+		SELECT count(*), sum(c.brute), sum(c.missing), sum(c.extra) INTO r.cases, r.answers, r.missing, r.extra
+		FROM fx_compare(i.name, brute, qids) c;
+		r.dw_answers := NULL;
+		r.dw_wrong := NULL;
+		IF distances IS NOT NULL THEN
+			EXECUTE 'SELECT count(*) FROM pg_temp.fixture_grid_dw' INTO r.dw_answers;
+			EXECUTE 'WITH f AS (SELECT q.qid, d, r.id FROM fx_query q CROSS JOIN unnest($2) d
+								CROSS JOIN LATERAL festival.query($3, q.g, ''dwithin'', distance => d) r
+								WHERE q.qid = ANY ($1))
+					 SELECT (SELECT count(*) FROM (TABLE f EXCEPT ALL TABLE pg_temp.fixture_grid_dw) x)
+							+ (SELECT count(*) FROM (TABLE pg_temp.fixture_grid_dw EXCEPT ALL TABLE f) x)'
+			INTO r.dw_wrong USING qids, distances, i.name;
+		END IF;
+		r.knn_wrong := fixture.knn_wrong(i.name, src, knn_points);
+		r.batch_wrong := fixture.batch_wrong(i.name, brute, qids);
+		r.check_rows := (SELECT count(*) FROM festival.check(i.name));
+		r.entries_exact := (festival.stats(i.name)->>'entries')::bigint = src_rows;
+		r.height := (festival.stats(i.name)->>'height')::int;
+		r.level1 := (SELECT count(*) FROM fixture.nodes(i.name) n WHERE n.level = 1);
+		r.same_as := NULL;
+		IF i.same_as IS NOT NULL THEN
+			EXECUTE format('SELECT NOT EXISTS ((SELECT * FROM %1$s($1) EXCEPT ALL SELECT * FROM %1$s($2))
+											   UNION ALL
+											   (SELECT * FROM %1$s($2) EXCEPT ALL SELECT * FROM %1$s($1)))', walk)
+			INTO r.same_as USING i.name, i.same_as;
+		END IF;
+		RETURN NEXT r;
+	END LOOP;
+	DROP TABLE IF EXISTS pg_temp.fixture_grid_dw;
+END
+$$;
+
+-- the regions of a grid index's dump (festival.dump), for each index of
+-- names: its nodes, those at level 0, those with a region; the regions
+-- that do not cover their node's MBR or are not covered by their parent's
+-- region; the directory pages, and those whose children's regions differ
+-- in area, or in the area of their union, from the page's own region (a
+-- gap or an overlap).  The snapshots are deleted again.
+CREATE OR REPLACE FUNCTION fixture.grid_regions(names text[])
+RETURNS TABLE (name text, nodes bigint, leaves bigint, with_region bigint, outside_region bigint,
+			   outside_parent bigint, directory_pages bigint, area_differs bigint, union_differs bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	sid bigint;
+BEGIN
+	FOR i IN 1 .. cardinality(names) LOOP
+		name := names[i];
+		sid := festival.dump(names[i], NULL);
+		SELECT count(*), count(*) FILTER (WHERE n.level = 0),
+			   count(*) FILTER (WHERE n.region IS NOT NULL),
+			   count(*) FILTER (WHERE n.region IS NOT NULL AND NOT ST_Covers(n.region, n.mbr)),
+			   count(*) FILTER (WHERE p.page IS NOT NULL AND p.region IS NOT NULL
+								AND NOT ST_Covers(p.region, n.region))
+		INTO nodes, leaves, with_region, outside_region, outside_parent
+		FROM festival.index_node n
+		LEFT JOIN festival.index_node p ON p.snapshot_id = n.snapshot_id AND p.page = n.parent
+		WHERE n.snapshot_id = sid;
+		SELECT count(*),
+			   count(*) FILTER (WHERE abs(s.area - ST_Area(p.region)) > 1e-6 * ST_Area(p.region)),
+			   count(*) FILTER (WHERE abs(s.union_area - ST_Area(p.region)) > 1e-6 * ST_Area(p.region))
+		INTO directory_pages, area_differs, union_differs
+		FROM festival.index_node p
+		JOIN (SELECT c.parent, sum(ST_Area(c.region)) AS area, ST_Area(ST_Union(c.region)) AS union_area
+			  FROM festival.index_node c WHERE c.snapshot_id = sid AND c.parent IS NOT NULL
+			  GROUP BY c.parent) s ON s.parent = p.page
+		WHERE p.snapshot_id = sid AND p.level > 0;
+		DELETE FROM festival.index_snapshot WHERE snapshot_id = sid;
+		RETURN NEXT;
+	END LOOP;
+END
+$$;
+
+-- an index idx (created by the caller, without source) over an awkward
+-- extent whose halving lines are no exact binary fractions, [-0.3, -1.7,
+-- 0.7, 1.1], receives a 23 x 23 grid of points reaching its corners and
+-- edges, then loses them all again: one row with the points inserted,
+-- those a query of their own location does not find, the rows of
+-- check() and the height when full; the points a window finds and those
+-- PostGIS finds in it; the points deleted and those left; and, when
+-- empty, the height, the free pages, the logical buckets (LB-Grid) and
+-- the rows of check()
+CREATE OR REPLACE FUNCTION fixture.grid_awkward_extent(idx text)
+RETURNS TABLE (inserted bigint, not_found bigint, check_rows bigint, height int,
+			   in_window bigint, window_brute bigint, deleted bigint, left_over bigint,
+			   empty_height int, empty_free_pages bigint, empty_buckets bigint, empty_check_rows bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	DROP TABLE IF EXISTS pg_temp.fixture_awkward;
+	CREATE TEMP TABLE fixture_awkward AS
+	SELECT i::bigint AS id, ST_MakePoint(-0.3 + (i % 23) / 22.0, -1.7 + (i / 23 % 23) * 2.8 / 22.0) AS geom
+	FROM generate_series(0, 528) i;
+	EXECUTE 'SELECT count(*) FILTER (WHERE festival.insert($1, id, geom)) FROM pg_temp.fixture_awkward'
+	INTO inserted USING idx;
+	EXECUTE 'SELECT count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM festival.query($1, p.geom) q WHERE q.id = p.id))
+			 FROM pg_temp.fixture_awkward p'
+	INTO not_found USING idx;
+	check_rows := (SELECT count(*) FROM festival.check(idx));
+	height := (festival.stats(idx)->>'height')::int;
+	in_window := (SELECT count(*) FROM festival.query(idx, ST_MakeEnvelope(-0.1, 0, 0.7, 1.1)));
+	EXECUTE 'SELECT count(*) FROM pg_temp.fixture_awkward WHERE geom && ST_MakeEnvelope(-0.1, 0, 0.7, 1.1)'
+	INTO window_brute;
+	EXECUTE 'SELECT count(*) FILTER (WHERE festival.delete($1, id, geom)) FROM pg_temp.fixture_awkward'
+	INTO deleted USING idx;
+	left_over := (SELECT count(*) FROM festival.query(idx, ST_MakeEnvelope(-0.3, -1.7, 0.7, 1.1)));
+	empty_height := (festival.stats(idx)->>'height')::int;
+	empty_free_pages := (festival.stats(idx)->>'free_pages')::bigint;
+	empty_buckets := (festival.stats(idx)->'config'->'derived'->>'logical_buckets')::bigint;
+	empty_check_rows := (SELECT count(*) FROM festival.check(idx));
+	DROP TABLE pg_temp.fixture_awkward;
+	RETURN NEXT;
+END
+$$;
+
+-------------------------------------------------------------------------------
 -- Errors, files and pages (pgTAP files)
 -------------------------------------------------------------------------------
 

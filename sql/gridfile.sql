@@ -9,14 +9,20 @@
 -- session.  After every phase:
 --   - festival.query for every predicate and the point query geometries
 --     (fx_query qid >= 100, and the region-border queries added below)
---     equals PostGIS brute force over gf_src;
+--     equals PostGIS brute force over gf_src, and so does 'dwithin' at
+--     distances 0, 2.5 and 15;
 --   - festival.knn (k = 1, 10, 100, at points with ties) returns the ids
 --     and distances of PostGIS's ORDER BY ST_Distance(geom, g), id;
 --   - festival.query_batch returns the brute-force answers of each query;
---   - festival.check() returns no rows;
+--   - festival.check() returns no rows, and each index holds one entry
+--     per point;
 --   - the indices under FAST and eFIND and under the cache equal the
 --     write-through one node by node (eFIND returns merged nodes in the
 --     structure's entry order: (x, y, id) in buckets, region order above).
+--
+-- The data, the phases and the checks after each are the helpers
+-- fixture.grid_points, grid_queries, grid_phase and grid_verify
+-- (sql/fixture_helpers.sql), which sql/lbgrid.sql shares.
 --
 -- Pages of 1024 bytes (41 points per bucket, 20 regions per directory
 -- page) make indices of 3 levels; the extent [0, 0, 300, 300] puts
@@ -31,60 +37,41 @@ SELECT festival.create_device('gf_dev', io => 'buffered');
 -- a batching engine, for the cache clru and P-RQ (one submission per batch)
 SELECT festival.create_device('gf_aio', io => 'buffered', engine => 'libaio');
 
--- the data: fx_pts (a grid with copies and off-grid points: uniform), a
--- dense cluster, points on halving lines, and 35 copies of one point
--- (duplicate-heavy: almost a bucket's worth)
+-- the data (fixture.grid_points): fx_pts (a grid with copies and off-grid
+-- points: uniform), a dense cluster, points on halving lines, and 35
+-- copies of one point (duplicate-heavy: almost a bucket's worth); gf_later
+-- is inserted one at a time after the build, gf_aside keeps what phase 5
+-- deletes
 CREATE TABLE gf_src (id bigint PRIMARY KEY, geom geometry NOT NULL);
-INSERT INTO gf_src SELECT id, geom FROM fx_pts;
-INSERT INTO gf_src
-SELECT 4000 + i, ST_MakePoint(140 + (i * 37 % 200) / 10.0, 140 + (i * 53 % 200) / 10.0)
-FROM generate_series(0, 199) i;
-INSERT INTO gf_src
-SELECT 5000 + i, CASE i % 4
-	WHEN 0 THEN ST_MakePoint(75, 1.5 * i)
-	WHEN 1 THEN ST_MakePoint(1.5 * i, 37.5)
-	WHEN 2 THEN ST_MakePoint(150, 300 - 1.5 * i)
-	ELSE ST_MakePoint(1.5 * i, 150) END
-FROM generate_series(0, 119) i;
-INSERT INTO gf_src SELECT 6001 + i, 'POINT(150 150)' FROM generate_series(0, 34) i;
-
--- inserted one at a time after the build
 CREATE TABLE gf_later (id bigint PRIMARY KEY, geom geometry NOT NULL);
-INSERT INTO gf_later
-SELECT 7000 + i, ST_MakePoint((i * 7919 % 3001) / 10.0, (i * 104729 % 3001) / 10.0)
-FROM generate_series(0, 299) i;
-INSERT INTO gf_later SELECT 7500 + i, ST_MakePoint(225, 75) FROM generate_series(0, 9) i;
+CREATE TABLE gf_aside (id bigint PRIMARY KEY, geom geometry NOT NULL);
+SELECT fixture.grid_points('gf_src', 'gf_later', 35);
 SELECT (SELECT count(*) FROM gf_src) AS built_points, (SELECT count(*) FROM gf_later) AS later_points;
 
--- query geometries on halving lines (removed at the end)
-INSERT INTO fx_query VALUES
-	(921, 'gf: window with edges on halving lines', ST_MakeEnvelope(75, 75, 150, 150)),
-	(922, 'gf: the centre point (35 copies)', 'POINT(150 150)'),
-	(923, 'gf: a point on two halving lines', 'POINT(75 37.5)'),
-	(924, 'gf: window across the cluster', ST_MakeEnvelope(145, 141, 151.3, 157)),
-	(925, 'gf: line along a halving line', 'LINESTRING(150 0, 150 300)'),
-	(926, 'gf: the upper right quarter', ST_MakeEnvelope(150, 150, 300, 300)),
-	(927, 'gf: the extent''s top edge', ST_MakeEnvelope(0, 300, 300, 300));
+-- query geometries on halving lines (qids 921..927, removed at the end)
+SELECT fixture.grid_queries(920, 'gf');
 
+-- same_as: the index whose nodes this one's must equal after every phase
 CREATE TABLE gf_index (ord int PRIMARY KEY, name text NOT NULL UNIQUE, method text NOT NULL,
-					   options jsonb NOT NULL);
+					   options jsonb NOT NULL, same_as text);
 INSERT INTO gf_index VALUES
-	(1, 'gf_none', 'insert', '{"page_size": 1024}'),
+	(1, 'gf_none', 'insert', '{"page_size": 1024}', NULL),
 	(2, 'gf_fast', 'insert', '{"page_size": 1024, "framework": "fast", "buffer_size": 16384,
-		"flushing_unit": 4, "flushing_policy": "fast_star"}'),
+		"flushing_unit": 4, "flushing_policy": "fast_star"}', 'gf_none'),
 	(3, 'gf_efind', 'insert', '{"page_size": 1024, "framework": "efind", "buffer_size": 16384,
 		"flushing_unit": 4, "flushing_policy": "mhao", "read_buffer_policy": "lru",
-		"read_buffer_percent": 20, "temporal_control": "both"}'),
-	(4, 'gf_cache', 'insert', '{"page_size": 1024, "cache": "s2q", "cache_size": 20480}'),
-	-- bulk loaded (its pages differ from the inserted ones': no same_as_none)
+		"read_buffer_percent": 20, "temporal_control": "both"}', 'gf_none'),
+	(4, 'gf_cache', 'insert', '{"page_size": 1024, "cache": "s2q", "cache_size": 20480}', 'gf_none'),
+	-- bulk loaded (its pages differ from the inserted ones': compared with
+	-- none)
 	(5, 'gf_bulk_efind', 'bulk', '{"page_size": 1024, "framework": "efind", "buffer_size": 16384,
-		"flushing_unit": 3}'),
+		"flushing_unit": 3}', NULL),
 	-- the thesis's hot/cold buffer: 24 pages, cold lists of 3, 18 hot
 	-- pages (13 directory, 5 data)
 	(6, 'gf_clru', 'insert', '{"page_size": 1024, "cache": "clru", "cache_size": 24576,
-		"cache_clru_pages": 3, "cache_directory_percent": 75}'),
+		"cache_clru_pages": 3, "cache_directory_percent": 75}', 'gf_none'),
 	-- window queries by the thesis's batched P-RQ (Alg. 6)
-	(7, 'gf_prq', 'insert', '{"page_size": 1024, "range_algorithm": "p-rq"}');
+	(7, 'gf_prq', 'insert', '{"page_size": 1024, "range_algorithm": "p-rq"}', 'gf_none');
 
 -- the extent is taken from the source
 SELECT name, festival.create_index(name, 'gridfile', CASE WHEN name IN ('gf_clru', 'gf_prq') THEN 'gf_aio' ELSE 'gf_dev' END,
@@ -106,33 +93,13 @@ INSERT INTO gf_knn_query VALUES ('POINT(45 45)'), ('POINT(150 150)'), ('POINT(70
 
 CREATE TABLE gf_brute (pred text, qid int, id bigint);
 
-CREATE FUNCTION gf_verify(phase text)
-RETURNS TABLE (phase_ text, index text, cases bigint, answers numeric, missing numeric,
-			   extra numeric, knn_wrong bigint, batch_wrong bigint, check_rows bigint,
-			   height int, buckets bigint, same_as_none boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-	q int[] := (SELECT qids FROM gf_qids);
-BEGIN
-	TRUNCATE gf_brute;
-	INSERT INTO gf_brute SELECT * FROM fx_brute('gf_src', q);
-	RETURN QUERY
-	SELECT phase, i.name, c.cases, c.answers, c.missing, c.extra,
-		   fixture.knn_wrong(i.name, 'gf_src', ARRAY(SELECT g FROM gf_knn_query)),
-		   fixture.batch_wrong(i.name, 'gf_brute', q),
-		   (SELECT count(*) FROM festival.check(i.name)),
-		   (festival.stats(i.name)->>'height')::int,
-		   (SELECT count(*) FROM fixture.nodes(i.name) n WHERE n.level = 1),
-		   CASE WHEN i.name = 'gf_none' OR i.method <> 'insert' THEN NULL ELSE
-			   NOT EXISTS ((SELECT * FROM fixture.nodes(i.name) EXCEPT ALL SELECT * FROM fixture.nodes('gf_none'))
-						   UNION ALL
-						   (SELECT * FROM fixture.nodes('gf_none') EXCEPT ALL SELECT * FROM fixture.nodes(i.name))) END
-	FROM gf_index i
-	CROSS JOIN LATERAL (SELECT count(*) AS cases, sum(f.brute) AS answers,
-							   sum(f.missing) AS missing, sum(f.extra) AS extra
-						FROM fx_compare(i.name, 'gf_brute', q) f) c
-	ORDER BY i.ord;
-END
+-- every index against brute force over gf_src (fixture.grid_verify: every
+-- predicate, dwithin at 0, 2.5 and 15, kNN at the gf_knn_query points,
+-- query_batch, check(), entry count, and node by node against gf_none)
+CREATE FUNCTION gf_verify(phase text) RETURNS SETOF fixture.grid_check
+LANGUAGE sql AS $$
+	SELECT * FROM fixture.grid_verify(phase, 'gf_index', 'gf_src', 'gf_brute', (SELECT qids FROM gf_qids),
+									  'nodes', ARRAY[0, 2.5, 15], ARRAY(SELECT g FROM gf_knn_query))
 $$;
 
 -------------------------------------------------------------------------------
@@ -215,12 +182,7 @@ FROM gf_before;
 -------------------------------------------------------------------------------
 -- Phase 2: inserts (one at a time, the same order for every index)
 -------------------------------------------------------------------------------
-SELECT i.name, count(*) FILTER (WHERE s.ok) AS inserted
-FROM gf_index i CROSS JOIN LATERAL
-	(SELECT festival.insert(i.name, l.id, l.geom) AS ok
-	 FROM (SELECT * FROM gf_later ORDER BY id) l) s
-GROUP BY i.ord, i.name ORDER BY i.ord;
-INSERT INTO gf_src SELECT * FROM gf_later;
+SELECT * FROM fixture.grid_phase('insert', 'gf_index', 'gf_src', 'gf_later', 'gf_aside');
 SELECT * FROM gf_verify('insert');
 
 -------------------------------------------------------------------------------
@@ -228,15 +190,7 @@ SELECT * FROM gf_verify('insert');
 -- the cluster, and every other point elsewhere: buckets merge
 -------------------------------------------------------------------------------
 CREATE TABLE gf_splits AS SELECT name, (gf_reads(name)->>'nodes_freed')::int AS freed FROM gf_index;
-CREATE TABLE gf_gone AS
-SELECT id, geom FROM gf_src
-WHERE (ST_X(geom) < 150 AND ST_Y(geom) < 150 AND id NOT BETWEEN 4000 AND 4999) OR id % 2 = 0;
-SELECT i.name, count(*) FILTER (WHERE s.ok) AS deleted
-FROM gf_index i CROSS JOIN LATERAL
-	(SELECT festival.delete(i.name, g.id, g.geom) AS ok
-	 FROM (SELECT * FROM gf_gone ORDER BY id) g) s
-GROUP BY i.ord, i.name ORDER BY i.ord;
-DELETE FROM gf_src WHERE id IN (SELECT id FROM gf_gone);
+SELECT * FROM fixture.grid_phase('delete', 'gf_index', 'gf_src', 'gf_later', 'gf_aside');
 -- merges freed pages
 SELECT s.name, (gf_reads(s.name)->>'nodes_freed')::int - s.freed > 10 AS merged
 FROM gf_splits s JOIN gf_index i USING (name) ORDER BY i.ord;
@@ -249,47 +203,24 @@ SELECT * FROM gf_verify('delete');
 -- Phase 4: updates: points move across regions, some onto halving lines
 -- and into the emptied quarter
 -------------------------------------------------------------------------------
-CREATE TABLE gf_moves AS
-SELECT id, geom AS old_geom,
-	   CASE WHEN id % 3 = 0 THEN ST_MakePoint(300 - ST_X(geom), 300 - ST_Y(geom))
-			WHEN id % 3 = 1 THEN ST_MakePoint(75, ST_Y(geom) / 2)
-			ELSE ST_MakePoint(ST_X(geom) / 2, 150) END AS new_geom
-FROM gf_src WHERE id % 7 = 3;
-SELECT i.name, count(*) FILTER (WHERE s.ok) AS updated
-FROM gf_index i CROSS JOIN LATERAL
-	(SELECT festival.update(i.name, m.id, m.old_geom, m.id, m.new_geom) AS ok
-	 FROM (SELECT * FROM gf_moves ORDER BY id) m) s
-GROUP BY i.ord, i.name ORDER BY i.ord;
-UPDATE gf_src s SET geom = m.new_geom FROM gf_moves m WHERE s.id = m.id;
+SELECT * FROM fixture.grid_phase('update', 'gf_index', 'gf_src', 'gf_later', 'gf_aside');
 SELECT * FROM gf_verify('update');
 
 -------------------------------------------------------------------------------
 -- Phase 5: delete nearly everything (the index shrinks to few levels),
 -- then insert again into the emptied space
 -------------------------------------------------------------------------------
-CREATE TABLE gf_gone2 AS SELECT id, geom FROM gf_src WHERE id % 10 <> 1;
-SELECT i.name, count(*) FILTER (WHERE s.ok) AS deleted
-FROM gf_index i CROSS JOIN LATERAL
-	(SELECT festival.delete(i.name, g.id, g.geom) AS ok
-	 FROM (SELECT * FROM gf_gone2 ORDER BY id) g) s
-GROUP BY i.ord, i.name ORDER BY i.ord;
-DELETE FROM gf_src WHERE id IN (SELECT id FROM gf_gone2);
+SELECT * FROM fixture.grid_phase('delete most', 'gf_index', 'gf_src', 'gf_later', 'gf_aside');
 SELECT * FROM gf_verify('delete most');
-SELECT i.name, count(*) FILTER (WHERE s.ok) AS inserted
-FROM gf_index i CROSS JOIN LATERAL
-	(SELECT festival.insert(i.name, g.id, g.geom) AS ok
-	 FROM (SELECT * FROM gf_gone2 WHERE id % 3 = 0 ORDER BY id) g) s
-GROUP BY i.ord, i.name ORDER BY i.ord;
-INSERT INTO gf_src SELECT * FROM gf_gone2 WHERE id % 3 = 0;
+SELECT * FROM fixture.grid_phase('reinsert', 'gf_index', 'gf_src', 'gf_later', 'gf_aside');
 SELECT * FROM gf_verify('reinsert');
 
 -------------------------------------------------------------------------------
 -- Phase 6: flush, close and reopen, then a new session
 -------------------------------------------------------------------------------
-SELECT count(*) AS flushed FROM (SELECT festival.flush(name) FROM gf_index) s;
+SELECT * FROM fixture.grid_phase('flush', 'gf_index', 'gf_src', 'gf_later', 'gf_aside');
 SELECT * FROM gf_verify('flush');
-SELECT count(*) FILTER (WHERE closed) AS closed
-FROM (SELECT festival.close(name) AS closed FROM gf_index) s;
+SELECT * FROM fixture.grid_phase('close', 'gf_index', 'gf_src', 'gf_later', 'gf_aside');
 SELECT * FROM gf_verify('reopen');
 \c
 SET client_min_messages = warning;
@@ -300,27 +231,10 @@ SELECT * FROM gf_verify('new session');
 -- Dumps: each region is a polygon covering the nodes below it, and the
 -- regions of a directory page tile its own region
 -------------------------------------------------------------------------------
-CREATE TEMP TABLE gf_dumped AS SELECT name, festival.dump(name, NULL) AS snapshot_id FROM gf_index;
-SELECT d.name, count(*) AS nodes,
-	   count(*) FILTER (WHERE n.region IS NOT NULL) AS with_region,
-	   count(*) FILTER (WHERE n.region IS NOT NULL AND NOT ST_Covers(n.region, n.mbr)) AS outside_region,
-	   count(*) FILTER (WHERE p.page IS NOT NULL AND p.region IS NOT NULL
-						AND NOT ST_Covers(p.region, n.region)) AS outside_parent
-FROM gf_dumped d JOIN gf_index x USING (name)
-JOIN festival.index_node n USING (snapshot_id)
-LEFT JOIN festival.index_node p ON p.snapshot_id = n.snapshot_id AND p.page = n.parent
-GROUP BY x.ord, d.name ORDER BY x.ord;
--- the regions of the children of each directory page: their areas and
--- the area of their union equal the parent's (no gap, no overlap)
-SELECT count(*) AS directory_pages,
-	   count(*) FILTER (WHERE abs(s.area - ST_Area(p.region)) > 1e-6 * ST_Area(p.region)) AS area_differs,
-	   count(*) FILTER (WHERE abs(s.union_area - ST_Area(p.region)) > 1e-6 * ST_Area(p.region)) AS union_differs
-FROM festival.index_node p
-JOIN (SELECT c.snapshot_id, c.parent, sum(ST_Area(c.region)) AS area, ST_Area(ST_Union(c.region)) AS union_area
-	  FROM festival.index_node c WHERE c.parent IS NOT NULL
-	  GROUP BY c.snapshot_id, c.parent) s ON s.snapshot_id = p.snapshot_id AND s.parent = p.page
-WHERE p.snapshot_id IN (SELECT snapshot_id FROM gf_dumped) AND p.level > 0;
-DELETE FROM festival.index_snapshot WHERE snapshot_id IN (SELECT snapshot_id FROM gf_dumped);
+-- (fixture.grid_regions: the regions of the children of each directory
+-- page have, one by one and as their union, the area of the page's own:
+-- no gap, no overlap)
+SELECT r.* FROM fixture.grid_regions(ARRAY(SELECT name FROM gf_index ORDER BY ord)) r;
 
 -------------------------------------------------------------------------------
 -- Refused calls
@@ -407,24 +321,11 @@ FROM festival.check('gf_none');
 
 -- an index without source, with an awkward extent (lines that are not
 -- exact binary fractions): every point, the extent's corners and edges
--- included, is found by a query of its own location and by a window
+-- included, is found by a query of its own location and by a window;
+-- deleting them all merges everything back into one root bucket
+-- (fixture.grid_awkward_extent)
 SELECT festival.create_index('gf_free', 'gridfile', 'gf_dev', '{"extent": [-0.3, -1.7, 0.7, 1.1], "page_size": 1024}') > 0 AS created;
-CREATE TABLE gf_free_pts AS
-SELECT i::bigint AS id, ST_MakePoint(-0.3 + (i % 23) / 22.0, -1.7 + (i / 23 % 23) * 2.8 / 22.0) AS geom
-FROM generate_series(0, 528) i;
-SELECT count(*) FILTER (WHERE festival.insert('gf_free', id, geom)) AS inserted FROM gf_free_pts;
-SELECT count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM festival.query('gf_free', p.geom) q WHERE q.id = p.id)) AS not_found,
-	   (SELECT count(*) FROM festival.check('gf_free')) AS check_rows,
-	   (festival.stats('gf_free')->>'height')::int AS height
-FROM gf_free_pts p;
-SELECT count(*) AS in_window,
-	   (SELECT count(*) FROM gf_free_pts WHERE geom && ST_MakeEnvelope(-0.1, 0, 0.7, 1.1)) AS expected
-FROM festival.query('gf_free', ST_MakeEnvelope(-0.1, 0, 0.7, 1.1));
-SELECT count(*) FILTER (WHERE festival.delete('gf_free', id, geom)) AS deleted FROM gf_free_pts;
-SELECT count(*) AS left_over FROM festival.query('gf_free', ST_MakeEnvelope(-0.3, -1.7, 0.7, 1.1));
--- everything merged back into one root bucket
-SELECT (festival.stats('gf_free')->>'height')::int AS height, (festival.stats('gf_free')->>'free_pages')::int > 0 AS freed,
-	   count(*) AS check_rows FROM festival.check('gf_free');
+SELECT * FROM fixture.grid_awkward_extent('gf_free');
 
 -------------------------------------------------------------------------------
 -- Clean up
@@ -436,5 +337,5 @@ SELECT festival.drop_device('gf_dev');
 SELECT festival.drop_device('gf_aio');
 DELETE FROM fx_query WHERE qid BETWEEN 921 AND 927;
 DROP FUNCTION gf_verify(text), gf_reads(text);
-DROP TABLE gf_src, gf_later, gf_index, gf_qids, gf_gone, gf_moves, gf_gone2, gf_mixed, gf_copies, gf_out,
-	gf_knn_query, gf_before, gf_splits, gf_free_pts, gf_brute, gf_group;
+DROP TABLE gf_src, gf_later, gf_aside, gf_index, gf_qids, gf_mixed, gf_copies, gf_out,
+	gf_knn_query, gf_before, gf_splits, gf_brute, gf_group;

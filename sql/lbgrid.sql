@@ -16,8 +16,13 @@
 --     and distances of PostGIS's ORDER BY ST_Distance(geom, g), id;
 --   - festival.query_batch returns the brute-force answers of each query;
 --   - festival.check() returns no rows (it replays every bucket and
---     compares the bucket table with a fresh replay of the log pages);
+--     compares the bucket table with a fresh replay of the log pages),
+--     and each index holds one entry per point;
 --   - each LB-Grid index holds exactly the R-tree's leaf entries.
+--
+-- The data, the phases and the checks after each are the helpers
+-- fixture.grid_points, grid_queries, grid_phase and grid_verify
+-- (sql/fixture_helpers.sql), which sql/gridfile.sql shares.
 --
 -- Pages of 1024 bytes: 31 log records per page, 28 points per logical
 -- bucket, 20 regions per directory page; the extent [0, 0, 300, 300] puts
@@ -31,44 +36,28 @@ SET festival.log_sync = never;
 SELECT festival.create_device('lb_dev', io => 'buffered');
 SELECT festival.create_device('lb_aio', io => 'buffered', engine => 'libaio');
 
--- uniform (fx_pts: a grid with copies), a dense cluster, points on
--- halving lines, 25 copies of one point (duplicate-heavy: almost a bucket)
+-- the data (fixture.grid_points): uniform (fx_pts: a grid with copies), a
+-- dense cluster, points on halving lines, 25 copies of one point
+-- (duplicate-heavy: almost a bucket); lb_later is inserted after the
+-- build, lb_aside keeps what phase 5 deletes
 CREATE TABLE lb_src (id bigint PRIMARY KEY, geom geometry NOT NULL);
-INSERT INTO lb_src SELECT id, geom FROM fx_pts;
-INSERT INTO lb_src
-SELECT 4000 + i, ST_MakePoint(140 + (i * 37 % 200) / 10.0, 140 + (i * 53 % 200) / 10.0)
-FROM generate_series(0, 199) i;
-INSERT INTO lb_src
-SELECT 5000 + i, CASE i % 4
-	WHEN 0 THEN ST_MakePoint(75, 1.5 * i)
-	WHEN 1 THEN ST_MakePoint(1.5 * i, 37.5)
-	WHEN 2 THEN ST_MakePoint(150, 300 - 1.5 * i)
-	ELSE ST_MakePoint(1.5 * i, 150) END
-FROM generate_series(0, 119) i;
-INSERT INTO lb_src SELECT 6001 + i, 'POINT(150 150)' FROM generate_series(0, 24) i;
-
 CREATE TABLE lb_later (id bigint PRIMARY KEY, geom geometry NOT NULL);
-INSERT INTO lb_later
-SELECT 7000 + i, ST_MakePoint((i * 7919 % 3001) / 10.0, (i * 104729 % 3001) / 10.0)
-FROM generate_series(0, 299) i;
-INSERT INTO lb_later SELECT 7500 + i, ST_MakePoint(225, 75) FROM generate_series(0, 9) i;
+CREATE TABLE lb_aside (id bigint PRIMARY KEY, geom geometry NOT NULL);
+SELECT fixture.grid_points('lb_src', 'lb_later', 25);
 
-INSERT INTO fx_query VALUES
-	(931, 'lb: window with edges on halving lines', ST_MakeEnvelope(75, 75, 150, 150)),
-	(932, 'lb: the centre point (25 copies)', 'POINT(150 150)'),
-	(933, 'lb: a point on two halving lines', 'POINT(75 37.5)'),
-	(934, 'lb: window across the cluster', ST_MakeEnvelope(145, 141, 151.3, 157)),
-	(935, 'lb: line along a halving line', 'LINESTRING(150 0, 150 300)'),
-	(936, 'lb: the extent''s top edge', ST_MakeEnvelope(0, 300, 300, 300));
+-- query geometries on halving lines (qids 931..937, removed at the end)
+SELECT fixture.grid_queries(930, 'lb');
 
+-- same_as: the index whose leaf entries this one's must equal after
+-- every phase
 CREATE TABLE lb_index (ord int PRIMARY KEY, name text NOT NULL UNIQUE, structure text NOT NULL,
-					   device text NOT NULL, options jsonb NOT NULL);
+					   device text NOT NULL, options jsonb NOT NULL, same_as text);
 INSERT INTO lb_index VALUES
-	(1, 'lb_none', 'lbgrid', 'lb_dev', '{"page_size": 1024}'),
-	(2, 'lb_prq', 'lbgrid', 'lb_aio', '{"page_size": 1024, "range_algorithm": "p-rq"}'),
+	(1, 'lb_none', 'lbgrid', 'lb_dev', '{"page_size": 1024}', 'lb_rtree'),
+	(2, 'lb_prq', 'lbgrid', 'lb_aio', '{"page_size": 1024, "range_algorithm": "p-rq"}', 'lb_rtree'),
 	(3, 'lb_clru', 'lbgrid', 'lb_aio', '{"page_size": 1024, "cache": "clru", "cache_size": 24576,
-		"cache_clru_pages": 3}'),
-	(4, 'lb_rtree', 'rtree', 'lb_dev', '{"page_size": 1024}');
+		"cache_clru_pages": 3}', 'lb_rtree'),
+	(4, 'lb_rtree', 'rtree', 'lb_dev', '{"page_size": 1024}', NULL);
 SELECT name, festival.create_index(name, structure, device, options, 'lb_src', 'id', 'geom') > 0 AS created
 FROM lb_index ORDER BY ord;
 SELECT festival.stats('lb_none')->'config'->'options'->'extent' AS extent,
@@ -81,67 +70,18 @@ SELECT festival.stats('lb_none')->'config'->'options'->'extent' AS extent,
 -------------------------------------------------------------------------------
 CREATE TABLE lb_qids AS SELECT array_agg(qid ORDER BY qid) AS qids FROM fx_query WHERE qid >= 100;
 
--- kNN query points: grid points and cell centres of fx_pts (ties at equal
--- distances), the centre copies, a point outside the extent
-CREATE TABLE lb_knn_query AS
-SELECT ARRAY['POINT(45 45)', 'POINT(150 150)', 'POINT(70 30)', 'POINT(-10 310)', 'POINT(225 75)']::geometry[] AS pts;
-
 CREATE TABLE lb_brute (pred text, qid int, id bigint);
 
--- the leaf entries (id, point) reachable from the root (festival.node of an
--- LB-Grid bucket reference, negative, replays the logical bucket)
-CREATE FUNCTION lb_entries(idx text) RETURNS TABLE (id bigint, x float8, y float8)
+-- every index against brute force over lb_src (fixture.grid_verify: every
+-- predicate, dwithin at 0, 2.5 and 15, kNN at grid points and cell centres
+-- of fx_pts (ties at equal distances), the centre copies and a point
+-- outside the extent, query_batch, check(), entry count, and the leaf
+-- entries against the R-tree's; festival.node of an LB-Grid bucket
+-- reference, negative, replays the logical bucket)
+CREATE FUNCTION lb_verify(phase text) RETURNS SETOF fixture.grid_check
 LANGUAGE sql AS $$
-	WITH RECURSIVE t(page) AS (
-		SELECT (festival.stats(idx)->>'root')::bigint
-		UNION ALL
-		SELECT n.ref FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level > 0)
-	SELECT n.ref, n.xmin, n.ymin
-	FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level = 0
-$$;
-
--- festival.query(..., 'dwithin', distance => d) against ST_DWithin for
--- every query geometry and d = 0, 2.5, 15 (lb_dw_brute, filled once per
--- phase by lb_verify): ids missing or extra
-CREATE TABLE lb_dw_case AS
-SELECT q.qid, q.g, d FROM fx_query q CROSS JOIN unnest(ARRAY[0, 2.5, 15]::float8[]) d WHERE q.qid >= 100;
-CREATE TABLE lb_dw_brute (qid int, d float8, id bigint);
-CREATE FUNCTION lb_dwithin_wrong(idx text) RETURNS bigint
-LANGUAGE sql AS $$
-	WITH f AS (SELECT c.qid, c.d, r.id FROM lb_dw_case c
-			   CROSS JOIN LATERAL festival.query(idx, c.g, 'dwithin', distance => c.d) r)
-	SELECT (SELECT count(*) FROM (TABLE f EXCEPT ALL TABLE lb_dw_brute) x)
-		   + (SELECT count(*) FROM (TABLE lb_dw_brute EXCEPT ALL TABLE f) x)
-$$;
-
-CREATE FUNCTION lb_verify(phase text)
-RETURNS TABLE (phase_ text, index text, cases bigint, answers numeric, missing numeric,
-			   extra numeric, dwithin_wrong bigint, knn_wrong bigint, batch_wrong bigint,
-			   check_rows bigint, height int, same_as_rtree boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-	q int[] := (SELECT qids FROM lb_qids);
-BEGIN
-	TRUNCATE lb_brute;
-	INSERT INTO lb_brute SELECT * FROM fx_brute('lb_src', q);
-	TRUNCATE lb_dw_brute;
-	INSERT INTO lb_dw_brute SELECT c.qid, c.d, s.id FROM lb_dw_case c JOIN lb_src s ON ST_DWithin(s.geom, c.g, c.d);
-	RETURN QUERY
-	SELECT phase, i.name, c.cases, c.answers, c.missing, c.extra, lb_dwithin_wrong(i.name),
-		   fixture.knn_wrong(i.name, 'lb_src', (SELECT pts FROM lb_knn_query)),
-		   fixture.batch_wrong(i.name, 'lb_brute', q),
-		   (SELECT count(*) FROM festival.check(i.name)),
-		   (festival.stats(i.name)->>'height')::int,
-		   CASE WHEN i.structure = 'rtree' THEN NULL ELSE
-			   NOT EXISTS ((SELECT * FROM lb_entries(i.name) EXCEPT ALL SELECT * FROM lb_entries('lb_rtree'))
-						   UNION ALL
-						   (SELECT * FROM lb_entries('lb_rtree') EXCEPT ALL SELECT * FROM lb_entries(i.name))) END
-	FROM lb_index i
-	CROSS JOIN LATERAL (SELECT count(*) AS cases, sum(f.brute) AS answers,
-							   sum(f.missing) AS missing, sum(f.extra) AS extra
-						FROM fx_compare(i.name, 'lb_brute', q) f) c
-	ORDER BY i.ord;
-END
+	SELECT * FROM fixture.grid_verify(phase, 'lb_index', 'lb_src', 'lb_brute', (SELECT qids FROM lb_qids),
+									  'entries', ARRAY[0, 2.5, 15])
 $$;
 
 CREATE FUNCTION lb_totals(idx text) RETURNS jsonb
@@ -154,7 +94,6 @@ LANGUAGE sql AS $$ SELECT (festival.stats(idx)->'config'->'derived'->>key)::bigi
 -------------------------------------------------------------------------------
 SELECT name, festival.build(name) AS built FROM lb_index ORDER BY ord;
 SELECT * FROM lb_verify('build');
-SELECT count(*) AS dwithin_answers FROM lb_dw_brute;
 -- the same bucket regions for every LB-Grid index (one algorithm)
 SELECT count(*) FILTER (WHERE lb_derived(name, 'logical_buckets') = lb_derived('lb_none', 'logical_buckets')) AS same_buckets
 FROM lb_index WHERE structure = 'lbgrid';
@@ -208,12 +147,7 @@ FROM lb_rq p, lb_rq n WHERE p.name = 'lb_prq' AND n.name = 'lb_none';
 -------------------------------------------------------------------------------
 -- Phase 2: inserts
 -------------------------------------------------------------------------------
-SELECT i.name, count(*) FILTER (WHERE s.ok) AS inserted
-FROM lb_index i CROSS JOIN LATERAL
-	(SELECT festival.insert(i.name, l.id, l.geom) AS ok
-	 FROM (SELECT * FROM lb_later ORDER BY id) l) s
-GROUP BY i.ord, i.name ORDER BY i.ord;
-INSERT INTO lb_src SELECT * FROM lb_later;
+SELECT * FROM fixture.grid_phase('insert', 'lb_index', 'lb_src', 'lb_later', 'lb_aside');
 SELECT * FROM lb_verify('insert');
 -- stale log pages are freed (check() reports any log page no bucket's
 -- list holds): splits freed some
@@ -224,15 +158,7 @@ SELECT (lb_totals('lb_none')->>'nodes_freed')::int > 0 AS stale_pages_freed;
 -- other point: buckets at <= 30 % merge with their buddies
 -------------------------------------------------------------------------------
 CREATE TABLE lb_merge AS SELECT name, lb_derived(name, 'logical_buckets') AS buckets FROM lb_index WHERE structure = 'lbgrid';
-CREATE TABLE lb_gone AS
-SELECT id, geom FROM lb_src
-WHERE (ST_X(geom) < 150 AND ST_Y(geom) < 150 AND id NOT BETWEEN 4000 AND 4999) OR id % 2 = 0;
-SELECT i.name, count(*) FILTER (WHERE s.ok) AS deleted
-FROM lb_index i CROSS JOIN LATERAL
-	(SELECT festival.delete(i.name, g.id, g.geom) AS ok
-	 FROM (SELECT * FROM lb_gone ORDER BY id) g) s
-GROUP BY i.ord, i.name ORDER BY i.ord;
-DELETE FROM lb_src WHERE id IN (SELECT id FROM lb_gone);
+SELECT * FROM fixture.grid_phase('delete', 'lb_index', 'lb_src', 'lb_later', 'lb_aside');
 SELECT m.name, lb_derived(m.name, 'logical_buckets') < m.buckets AS merged
 FROM lb_merge m JOIN lb_index i USING (name) ORDER BY i.ord;
 -- deleting what is not there (absent id, outside the extent, a line)
@@ -244,51 +170,28 @@ SELECT * FROM lb_verify('delete');
 -------------------------------------------------------------------------------
 -- Phase 4: updates (a delete record and an insert record each)
 -------------------------------------------------------------------------------
-CREATE TABLE lb_moves AS
-SELECT id, geom AS old_geom,
-	   CASE WHEN id % 3 = 0 THEN ST_MakePoint(300 - ST_X(geom), 300 - ST_Y(geom))
-			WHEN id % 3 = 1 THEN ST_MakePoint(75, ST_Y(geom) / 2)
-			ELSE ST_MakePoint(ST_X(geom) / 2, 150) END AS new_geom
-FROM lb_src WHERE id % 7 = 3;
-SELECT i.name, count(*) FILTER (WHERE s.ok) AS updated
-FROM lb_index i CROSS JOIN LATERAL
-	(SELECT festival.update(i.name, m.id, m.old_geom, m.id, m.new_geom) AS ok
-	 FROM (SELECT * FROM lb_moves ORDER BY id) m) s
-GROUP BY i.ord, i.name ORDER BY i.ord;
-UPDATE lb_src s SET geom = m.new_geom FROM lb_moves m WHERE s.id = m.id;
+SELECT * FROM fixture.grid_phase('update', 'lb_index', 'lb_src', 'lb_later', 'lb_aside');
 SELECT * FROM lb_verify('update');
 
 -------------------------------------------------------------------------------
 -- Phase 5: delete nearly everything, then insert again
 -------------------------------------------------------------------------------
-CREATE TABLE lb_gone2 AS SELECT id, geom FROM lb_src WHERE id % 10 <> 1;
-SELECT i.name, count(*) FILTER (WHERE s.ok) AS deleted
-FROM lb_index i CROSS JOIN LATERAL
-	(SELECT festival.delete(i.name, g.id, g.geom) AS ok
-	 FROM (SELECT * FROM lb_gone2 ORDER BY id) g) s
-GROUP BY i.ord, i.name ORDER BY i.ord;
-DELETE FROM lb_src WHERE id IN (SELECT id FROM lb_gone2);
+SELECT * FROM fixture.grid_phase('delete most', 'lb_index', 'lb_src', 'lb_later', 'lb_aside');
 SELECT * FROM lb_verify('delete most');
 SELECT lb_derived('lb_none', 'logical_buckets') AS buckets,
 	   (SELECT buckets FROM lb_merge WHERE name = 'lb_none') AS buckets_before_deletes;
-SELECT i.name, count(*) FILTER (WHERE s.ok) AS inserted
-FROM lb_index i CROSS JOIN LATERAL
-	(SELECT festival.insert(i.name, g.id, g.geom) AS ok
-	 FROM (SELECT * FROM lb_gone2 WHERE id % 3 = 0 ORDER BY id) g) s
-GROUP BY i.ord, i.name ORDER BY i.ord;
-INSERT INTO lb_src SELECT * FROM lb_gone2 WHERE id % 3 = 0;
+SELECT * FROM fixture.grid_phase('reinsert', 'lb_index', 'lb_src', 'lb_later', 'lb_aside');
 SELECT * FROM lb_verify('reinsert');
 
 -------------------------------------------------------------------------------
 -- Phase 6: flush, close and reopen (the bucket table is rebuilt from the
 -- log pages), a new session
 -------------------------------------------------------------------------------
-SELECT count(*) AS flushed FROM (SELECT festival.flush(name) FROM lb_index) s;
+SELECT * FROM fixture.grid_phase('flush', 'lb_index', 'lb_src', 'lb_later', 'lb_aside');
 SELECT * FROM lb_verify('flush');
 CREATE TABLE lb_shape AS SELECT name, lb_derived(name, 'logical_buckets') AS buckets,
 	lb_derived(name, 'log_pages') AS pages FROM lb_index WHERE structure = 'lbgrid';
-SELECT count(*) FILTER (WHERE closed) AS closed
-FROM (SELECT festival.close(name) AS closed FROM lb_index) s;
+SELECT * FROM fixture.grid_phase('close', 'lb_index', 'lb_src', 'lb_later', 'lb_aside');
 SELECT * FROM lb_verify('reopen');
 -- the bucket table rebuilt from the log pages is the one the session had
 SELECT s.name, lb_derived(s.name, 'logical_buckets') = s.buckets AND lb_derived(s.name, 'log_pages') = s.pages AS same_table
@@ -326,24 +229,9 @@ SELECT (SELECT array_agg(id ORDER BY id) FROM festival.query('lb_replay', ST_Mak
 -- Dumps: each region is a polygon covering what is below it, and the
 -- regions of a directory page tile its region
 -------------------------------------------------------------------------------
-CREATE TEMP TABLE lb_dumped AS SELECT name, festival.dump(name, NULL) AS snapshot_id FROM lb_index WHERE structure = 'lbgrid';
-SELECT d.name, count(*) FILTER (WHERE n.level = 0) > 0 AS has_buckets,
-	   count(*) FILTER (WHERE n.region IS NOT NULL AND NOT ST_Covers(n.region, n.mbr)) AS outside_region,
-	   count(*) FILTER (WHERE p.page IS NOT NULL AND p.region IS NOT NULL
-						AND NOT ST_Covers(p.region, n.region)) AS outside_parent
-FROM lb_dumped d JOIN lb_index x USING (name)
-JOIN festival.index_node n USING (snapshot_id)
-LEFT JOIN festival.index_node p ON p.snapshot_id = n.snapshot_id AND p.page = n.parent
-GROUP BY x.ord, d.name ORDER BY x.ord;
-SELECT count(*) > 0 AS directory_pages,
-	   count(*) FILTER (WHERE abs(s.area - ST_Area(p.region)) > 1e-6 * ST_Area(p.region)) AS area_differs,
-	   count(*) FILTER (WHERE abs(s.union_area - ST_Area(p.region)) > 1e-6 * ST_Area(p.region)) AS union_differs
-FROM festival.index_node p
-JOIN (SELECT c.snapshot_id, c.parent, sum(ST_Area(c.region)) AS area, ST_Area(ST_Union(c.region)) AS union_area
-	  FROM festival.index_node c WHERE c.parent IS NOT NULL
-	  GROUP BY c.snapshot_id, c.parent) s ON s.snapshot_id = p.snapshot_id AND s.parent = p.page
-WHERE p.snapshot_id IN (SELECT snapshot_id FROM lb_dumped) AND p.level > 0;
-DELETE FROM festival.index_snapshot WHERE snapshot_id IN (SELECT snapshot_id FROM lb_dumped);
+-- (fixture.grid_regions: no gap, no overlap between the regions of a
+-- directory page's children)
+SELECT r.* FROM fixture.grid_regions(ARRAY(SELECT name FROM lb_index WHERE structure = 'lbgrid' ORDER BY ord)) r;
 
 -------------------------------------------------------------------------------
 -- Refused calls
@@ -382,20 +270,11 @@ SELECT count(*) AS check_rows,
 FROM festival.check('lb_none');
 
 -- an awkward extent (lines that are not binary fractions): every point,
--- corners and edges included, is found at its own location; deleting all
--- merges everything back into one bucket
+-- corners and edges included, is found at its own location and by a
+-- window; deleting all merges everything back into one bucket
+-- (fixture.grid_awkward_extent)
 SELECT festival.create_index('lb_free', 'lbgrid', 'lb_dev', '{"extent": [-0.3, -1.7, 0.7, 1.1], "page_size": 1024}') > 0 AS created;
-CREATE TABLE lb_free_pts AS
-SELECT i::bigint AS id, ST_MakePoint(-0.3 + (i % 23) / 22.0, -1.7 + (i / 23 % 23) * 2.8 / 22.0) AS geom
-FROM generate_series(0, 528) i;
-SELECT count(*) FILTER (WHERE festival.insert('lb_free', id, geom)) AS inserted FROM lb_free_pts;
-SELECT count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM festival.query('lb_free', p.geom) q WHERE q.id = p.id)) AS not_found,
-	   (SELECT count(*) FROM festival.check('lb_free')) AS check_rows
-FROM lb_free_pts p;
-SELECT count(*) FILTER (WHERE festival.delete('lb_free', id, geom)) AS deleted FROM lb_free_pts;
-SELECT (SELECT count(*) FROM festival.query('lb_free', ST_MakeEnvelope(-0.3, -1.7, 0.7, 1.1))) AS left_over,
-	   lb_derived('lb_free', 'logical_buckets') AS buckets, (festival.stats('lb_free')->>'height')::int AS height,
-	   (SELECT count(*) FROM festival.check('lb_free')) AS check_rows;
+SELECT * FROM fixture.grid_awkward_extent('lb_free');
 
 -------------------------------------------------------------------------------
 -- Clean up
@@ -404,8 +283,7 @@ SELECT count(festival.drop_index(name)) AS dropped
 FROM (SELECT name FROM lb_index UNION ALL VALUES ('lb_replay'), ('lb_copies'), ('lb_free')) n;
 SELECT festival.drop_device('lb_dev');
 SELECT festival.drop_device('lb_aio');
-DELETE FROM fx_query WHERE qid BETWEEN 931 AND 936;
-DROP FUNCTION lb_verify(text), lb_entries(text), lb_dwithin_wrong(text),
-	lb_totals(text), lb_derived(text, text);
-DROP TABLE lb_dw_case, lb_dw_brute, lb_src, lb_later, lb_index, lb_qids, lb_gone, lb_moves, lb_gone2, lb_knn_query,
-	lb_before, lb_rq, lb_merge, lb_shape, lb_brute, lb_free_pts;
+DELETE FROM fx_query WHERE qid BETWEEN 931 AND 937;
+DROP FUNCTION lb_verify(text), lb_totals(text), lb_derived(text, text);
+DROP TABLE lb_src, lb_later, lb_aside, lb_index, lb_qids,
+	lb_before, lb_rq, lb_merge, lb_shape, lb_brute;

@@ -119,6 +119,7 @@ festival_replay(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("run %lld does not exist", (long long) run_id),
+				 errdetail("A run is visible only to those who may read every index it used."),
 				 errhint("SELECT run_id, label FROM festival.run WHERE traced lists the runs that can be replayed.")));
 	if (!DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
 		ereport(ERROR,
@@ -128,10 +129,15 @@ festival_replay(PG_FUNCTION_ARGS)
 
 	/*
 	 * The trace in order, with each index's page size from the run's
-	 * config (end_run stores every index's complete options there).
+	 * config (end_run stores every index's complete options there).  A
+	 * config changed by hand may hold anything there: what is not a whole
+	 * number of at most seven digits reads as 0, which drive_for refuses
+	 * with its own message instead of a cast error of this query.
 	 */
 	if (SPI_execute_with_args("SELECT t.index_name, t.page, t.access = 'write', t.submission, "
-							  "coalesce((r.config->t.index_name->'options'->>'page_size')::bigint, 0) "
+							  "CASE WHEN jsonb_typeof(r.config->t.index_name->'options'->'page_size') = 'number' "
+							  " AND r.config->t.index_name->'options'->>'page_size' ~ '^[0-9]{1,7}$' "
+							  " THEN (r.config->t.index_name->'options'->>'page_size')::bigint ELSE 0 END "
 							  "FROM festival.io_trace t JOIN festival.run r USING (run_id) "
 							  "WHERE t.run_id = $1 ORDER BY t.seq",
 							  1, types, values, NULL, true, 0) != SPI_OK_SELECT)
@@ -170,6 +176,17 @@ festival_replay(PG_FUNCTION_ARGS)
 		}
 		if (i == nrows)
 			break;
+		/*
+		 * A page the index file cannot have (io_trace changed by hand):
+		 * refused here, where the message can name the trace, rather than
+		 * wrapping around in the drive model's byte offsets.
+		 */
+		if (page < 0 || (page_size > 0 && page > PG_INT64_MAX / page_size))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("I/O trace of run %lld holds page %lld of index \"%s\", which no index file has",
+							(long long) run_id, (long long) page, index_name),
+					 errhint("The trace was changed after festival.end_run() stored it; record the run again.")));
 		if (npages == cap)
 		{
 			cap = Max(64, cap * 2);

@@ -51,13 +51,27 @@ postgis_oids_invalidate(Datum arg, int cacheid, uint32 hashvalue)
 	postgis_oids.geometry_type = InvalidOid;
 }
 
+/*
+ * A PostGIS function in the geometry type's schema.  It can be missing
+ * when PostGIS was changed by hand in a way CREATE EXTENSION would not
+ * leave it: say so in festival's terms rather than as a bare lookup error.
+ */
 static Oid
 lookup_postgis_function(Oid nsp, const char *name, int nargs, Oid *argtypes)
 {
-	List	   *qualified = list_make2(makeString(get_namespace_name(nsp)),
+	char	   *nspname = get_namespace_name(nsp);
+	List	   *qualified = list_make2(makeString(nspname),
 									   makeString(pstrdup(name)));
+	Oid			fn = LookupFuncName(qualified, nargs, argtypes, true);
 
-	return LookupFuncName(qualified, nargs, argtypes, false);
+	if (!OidIsValid(fn))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("function %s.%s(%s) of PostGIS does not exist",
+						nspname, name, format_type_be(argtypes[0])),
+				 errdetail("Geometry arguments are read through PostGIS's ST_AsEWKB and ST_CurveToLine."),
+				 errhint("Repair PostGIS: ALTER EXTENSION postgis UPDATE, or DROP and CREATE EXTENSION postgis.")));
+	return fn;
 }
 
 static GeomFuncs *
