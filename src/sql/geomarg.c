@@ -40,6 +40,7 @@ typedef struct PostgisOids
 	Oid			geometry_type;	/* InvalidOid: nothing cached */
 	Oid			as_ewkb;
 	Oid			curve_to_line;
+	uint64		invalidations;	/* callbacks seen; see geom_funcs */
 } PostgisOids;
 
 static PostgisOids postgis_oids;
@@ -49,6 +50,7 @@ static void
 postgis_oids_invalidate(Datum arg, int cacheid, uint32 hashvalue)
 {
 	postgis_oids.geometry_type = InvalidOid;
+	postgis_oids.invalidations++;
 }
 
 /*
@@ -81,6 +83,7 @@ geom_funcs(FunctionCallInfo fcinfo, int argno)
 	Oid			argtype;
 	HeapTuple	tup;
 	Oid			nsp;
+	uint64		invalidations_before;
 
 	if (funcs != NULL)
 		return funcs;
@@ -92,6 +95,7 @@ geom_funcs(FunctionCallInfo fcinfo, int argno)
 		postgis_oids_callbacks = true;
 	}
 
+	invalidations_before = postgis_oids.invalidations;
 	argtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
 	/* an array of geometries (query_batch): the element type */
 	if (OidIsValid(argtype) && OidIsValid(get_element_type(argtype)))
@@ -112,6 +116,12 @@ geom_funcs(FunctionCallInfo fcinfo, int argno)
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("type \"geometry\" is not available"),
 				 errhint("Install PostGIS with CREATE EXTENSION postgis.")));
+	/*
+	 * These look-ups (and get_element_type's above) read the catalogs and
+	 * so may process invalidations (another session's DDL): OIDs found
+	 * before one arrived may be stale, and are then used for this call site
+	 * only, not kept for the session (invalidations_before).
+	 */
 	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(argtype));
 	if (!HeapTupleIsValid(tup))
 		elog(ERROR, "cache lookup failed for type %u", argtype);
@@ -128,9 +138,12 @@ geom_funcs(FunctionCallInfo fcinfo, int argno)
 
 		funcs->curve_to_line_oid = lookup_postgis_function(nsp, "st_curvetoline", 4, types);
 	}
-	postgis_oids.as_ewkb = funcs->as_ewkb.fn_oid;
-	postgis_oids.curve_to_line = funcs->curve_to_line_oid;
-	postgis_oids.geometry_type = argtype;
+	if (postgis_oids.invalidations == invalidations_before)
+	{
+		postgis_oids.as_ewkb = funcs->as_ewkb.fn_oid;
+		postgis_oids.curve_to_line = funcs->curve_to_line_oid;
+		postgis_oids.geometry_type = argtype;
+	}
 	fcinfo->flinfo->fn_extra = funcs;
 	return funcs;
 }
