@@ -919,12 +919,12 @@ FROM @extschema@.device_profile p WHERE name IN ('hdd_wd_7200', 'ssd_kingston_v3
 -- (calibrated once per drive against Carniel et al. 2016 and 2017;
 -- docs/devices.md, "Model versions").
 UPDATE @extschema@.device_profile SET model_version = 3, readahead_kb = 64,
-	source = source || ' Model 3: the drive reads ahead into its cache after a read miss (look-ahead caching, WD data sheets: "read look-ahead").',
-	assumed = assumed || ' Model 3: read-ahead 64 KB (assumed: no data sheet gives the look-ahead length); consecutive commands served from the cache pay the command overhead once (FESTIval wrote a flushing unit of consecutive pages as one call).'
+	source = source || ' Model 3: after a read miss the drive reads the following sectors into its cache (read look-ahead of desktop HDDs); consecutive commands served from the cache pay the command overhead once, as FESTIval issued a run of consecutive pages (a FAST flushing unit) as one call (its disk_read / disk_write).',
+	assumed = assumed || ' Model 3: read-ahead 64 KB (assumed, calibrated once against Carniel et al. 2017 Figs. 6-8: the SSD''s query gain falls as the windows grow; no data sheet gives the look-ahead length).'
 WHERE name = 'hdd_wd_7200';
 UPDATE @extschema@.device_profile SET model_version = 3,
-	source = source || ' Model 3: flash has no head: every command pays its access latency, sequential or not.',
-	assumed = assumed || ' Model 3: none beyond the above.'
+	source = source || ' Model 3: flash has no head, so every command pays its access latency whether or not it follows the previous one; a write of less than the 4 KB flash page (Carniel et al. 2016 section 4) reads the flash page first (read-modify-write).',
+	assumed = assumed || ' Model 3: no new figures; the flash page read of a read-modify-write costs the 100 us read latency plus 4 KB at 250 MB/s.'
 WHERE name = 'ssd_kingston_v300';
 
 ALTER TABLE @extschema@.device
