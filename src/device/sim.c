@@ -322,6 +322,7 @@ rmw_ns(SimDevice *dev, const PageId *pages, int i)
 	uint64		unit = dev->prof.flash_page_bytes;
 	uint64		lpn = (uint64) pages[i] * dev->page_size / unit;
 
+	Assert(dev->ftl != NULL && unit > 0);
 	if (dev->prof.model_version < PROFILE_MODEL_STREAMS || dev->page_size >= unit)
 		return 0;
 	if (i > 0 && (uint64) pages[i - 1] * dev->page_size / unit == lpn)
@@ -418,6 +419,7 @@ read_ahead(SimDevice *dev, PageId page)
 {
 	double		cost = 0;
 
+	Assert(dev->cache != NULL);
 	for (int64 i = 1; i <= dev->readahead_pages; i++)
 	{
 		PageId		next = page + i;
