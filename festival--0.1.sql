@@ -779,13 +779,15 @@ CREATE TABLE @extschema@.device_profile (
 	assumed			text NOT NULL DEFAULT '',
 	builtin			boolean NOT NULL DEFAULT false,
 	-- device model 2 (docs/devices.md, "Model versions"); model 1 ignores these
-	model_version	int NOT NULL DEFAULT 1 CONSTRAINT model_version_valid CHECK (model_version IN (1, 2)),
+	model_version	int NOT NULL DEFAULT 1 CONSTRAINT model_version_valid CHECK (model_version IN (1, 2, 3)),
 	cache_mb		float8 NOT NULL DEFAULT 0 CONSTRAINT cache_mb_valid CHECK (cache_mb BETWEEN 0 AND 65536),
 	cache_hit_us	float8 NOT NULL DEFAULT 0 CONSTRAINT cache_hit_nonnegative CHECK (cache_hit_us >= 0),
 	cache_write_back boolean NOT NULL DEFAULT false,
 	interface_mbps	float8 CONSTRAINT interface_positive CHECK (interface_mbps > 0),
 	capacity_gb		float8 CONSTRAINT capacity_positive CHECK (capacity_gb > 0),
 	min_seek_ms		float8 CONSTRAINT min_seek_valid CHECK (min_seek_ms >= 0 AND min_seek_ms <= avg_seek_ms),
+	-- device model 3; models 1 and 2 ignore it
+	readahead_kb	float8 NOT NULL DEFAULT 0 CONSTRAINT readahead_valid CHECK (readahead_kb BETWEEN 0 AND 65536),
 	CONSTRAINT hdd_model2_columns CHECK (kind <> 'hdd' OR model_version < 2 OR
 		(capacity_gb IS NOT NULL AND min_seek_ms IS NOT NULL)),
 	CONSTRAINT flash_columns CHECK ((kind IN ('ssd', 'nvme')) =
@@ -810,13 +812,14 @@ COMMENT ON COLUMN @extschema@.device_profile.track_kb IS 'HDD: jumps within this
 COMMENT ON COLUMN @extschema@.device_profile.avg_seek_ms IS 'HDD: data sheet average seek, for reference (included in the latencies)';
 COMMENT ON COLUMN @extschema@.device_profile.source IS 'where the values come from';
 COMMENT ON COLUMN @extschema@.device_profile.assumed IS 'what was assumed where the sources are silent';
-COMMENT ON COLUMN @extschema@.device_profile.model_version IS '1: the index file is the whole drive, no drive cache; 2: drive cache and real capacity (docs/devices.md)';
+COMMENT ON COLUMN @extschema@.device_profile.model_version IS '1: the index file is the whole drive, no drive cache; 2: drive cache and real capacity; 3: read-ahead, command streams, flash commands without a head (docs/devices.md)';
 COMMENT ON COLUMN @extschema@.device_profile.cache_mb IS 'model 2: the drive''s DRAM data cache, 2^20 bytes (0: none)';
 COMMENT ON COLUMN @extschema@.device_profile.cache_hit_us IS 'model 2: command overhead of a cache hit, microseconds (plus the transfer over the interface)';
 COMMENT ON COLUMN @extschema@.device_profile.cache_write_back IS 'model 2: writes are acknowledged from the cache and written to the medium when evicted';
 COMMENT ON COLUMN @extschema@.device_profile.interface_mbps IS 'model 2: host link bandwidth for cache hits, 10^6 bytes/s (NULL: seq_read_mbps)';
 COMMENT ON COLUMN @extschema@.device_profile.capacity_gb IS 'model 2: drive capacity, 10^9 bytes (flash: free blocks for the FTL; HDD: seek distances)';
 COMMENT ON COLUMN @extschema@.device_profile.min_seek_ms IS 'model 2, HDD: track-to-track seek';
+COMMENT ON COLUMN @extschema@.device_profile.readahead_kb IS 'model 3: a read that misses the drive cache also caches this many KB after the page (0: none)';
 
 INSERT INTO @extschema@.device_profile
 	(name, kind, description, read_latency_us, write_latency_us, seq_read_mbps, seq_write_mbps,
@@ -903,6 +906,26 @@ UPDATE @extschema@.device_profile SET model_version = 2, cache_mb = 0, capacity_
 	source = source || ' Model 2: 32 GB; no DRAM (3DXPoint is written in place).',
 	assumed = assumed || ' Model 2: none beyond the above.'
 WHERE name = 'optane_memory_32gb';
+
+-- Model 2 stays reproducible: the drives model 3 recalibrates also exist as
+-- <name>_v2, the profile exactly as model 2 had it.
+INSERT INTO @extschema@.device_profile
+SELECT (jsonb_populate_record(NULL::@extschema@.device_profile,
+		to_jsonb(p) || jsonb_build_object('name', p.name || '_v2',
+										  'description', p.description || ', device model 2'))).*
+FROM @extschema@.device_profile p WHERE name IN ('hdd_wd_7200', 'ssd_kingston_v300');
+
+-- Model 3: read-ahead, command streams and flash commands without a head
+-- (calibrated once per drive against Carniel et al. 2016 and 2017;
+-- docs/devices.md, "Model versions").
+UPDATE @extschema@.device_profile SET model_version = 3, readahead_kb = 64,
+	source = source || ' Model 3: after a read miss the drive reads the following sectors into its cache (read look-ahead of desktop HDDs); consecutive commands served from the cache pay the command overhead once, as FESTIval issued a run of consecutive pages (a FAST flushing unit) as one call (its disk_read / disk_write).',
+	assumed = assumed || ' Model 3: read-ahead 64 KB (assumed, calibrated once against Carniel et al. 2017 Figs. 6-8: the SSD''s query gain falls as the windows grow; no data sheet gives the look-ahead length).'
+WHERE name = 'hdd_wd_7200';
+UPDATE @extschema@.device_profile SET model_version = 3,
+	source = source || ' Model 3: flash has no head, so every command pays its access latency whether or not it follows the previous one; a write of less than the 4 KB flash page (Carniel et al. 2016 section 4) reads the flash page first (read-modify-write).',
+	assumed = assumed || ' Model 3: no new figures; the flash page read of a read-modify-write costs the 100 us read latency plus 4 KB at 250 MB/s.'
+WHERE name = 'ssd_kingston_v300';
 
 ALTER TABLE @extschema@.device
 	ADD CONSTRAINT device_profile_known FOREIGN KEY (profile)

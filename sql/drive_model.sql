@@ -106,11 +106,94 @@ FROM (SELECT name, festival.device_simulate(name, dc_overwrites(20000)) r
 	  FROM festival.device_profile WHERE name IN ('ssd_samsung_850pro', 'ssd_samsung_850pro_v1')) s
 ORDER BY name;
 
+-- Model 3 (docs/devices.md, "Model versions"): read-ahead, command streams,
+-- flash commands without a head, flash read-modify-write.  dc_xp3 is dc_xp
+-- with model 3 and a read-ahead of 8 KB (2 pages); a continued command
+-- served from the cache costs its transfer only: 4096 B at 4096 MB/s =
+-- 1000 ns.  3DXPoint has no head, so every command pays its latency.
+INSERT INTO festival.device_profile (name, kind, read_latency_us, write_latency_us,
+	seq_read_mbps, seq_write_mbps, rand_read_iops_qd32, rand_write_iops_qd32, channels,
+	source, model_version, cache_mb, cache_hit_us, cache_write_back, interface_mbps, capacity_gb,
+	readahead_kb)
+VALUES ('dc_xp3', '3dxpoint', 100, 50, 1000, 1000, 10000, 10000, 1, 'regression test',
+		3, 16.0 / 1024, 10, true, 4096, 1, 8);
+
+-- read-ahead: the miss of page 1 also caches pages 2 and 3, so page 3
+-- hits (not a continuation: page 2 would continue page 1); page 4 misses
+-- and its read-ahead (5, 6) evicts pages 1 and 2 (least recently used),
+-- so page 2 misses again (and reads 3 and 4 ahead: 6 pages read ahead in
+-- all).  Model 2 (dc_xp) has no read-ahead: pages 3
+-- and 2 miss (random reads), page 4 follows page 3 (sequential).
+SELECT (r->>'device_ns')::bigint = 104096 + 11000 + 104096 + 104096 AS readahead_hit,
+	   r->>'cache_hits' AS hits, r->>'cache_misses' AS misses,
+	   r->>'cache_readaheads' AS readaheads, r->>'readahead_pages' AS readahead_pages
+FROM dc('dc_xp3', ARRAY['r 1', 'r 3', 'r 4', 'r 2']) r;
+SELECT (r->>'device_ns')::bigint = 104096 + 104096 + 4096 + 104096 AS model2_no_readahead,
+	   r->>'cache_hits' AS hits, r ? 'cache_readaheads' AS has_readahead
+FROM dc('dc_xp', ARRAY['r 1', 'r 3', 'r 4', 'r 2']) r;
+
+-- command streams: write-back writes of pages 1, 2, 3 as three commands
+-- cost one hit and two continuations; so does one command of pages 1-3;
+-- a skipped page or a change of direction starts a new stream
+SELECT (a->>'device_ns')::bigint = 11000 + 1000 + 1000 AS stream_continues,
+	   (b->>'device_ns')::bigint = 11000 + 1000 + 1000 AS one_command_same,
+	   (c->>'device_ns')::bigint = 11000 + 11000 AS skip_breaks_stream,
+	   (d->>'device_ns')::bigint = 11000 + 1000 + 1000 + 11000 + 1000 + 11000 AS direction_breaks_stream
+FROM dc('dc_xp3', ARRAY['w 1', 'w 2', 'w 3']) a,
+	 dc('dc_xp3', ARRAY['w 1-3']) b,
+	 dc('dc_xp3', ARRAY['w 1', 'w 3']) c,
+	 dc('dc_xp3', ARRAY['w 1', 'w 2', 'w 3', 'r 1', 'r 2', 'w 3']) d;
+-- model 2 charges every command a hit
+SELECT (festival.device_simulate('dc_xp', ARRAY['w 1', 'w 2', 'w 3'])->>'device_ns')::bigint
+	   = 3 * 11000 AS model2_no_streams;
+
+-- Flash, model 3: dc_ssd3 (one channel, no interference, erase free),
+-- 2 KB index pages on 4 KB flash pages: transfer 2048 B at 1000 MB/s =
+-- 2048 ns, a flash page 4096 ns; write 50 us, read 100 us.
+INSERT INTO festival.device_profile (name, kind, read_latency_us, write_latency_us,
+	seq_read_mbps, seq_write_mbps, rand_read_iops_qd32, rand_write_iops_qd32, channels,
+	flash_page_bytes, pages_per_block, erase_latency_us, overprovision_percent,
+	source, model_version, capacity_gb)
+VALUES ('dc_ssd3', 'ssd', 100, 50, 1000, 1000, 10000, 10000, 1, 4096, 64, 0, 7,
+		'regression test', 3, 1),
+	   ('dc_ssd2', 'ssd', 100, 50, 1000, 1000, 10000, 10000, 1, 4096, 64, 0, 7,
+		'regression test', 2, 1);
+-- pages 0 and 1 share flash page 0: each written alone reads the flash
+-- page first (100 us + 4096 ns = 104096 ns); page 1 written in the same
+-- command right after page 0 does not (and streams: 2048 ns), page 2
+-- (another flash page) does.  Model 2 never reads.
+SELECT (festival.device_simulate('dc_ssd3', ARRAY['w 0', 'w 1'], 2048)->>'device_ns')::bigint
+		= 2 * (52048 + 104096) AS rmw_alone,
+	   festival.device_simulate('dc_ssd3', ARRAY['w 0', 'w 1'], 2048)->>'rmw_reads' AS rmw_reads,
+	   (festival.device_simulate('dc_ssd3', ARRAY['w 0-1'], 2048)->>'device_ns')::bigint
+		= 52048 + 104096 + 2048 AS same_command_one_rmw,
+	   (festival.device_simulate('dc_ssd3', ARRAY['w 1-2'], 2048)->>'rmw_reads') AS other_flash_page_rmw,
+	   (festival.device_simulate('dc_ssd3', ARRAY['w 0', 'w 1'], 4096)->>'rmw_reads') AS whole_pages_no_rmw,
+	   (festival.device_simulate('dc_ssd2', ARRAY['w 0', 'w 1'], 2048)->>'device_ns')::bigint
+		= 52048 + 2048 AS model2_no_rmw;
+-- no head: reading page 1 after page 0 in another command pays the
+-- latency again (model 2: only its transfer); within one command it streams
+SELECT (festival.device_simulate('dc_ssd3', ARRAY['r 0', 'r 1'], 2048)->>'device_ns')::bigint
+		= 2 * 102048 AS flash_commands_pay_latency,
+	   (festival.device_simulate('dc_ssd3', ARRAY['r 0-1'], 2048)->>'device_ns')::bigint
+		= 102048 + 2048 AS one_command_streams,
+	   (festival.device_simulate('dc_ssd2', ARRAY['r 0', 'r 1'], 2048)->>'device_ns')::bigint
+		= 102048 + 2048 AS model2_sequential_discount;
+
 -- the shipped drives: every model-2 profile has a _v1 twin with the same
 -- figures and model 1; every profile cites its source
 SELECT p.name, p.model_version, p.cache_mb, p.cache_write_back, p.capacity_gb,
 	   v.model_version AS v1_model, p.source <> '' AND v.source <> '' AS sourced
 FROM festival.device_profile p JOIN festival.device_profile v ON v.name = p.name || '_v1'
+WHERE p.builtin ORDER BY p.name;
+
+-- the drives model 3 recalibrated keep model 2 as <name>_v2: the same
+-- figures apart from the model and the read-ahead
+SELECT p.name, p.model_version, p.readahead_kb, v.model_version AS v2_model,
+	   (to_jsonb(p) - ARRAY['name', 'description', 'model_version', 'readahead_kb', 'source', 'assumed'])
+	   = (to_jsonb(v) - ARRAY['name', 'description', 'model_version', 'readahead_kb', 'source', 'assumed'])
+	   AS same_figures
+FROM festival.device_profile p JOIN festival.device_profile v ON v.name = p.name || '_v2'
 WHERE p.builtin ORDER BY p.name;
 
 DELETE FROM festival.device_profile WHERE name LIKE 'dc\_%';

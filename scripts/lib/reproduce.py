@@ -286,8 +286,9 @@ def write_report(outdir, scale, results, experiments, replay, started, elapsed_s
           + (" from the experiments' stored runs (`--reuse`). " if reused else f" in {elapsed_s:.0f} s. ")
           + f"**{summary}.**", "",
           "Times are modelled elapsed times (index CPU seconds + virtual device seconds, "
-          "`festival.run.model_elapsed_seconds`, docs/measurements.md) on device model 2 "
-          "(docs/devices.md). Gains are the papers' `(baseline − candidate) / baseline × 100`. "
+          "`festival.run.model_elapsed_seconds`, docs/measurements.md) on the shipped "
+          "device profiles (docs/devices.md: device model 3 for the HDD and SSD of Carniel "
+          "et al., model 2 for the others). Gains are the papers' `(baseline − candidate) / baseline × 100`. "
           "A claim holds when `ours` satisfies its `holds` condition "
           "(experiments/claims/*.json); the residual compares ours with the paper's figure.", "",
           "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -326,7 +327,8 @@ def write_report(outdir, scale, results, experiments, replay, started, elapsed_s
          f"<h1>Reproducing the papers' claims (scale {html.escape(scale)})</h1>",
          f"<p>Generated {html.escape(started)} by <code>scripts/reproduce --scale {scale}</code>. "
          f"<b>{html.escape(summary)}.</b> Times are modelled elapsed times (index CPU + virtual "
-         "device time) on device model 2.</p>",
+         "device time) on the shipped device profiles (device model 3 for the HDD and SSD "
+         "of Carniel et al., model 2 for the others).</p>",
          "<table><tr>" + "".join(f"<th>{html.escape(x)}</th>" for x in head) + "</tr>"]
     for (c, st, _, _), r in zip(results, rows):
         cls = "holds" if st == HOLDS else "fails" if st == FAILS else "other"

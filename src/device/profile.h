@@ -11,6 +11,8 @@
  * track size, and for NAND flash the FTL geometry (mapping unit, pages per
  * block, erase latency, over-provisioning).  Model 2 (model_version) adds
  * the drive's DRAM cache and its real capacity; model 1 ignores them.
+ * Model 3 adds the drive's read-ahead, command streams and flash's
+ * positionless commands (docs/devices.md, "Model versions").
  *
  * IDENTIFICATION
  *	  src/device/profile.h
@@ -60,13 +62,17 @@ typedef struct DeviceProfile
 	 * cache and its real capacity.  Model 1 ignores all of these, so runs
 	 * made with it keep their meaning.
 	 */
-	int			model_version;	/* 1: drive = index file, no cache; 2 */
+	int			model_version;	/* 1: drive = index file, no cache; 2; 3 */
 	double		cache_mb;		/* data cache in the drive (2^20 bytes); 0: none */
 	double		cache_hit_us;	/* command overhead of a cache hit */
 	bool		cache_write_back;	/* writes acknowledged from the cache */
 	double		interface_mbps; /* host link, for cache hits; 0: seq_read_mbps */
 	double		capacity_gb;	/* drive capacity (10^9 bytes); 0: the file */
 	double		min_seek_ms;	/* HDD: track-to-track seek */
+
+	/* Model 3 (docs/devices.md, "Model versions"); models 1 and 2 ignore it */
+	double		readahead_kb;	/* a read miss also caches this much after
+								 * the page (2^10 bytes); 0: none */
 } DeviceProfile;
 
 static inline bool
@@ -77,5 +83,7 @@ profile_has_ftl(const DeviceProfile *p)
 
 /* The model version a profile asks for that adds the drive cache. */
 #define PROFILE_MODEL_CACHE 2
+/* The model version that adds read-ahead and command streams. */
+#define PROFILE_MODEL_STREAMS 3
 
 #endif							/* FEST_PROFILE_H */

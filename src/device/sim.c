@@ -48,8 +48,31 @@
  *	  (a third of the stroke is the data sheet's average seek) plus half a
  *	  rotation, instead of the full-span latency measured by Iometer.
  *
+ * Model 3 (model_version 3) adds what the papers' drives did with command
+ * streams, for the comparisons of Carniel et al. 2016 and 2017:
+ *
+ *	- read-ahead (readahead_kb): a read that misses the cache goes on
+ *	  reading the following sectors into the cache while the host works
+ *	  (an HDD's look-ahead into its cache segment), at no charge to the
+ *	  host; the head ends after them.  Later reads of those pages hit.
+ *	- command streams: a command served from the cache (a read hit, a
+ *	  write-back write) that continues the previous command (its page
+ *	  follows the previous command's last page, same direction) pays only
+ *	  its transfer over the host link, not the command overhead again:
+ *	  FESTIval, which the papers used, wrote and read a run of consecutive
+ *	  pages (a FAST flushing unit) as one system call, and the drive
+ *	  appends a sequential stream to the segment it is filling.
+ *	- flash has no head: every command pays its access latency, even when
+ *	  its first page follows the previous command's last one (model 2
+ *	  charged such a page its transfer only, as on an HDD); pages within
+ *	  one command still stream.
+ *	- flash read-modify-write: a write of a page smaller than the flash
+ *	  page (FTL mapping unit) first reads the unit (read_latency_us plus
+ *	  its transfer), since only whole units are programmed; not when the
+ *	  same command wrote the unit's other part just before.
+ *
  * What it is not: no queueing between processes, no thermal or power
- * effects, no read-ahead; virtual time says how the access pattern would
+ * effects; virtual time says how the access pattern would
  * fare on the profiled device, not how long the real I/O took (io_ns
  * measures that).
  *
@@ -118,6 +141,13 @@ struct SimDevice
 	int64		cache_hits;
 	int64		cache_misses;
 	int64		cache_destages; /* dirty pages written to the medium */
+	/* model 3 */
+	int64		readahead_pages;	/* pages a read miss also caches */
+	int64		cache_readaheads;	/* pages cached by read-ahead */
+	bool		streaming;		/* a command has been served */
+	bool		stream_write;	/* ... and it was a write */
+	PageId		stream_next;	/* the page that would continue it */
+	int64		rmw_reads;		/* flash reads of partial-unit writes */
 };
 
 const char *const profile_kind_names[] = {"hdd", "ssd", "nvme", "3dxpoint", NULL};
@@ -159,6 +189,8 @@ sim_device_create(const DeviceProfile *profile, uint32 page_size)
 									 (long) Min(dev->cache_capacity, 65536), &ctl,
 									 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 			dlist_init(&dev->lru);
+			if (profile->model_version >= PROFILE_MODEL_STREAMS)
+				dev->readahead_pages = (int64) (profile->readahead_kb * 1024 / page_size);
 		}
 	}
 	return dev;
@@ -275,6 +307,31 @@ ftl_write_page(SimDevice *dev, PageId page)
 		ftl_write(dev->ftl, lpn);
 }
 
+/*
+ * Model 3: a write of pages[i], smaller than the flash page (the FTL's
+ * mapping unit), must first read the unit's other data from flash, merge
+ * and program a whole unit (read-modify-write); its cost in ns.  No read
+ * when the same command wrote the unit's other part just before.  The
+ * unit is taken to hold data whatever the FTL's map says (a drive in use,
+ * and a function of the submissions alone, so that festival.replay gives
+ * the live time: traces carry no truncations or preconditioning).
+ */
+static double
+rmw_ns(SimDevice *dev, const PageId *pages, int i)
+{
+	uint64		unit = dev->prof.flash_page_bytes;
+	uint64		lpn = (uint64) pages[i] * dev->page_size / unit;
+
+	Assert(dev->ftl != NULL && unit > 0);
+	if (dev->prof.model_version < PROFILE_MODEL_STREAMS || dev->page_size >= unit)
+		return 0;
+	if (i > 0 && (uint64) pages[i - 1] * dev->page_size / unit == lpn)
+		return 0;
+	dev->rmw_reads++;
+	return dev->prof.read_latency_us * 1000.0 +
+		transfer_ns(unit, dev->prof.seq_read_mbps);
+}
+
 /* ---------------------------------------------------------------------
  * Model 2: the drive's cache.
  * ---------------------------------------------------------------------
@@ -352,6 +409,47 @@ cache_put(SimDevice *dev, PageId page, bool dirty)
 }
 
 /*
+ * Model 3: the read-ahead after a read miss of page.  The pages that follow
+ * it and are not cached yet become clean cached pages (pages already
+ * cached keep their place in the LRU); the head ends after the last one.
+ * Returns the cost of dirty pages the read-ahead evicted.
+ */
+static double
+read_ahead(SimDevice *dev, PageId page)
+{
+	double		cost = 0;
+
+	Assert(dev->cache != NULL);
+	for (int64 i = 1; i <= dev->readahead_pages; i++)
+	{
+		PageId		next = page + i;
+
+		if (hash_search(dev->cache, &next, HASH_FIND, NULL) != NULL)
+			continue;
+		cost += cache_put(dev, next, false);
+		dev->cache_readaheads++;
+	}
+	if (dev->readahead_pages > 0)
+		dev->next_page = page + 1 + dev->readahead_pages;
+	return cost;
+}
+
+/*
+ * A command served from the cache: a hit's cost, or (model 3) only the
+ * transfer over the host link when it continues the previous command.
+ */
+static double
+served_from_cache(SimDevice *dev, bool continues)
+{
+	const DeviceProfile *p = &dev->prof;
+
+	if (continues)
+		return transfer_ns(dev->page_size,
+						   p->interface_mbps > 0 ? p->interface_mbps : p->seq_read_mbps);
+	return hit_ns(dev);
+}
+
+/*
  * The queue-depth-1 cost of one page with the drive's cache in front of
  * the medium; *evict_ns gets the cost of dirty pages the access evicted,
  * *to_medium whether a write reached the medium (and so the FTL) now.
@@ -361,10 +459,19 @@ access_cost(SimDevice *dev, PageId page, bool write, bool *random,
 			double *evict_ns, bool *to_medium)
 {
 	double		cost;
+	bool		continues;
 
 	*to_medium = write;
 	if (dev->cache == NULL)
 		return page_cost(dev, page, write, random);
+
+	/* model 3: does this page continue the previous command? */
+	continues = dev->prof.model_version >= PROFILE_MODEL_STREAMS &&
+		dev->streaming && page == dev->stream_next && write == dev->stream_write;
+	dev->streaming = true;
+	dev->stream_next = page + 1;
+	dev->stream_write = write;
+
 	if (!write)
 	{
 		SimCacheEntry *e = hash_search(dev->cache, &page, HASH_FIND, NULL);
@@ -374,11 +481,13 @@ access_cost(SimDevice *dev, PageId page, bool write, bool *random,
 			dev->cache_hits++;
 			dlist_move_head(&dev->lru, &e->lru);
 			*random = false;
-			return hit_ns(dev);
+			return served_from_cache(dev, continues);
 		}
 		dev->cache_misses++;
 		cost = page_cost(dev, page, false, random);
 		*evict_ns += cache_put(dev, page, false);
+		if (dev->readahead_pages > 0)
+			*evict_ns += read_ahead(dev, page);
 		return cost;
 	}
 	if (dev->prof.cache_write_back)
@@ -386,7 +495,7 @@ access_cost(SimDevice *dev, PageId page, bool write, bool *random,
 		*to_medium = false;
 		*random = false;
 		*evict_ns += cache_put(dev, page, true);
-		return hit_ns(dev);
+		return served_from_cache(dev, continues);
 	}
 	cost = page_cost(dev, page, true, random);
 	*evict_ns += cache_put(dev, page, false);
@@ -415,6 +524,13 @@ sim_submit(SimDevice *dev, const PageId *pages, int n, bool write,
 		erases_before = ftl_counters(dev->ftl)->erases;
 	}
 
+	/*
+	 * Model 3: flash has no head, so a command's first page pays the
+	 * access latency wherever the previous command ended.
+	 */
+	if (p->model_version >= PROFILE_MODEL_STREAMS && p->kind != PROFILE_HDD)
+		dev->positioned = false;
+
 	for (int first = 0; first < n; first += p->channels)
 	{
 		int			k = Min(p->channels, n - first);
@@ -429,10 +545,13 @@ sim_submit(SimDevice *dev, const PageId *pages, int n, bool write,
 			double		cost = access_cost(dev, pages[i], write, &random,
 										   &evict_ns, &to_medium);
 
+			if (to_medium && dev->ftl != NULL)
+			{
+				cost += rmw_ns(dev, pages, i);
+				ftl_write_page(dev, pages[i]);
+			}
 			slowest = Max(slowest, cost);
 			randoms += random ? 1 : 0;
-			if (to_medium && dev->ftl != NULL)
-				ftl_write_page(dev, pages[i]);
 		}
 		round = slowest;
 		/* cache hits (model 2) come over the host link, not the medium */
@@ -557,6 +676,11 @@ sim_push_jsonb(const SimDevice *dev, JsonbParseState **state)
 		jb_int(state, "cache_hits", dev->cache_hits);
 		jb_int(state, "cache_misses", dev->cache_misses);
 		jb_int(state, "cache_destages", dev->cache_destages);
+		if (dev->prof.model_version >= PROFILE_MODEL_STREAMS)
+		{
+			jb_int(state, "readahead_pages", dev->readahead_pages);
+			jb_int(state, "cache_readaheads", dev->cache_readaheads);
+		}
 	}
 	if (dev->ftl != NULL)
 	{
@@ -580,6 +704,8 @@ sim_push_jsonb(const SimDevice *dev, JsonbParseState **state)
 		jb_int(state, "logical_pages", (int64) st.logical_pages);
 		jb_int(state, "wear_min", st.wear_min);
 		jb_int(state, "wear_max", st.wear_max);
+		if (dev->prof.model_version >= PROFILE_MODEL_STREAMS)
+			jb_int(state, "rmw_reads", dev->rmw_reads);
 		jb_int(state, "flash_page_bytes", dev->prof.flash_page_bytes);
 		jb_int(state, "pages_per_block", dev->prof.pages_per_block);
 	}

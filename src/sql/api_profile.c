@@ -57,6 +57,7 @@ typedef enum ProfileColumn
 	PROFILE_COL_INTERFACE,
 	PROFILE_COL_CAPACITY,
 	PROFILE_COL_MIN_SEEK,
+	PROFILE_COL_READAHEAD,
 } ProfileColumn;
 
 static const char *const profile_columns =
@@ -66,7 +67,7 @@ static const char *const profile_columns =
 	"coalesce(erase_latency_us, 0), coalesce(overprovision_percent, 0), "
 	"coalesce(rpm, 0), coalesce(track_kb, 0), coalesce(avg_seek_ms, 0), "
 	"model_version, cache_mb, cache_hit_us, cache_write_back::int, "
-	"coalesce(interface_mbps, 0), coalesce(capacity_gb, 0), coalesce(min_seek_ms, 0)";
+	"coalesce(interface_mbps, 0), coalesce(capacity_gb, 0), coalesce(min_seek_ms, 0), readahead_kb";
 
 static double
 column_double(int col)
@@ -146,6 +147,7 @@ catalog_load_profile(const char *name)
 	p->interface_mbps = column_double(PROFILE_COL_INTERFACE);
 	p->capacity_gb = column_double(PROFILE_COL_CAPACITY);
 	p->min_seek_ms = column_double(PROFILE_COL_MIN_SEEK);
+	p->readahead_kb = column_double(PROFILE_COL_READAHEAD);
 	MemoryContextSwitchTo(old);
 	SPI_finish();
 	return p;
