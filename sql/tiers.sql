@@ -366,6 +366,20 @@ SELECT count(*) FROM (
 SELECT count(*) FROM (
 	SELECT ti_dur_part(name, 2), festival.flush(name), ti_dur_note(name)
 	FROM ti_dur WHERE name LIKE '%\_b' ORDER BY name) x;
+-- every page alike: tier, level, weight (bit for bit), accesses, hot.
+-- _a against _b here, while _a is still open with the weights it keeps in
+-- memory (after the new session, _a is reopened as well)
+CREATE FUNCTION ti_dur_differing(a text, b text) RETURNS bigint LANGUAGE sql AS $$
+	SELECT count(*) FROM (
+		(SELECT page, tier, level, weight, accesses, hot FROM festival.tier_pages(a)
+		 EXCEPT ALL SELECT page, tier, level, weight, accesses, hot FROM festival.tier_pages(b))
+		UNION ALL
+		(SELECT page, tier, level, weight, accesses, hot FROM festival.tier_pages(b)
+		 EXCEPT ALL SELECT page, tier, level, weight, accesses, hot FROM festival.tier_pages(a))) d $$;
+SELECT name, (SELECT count(*) FROM festival.tier_pages(name)) AS pages,
+	   (SELECT count(*) FROM festival.tier_pages(name) WHERE accesses > 0) AS with_history,
+	   ti_dur_differing(name, replace(name, '_a', '_b')) AS differing_from_b
+FROM ti_dur WHERE name LIKE '%\_a' ORDER BY name;
 -- _c split by the end of this session (which flushes every open index)
 SELECT count(*) FROM (SELECT ti_dur_part(name, 1), ti_dur_note(name)
 	FROM ti_dur WHERE name LIKE '%\_c' ORDER BY name) x;
@@ -375,18 +389,8 @@ SET festival.progress_interval = 0;
 SELECT count(*) FROM (
 	SELECT ti_dur_part(name, 2), festival.flush(name), ti_dur_note(name)
 	FROM ti_dur WHERE name LIKE '%\_c' ORDER BY name) x;
--- every page alike: tier, level, weight (bit for bit), accesses, hot
-SELECT a.name, v.name AS split, v.pages, v.differing
-FROM ti_dur a CROSS JOIN LATERAL (
-	SELECT o.name, (SELECT count(*) FROM festival.tier_pages(a.name)) AS pages,
-		   (SELECT count(*) FROM (
-				(SELECT page, tier, level, weight, accesses, hot FROM festival.tier_pages(a.name)
-				 EXCEPT ALL SELECT page, tier, level, weight, accesses, hot FROM festival.tier_pages(o.name))
-				UNION ALL
-				(SELECT page, tier, level, weight, accesses, hot FROM festival.tier_pages(o.name)
-				 EXCEPT ALL SELECT page, tier, level, weight, accesses, hot FROM festival.tier_pages(a.name))) d) AS differing
-	FROM ti_dur o WHERE o.name IN (replace(a.name, '_a', '_b'), replace(a.name, '_a', '_c'))) v
-WHERE a.name LIKE '%\_a' ORDER BY 1, 2;
+SELECT name, ti_dur_differing(name, replace(name, '_a', '_c')) AS differing_from_c
+FROM ti_dur WHERE name LIKE '%\_a' ORDER BY name;
 -- as many moves, and some of them (the halves add up for _b and _c).  Not
 -- over a cache: a promoted page moves when the cache writes it back, and
 -- a reopen empties the cache, so a page promoted and demoted again before
