@@ -25,7 +25,9 @@
  * as the detector's hot pages (random_balance), so it moves as many pages
  * as hot.
  * Migrations still pending at a sync (pages no cache wrote back) are done
- * then by copying.
+ * then by copying.  The detector's state is saved beside the map at every
+ * flush and restored at an open (save_weights, load_weights), so a close
+ * changes nothing about placement.
  *
  * Process-global state: none; everything lives in the index's TierState,
  * in a child of the open index's memory context.
@@ -1215,7 +1217,8 @@ static void release_orphans(TierState *ts);
  * The tier state of an index over slow and fast (each a complete device
  * chain), in a child of the current memory context.  create: a new index
  * (the map is written at the first sync); otherwise the map is read and
- * verified, and the releases it lists are done again.
+ * verified, the releases it lists are done again, and a detecting
+ * placement's hot-page weights are restored (load_weights).
  */
 TierState *
 tier_open(const TierOptions *opt, const char *index_name, PageIO *slow,
