@@ -386,6 +386,8 @@ SELECT count(*) FROM (SELECT ti_dur_part(name, 1), ti_dur_note(name)
 \c
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
+-- the old session may still be flushing the indices it leaves open
+SET festival.open_timeout = '120s';
 SELECT count(*) FROM (
 	SELECT ti_dur_part(name, 2), festival.flush(name), ti_dur_note(name)
 	FROM ti_dur WHERE name LIKE '%\_c' ORDER BY name) x;
