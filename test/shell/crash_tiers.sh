@@ -29,10 +29,15 @@
 # the weights file is a WARNING (XX001) naming the file; the index serves
 # every object and checks clean, its fast pages hot with no history, and
 # the next close writes the weights again.
+#
+# A backend ended by SIGTERM (pg_terminate_backend, as a fast shutdown
+# ends every backend) flushes its open indices on the way out, weights
+# included: the next session finds every page's weight, accesses and hot
+# flag as the ended session last showed them.
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 
-crash_begin festival_crash_tiers 56 with_device
+crash_begin festival_crash_tiers 61 with_device
 q -c "SET client_min_messages = warning" \
   -c "SELECT festival.create_device('crash_fast', io => 'buffered', profile => 'optane_memory_32gb')" >/dev/null
 
@@ -89,6 +94,8 @@ q -c "SET client_min_messages = warning" \
   -c "CREATE TABLE wcr_saved AS SELECT page, weight, accesses FROM festival.tier_pages('wcr')" >/dev/null
 weights="$(index_file wcr).tierhot"
 tap_ok "$([ -s "$weights" ]; echo $?)" "wcr: the weights are a file beside the index file"
+tap_like "$(q -c "SELECT count(*) FROM wcr_saved WHERE accesses > 0")" '^[1-9][0-9]*$' \
+    "wcr: reopened after the close, the index has the closed session's weights"
 before=$(q -c "SELECT count(*) FILTER (WHERE accesses > 0) || ' ' || count(*) FILTER (WHERE tier = 'fast') FROM festival.tier_pages('wcr')")
 # a new session moves the hot set (the window moves) and dies writing the weights
 out=$(psql -X -qAt -c "SET client_min_messages = warning" \
@@ -131,5 +138,25 @@ tap_like "$out" '^check=$' "wcr: and festival.check() is clean"
 tap_like "$out" '^history=0 fast_hot=true$' "wcr: its fast pages count as hot with no history"
 out=$(q -c "SELECT 'rows=' || count(*) FROM festival.query('wcr', ST_MakeEnvelope(-10, -10, 2000, 2000))")
 tap_unlike "$out" 'WARNING' "wcr: the close wrote the weights again"
+
+# weights: a backend ended by SIGTERM (the exit path of a clean shutdown)
+q -c "SET client_min_messages = warning" \
+  -c "CREATE TABLE wsd_src AS SELECT id, geom FROM wcr_src" \
+  -c "SELECT festival.create_index('wsd', 'rtree', 'crash', '{\"page_size\": 1024, \"fast_device\": \"crash_fast\", \"placement\": \"level_hot\", \"hot_selectivity\": 1.0}', 'wsd_src')" \
+  -c "SELECT festival.build('wsd')" -c "SELECT festival.close('wsd')" >/dev/null
+victim_start "$tmp/wsd.err"
+victim_ask "SET client_min_messages = warning" >/dev/null
+victim_ask "SELECT count(*) FROM (SELECT festival.query('wsd', ST_MakeEnvelope(100, 100, 300, 300)) FROM generate_series(1, 6)) x" >/dev/null
+victim_ask "CREATE TABLE wsd_seen AS SELECT page, tier, level, weight, accesses, hot FROM festival.tier_pages('wsd')" >/dev/null
+tap_like "$(victim_ask "SELECT count(*) FROM wsd_seen WHERE accesses > 0")" '^[1-9][0-9]*$' "wsd: the ended session read pages"
+q -c "SELECT pg_terminate_backend($VICTIM_BACKEND)" >/dev/null
+victim_end
+out=$(q -c "SET festival.open_timeout = '60s'" \
+        -c "SELECT 'differing=' || count(*) FROM ((SELECT page, tier, level, weight, accesses, hot FROM festival.tier_pages('wsd') EXCEPT ALL SELECT * FROM wsd_seen) UNION ALL (SELECT * FROM wsd_seen EXCEPT ALL SELECT page, tier, level, weight, accesses, hot FROM festival.tier_pages('wsd'))) d" \
+        -c "SELECT 'check=' || coalesce(string_agg(message, '; '), '') FROM festival.check('wsd')" \
+        -c "SELECT festival.close('wsd')")
+tap_unlike "$out" 'WARNING|ERROR|not closed cleanly' "wsd: the next session opens it without a word"
+tap_like "$out" '^differing=0$' "wsd: every page's tier, weight, accesses and hot flag as the ended session left them"
+tap_like "$out" '^check=$' "wsd: festival.check() is clean"
 
 crash_end festival_crash_tiers
