@@ -15,7 +15,8 @@
  * The PageIO decorator (fault_pageio_create) sits directly above the real
  * device, below the simulated drive, tracing and cache, so it sees exactly
  * what reaches the device.  The redo log, which writes its file itself,
- * calls fault_check_log before each write and sync.
+ * calls fault_check_log before each write and sync; the hot-page weights
+ * file of a tiered index calls fault_check_file during its write.
  *
  * IDENTIFICATION
  *	  src/device/fault.h
@@ -34,6 +35,7 @@ typedef enum FaultTarget
 	FAULT_SYNC,
 	FAULT_LOG_WRITE,
 	FAULT_LOG_SYNC,
+	FAULT_TIER_WRITE,			/* a tiered index's weights file (tier/tiermap.c) */
 	FAULT_NTARGETS
 } FaultTarget;
 
@@ -72,5 +74,6 @@ extern PageIO *fault_pageio_create(PageIO *below, FaultState *fs);
  * A crash fault never returns.
  */
 extern int	fault_check_log(FaultState *fs, FaultTarget target, bool *torn);
+extern int	fault_check_file(FaultState *fs, FaultTarget target, bool *torn);
 
 #endif							/* FEST_FAULT_H */

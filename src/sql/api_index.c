@@ -214,6 +214,7 @@ festival_drop_index(PG_FUNCTION_ARGS)
 		{
 			pending_unlink_on_commit(fast_path);
 			pending_unlink_on_commit(ix_tier_map_path(path));
+			pending_unlink_on_commit(ix_tier_weights_path(path));
 		}
 	}
 	PG_RETURN_VOID();

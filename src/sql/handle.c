@@ -399,6 +399,13 @@ ix_tier_map_path(const char *index_path)
 	return psprintf("%s.tiermap", index_path);
 }
 
+/* The hot-page weights of the index whose file is index_path. */
+char *
+ix_tier_weights_path(const char *index_path)
+{
+	return psprintf("%s.tierhot", index_path);
+}
+
 /*
  * The file of an index on its fast device (options.fast_device), or NULL
  * when it has none.  Unknown devices raise the catalog's error.
@@ -436,6 +443,7 @@ open_tiers(OpenIndex *ix, const TierOptions *topt, PageIO *slow,
 	DeviceProfile *profile = NULL;
 	char	   *fast_path;
 	char	   *map_path = ix_tier_map_path(ix->path);
+	char	   *weights_path = ix_tier_weights_path(ix->path);
 	PageIO	   *fast_io;
 
 	if (strcmp(fast->name, ix->cat.device.name) == 0)
@@ -458,8 +466,10 @@ open_tiers(OpenIndex *ix, const TierOptions *topt, PageIO *slow,
 		/* leftovers of an earlier index of this name (see ix_create_file) */
 		device_file_unlink(fast_path);
 		device_file_unlink(map_path);
+		device_file_unlink(weights_path);
 		pending_unlink_on_abort(fast_path);
 		pending_unlink_on_abort(map_path);
+		pending_unlink_on_abort(weights_path);
 	}
 	else if (!device_file_exists(fast_path))
 		ereport(ERROR,
@@ -470,7 +480,8 @@ open_tiers(OpenIndex *ix, const TierOptions *topt, PageIO *slow,
 						 ix->name)));
 	fast_io = device_open(fast, ix->fast_devstate, fast_path, page_size, create,
 						  &ix->op_stats);
-	ix->tier = tier_open(topt, ix->name, slow, fast_io, map_path, create);
+	ix->tier = tier_open(topt, ix->name, slow, fast_io, map_path, weights_path,
+						 create);
 	return tier_router(ix->tier);
 }
 

@@ -120,6 +120,7 @@ extern List *ix_all_open(void);
 extern void ix_release_readers(void);
 extern void ix_trace_all(IoTrace *trace);
 extern char *ix_tier_map_path(const char *index_path);
+extern char *ix_tier_weights_path(const char *index_path);
 extern char *ix_tier_fast_path(const IndexCatalog *cat, bool create);
 
 /* settings (GUCs, registered in festival.c) */

@@ -197,7 +197,7 @@ release_quietly(OpenIndex *ix)
 		if (ix->needs_reload)
 			ix_settle_failed(ix);
 		else if (!ix->busy && ix->ns != NULL)
-			ns_flush(ix->ns);
+			ix_flush(ix);		/* a tiered index also saves its weights */
 	}
 	PG_CATCH();
 	{

@@ -20,10 +20,14 @@
  * the least recently used hot page that is no hot page's parent (beyond
  * the seeds, which never cool), and copies it back at once.  random runs
  * the same detector but promotes a page drawn with the index's seed from
- * the node pages on the slow tier (copied at once; owed until the next
- * sync while no page can be drawn), so it moves as many pages as hot.
+ * the node pages on the slow tier (copied at once), and at every sync
+ * draws pages to promote or demote until the fast node pages are as many
+ * as the detector's hot pages (random_balance), so it moves as many pages
+ * as hot.
  * Migrations still pending at a sync (pages no cache wrote back) are done
- * then by copying.
+ * then by copying.  The detector's state is saved beside the map at every
+ * flush and restored at an open (save_weights, load_weights), so a close
+ * changes nothing about placement.
  *
  * Process-global state: none; everything lives in the index's TierState,
  * in a child of the open index's memory context.
@@ -299,6 +303,8 @@ struct TierState
 	TierOptions opt;
 	const char *index_name;
 	char	   *map_path;
+	char	   *weights_path;	/* the hot-page weights (tiermap.c) */
+	bool		weights_dirty;	/* the detector changed since they were saved */
 	PageIO	   *dev[2];
 	PageIO		router;			/* the router's PageIO */
 	uint32		page_size;
@@ -319,7 +325,6 @@ struct TierState
 	Prng		prng;
 	bool		unsynced[2];	/* written since its last sync */
 	bool		open_marked;	/* the map on disk has TIERMAP_OPEN */
-	int64		random_debt;	/* random: promotions with no page to draw yet */
 	char	   *zero;
 	char	   *scratch;
 };
@@ -596,6 +601,7 @@ router_write(PageIO *io, PageIORequest *reqs, int n)
 			{
 				hp->hot = false;
 				ts->hot.nhot--;
+				ts->weights_dirty = true;
 			}
 		}
 		if ((old & ENTRY_PRESENT) == 0)
@@ -632,11 +638,11 @@ router_write(PageIO *io, PageIORequest *reqs, int n)
 }
 
 /*
- * Draw a node page on the slow tier with no pending migration (random
+ * Draw a node page on the given tier with no pending migration (random
  * placement); InvalidPageId when there is none.
  */
 static PageId
-random_slow_page(TierState *ts)
+random_page(TierState *ts, int tier)
 {
 	uint64		n = ts->nentries;
 	uint64		start;
@@ -651,7 +657,7 @@ random_slow_page(TierState *ts)
 		uint8		e = ts->entry[page];
 
 		if ((e & ENTRY_PRESENT) && ENTRY_LEVEL(e) >= 0 &&
-			(e & ENTRY_FAST) == 0 && ts->want[page] == WANT_NONE)
+			(e & ENTRY_FAST) == tier && ts->want[page] == WANT_NONE)
 			return page;
 	}
 	return InvalidPageId;
@@ -680,6 +686,38 @@ migrate_now(TierState *ts, PageId page)
 	router_write(&ts->router, &req, 1);
 	/* a full fast tier refused it: give up until asked again */
 	clear_want(ts, page);
+}
+
+/*
+ * random: make the fast node pages as many as the detector's hot pages.
+ * They drift apart in two ways.  A promotion may find no slow page to draw
+ * (new pages still in a cache or in a node store's batch).  And a freed
+ * page leaves both sets on its own: a freed hot page leaves the hot set,
+ * a freed fast page goes slow, and under random these are different pages
+ * (hot demotes the freed page itself, so random must demote one too).
+ * Settled at every sync, by drawing slow pages to promote or fast pages to
+ * demote; pending migrations count as done.
+ */
+static void
+random_balance(TierState *ts)
+{
+	int64		fast = (int64) ts->nfast;
+
+	Assert(ts->opt.placement == TIER_RANDOM);
+	for (PageId page = 0; page < ts->nentries && ts->npending > 0; page++)
+		if (ts->want[page] != WANT_NONE && ts->want[page] != tier_of(ts, page))
+			fast += ts->want[page] == TIER_FAST ? 1 : -1;
+	while (fast != ts->hot.nhot)
+	{
+		int			from = fast < ts->hot.nhot ? TIER_SLOW : TIER_FAST;
+		PageId		pick = random_page(ts, from);
+
+		if (pick == InvalidPageId)
+			break;
+		set_want(ts, pick, 1 - from);
+		fast += from == TIER_SLOW ? 1 : -1;
+		ts->weights_dirty = true;	/* the generator moved */
+	}
 }
 
 /*
@@ -720,16 +758,8 @@ router_sync(PageIO *io)
 {
 	TierState  *ts = (TierState *) ((char *) io - offsetof(TierState, router));
 
-	/* random: draw the pages owed, now that the cache wrote its pages */
-	while (ts->random_debt > 0)
-	{
-		PageId		pick = random_slow_page(ts);
-
-		if (pick == InvalidPageId)
-			break;
-		set_want(ts, pick, TIER_FAST);
-		ts->random_debt--;
-	}
+	if (ts->opt.placement == TIER_RANDOM)
+		random_balance(ts);
 	if (ts->npending > 0)
 		run_pending(ts);
 	/* a tier nothing was written to has nothing to make durable */
@@ -826,6 +856,7 @@ observe(ObserverPageIO *o, PageId page, char *buf)
 	if (level < ts->top_level)
 		parent = ts->last_read[level + 1];
 	ts->last_read[level] = page;
+	ts->weights_dirty = true;
 	step = hot_model_access(&ts->hot, page, level, parent,
 							parent != InvalidPageId && is_level_fast(ts, level + 1));
 	if (step.demoted != InvalidPageId && ts->opt.placement != TIER_RANDOM)
@@ -843,15 +874,14 @@ observe(ObserverPageIO *o, PageId page, char *buf)
 		return;
 	if (ts->opt.placement == TIER_RANDOM)
 	{
-		PageId		pick = random_slow_page(ts);
+		PageId		pick = random_page(ts, TIER_SLOW);
 
+		/* none yet (pages still in a cache): random_balance draws it at the sync */
 		if (pick != InvalidPageId)
 		{
 			set_want(ts, pick, TIER_FAST);
 			migrate_now(ts, pick);
 		}
-		else
-			ts->random_debt++;	/* pages still in a cache: drawn at the sync */
 		return;
 	}
 	if (tier_of(ts, page) == TIER_FAST)
@@ -928,6 +958,257 @@ static const PageIOOps observer_ops = {
 	.close = observer_close
 };
 
+/* ------------------------------------------------------- durable weights */
+
+/*
+ * The body of the weights file (tiermap.c has its header): the detector's
+ * whole state, so that hot, level_hot and random continue after a close
+ * exactly as if the index had stayed open: the model's clock, counts and
+ * per-level sums, every page's history (count, clock of its last access,
+ * which is also demotion's LRU order, weight, parent, hot), the parent
+ * inference's last page per level and the random generator.
+ */
+typedef struct TierWeightsHead
+{
+	int32		placement;		/* a TierPlacement: the file is for this one */
+	int32		top_level;
+	int64		clock;
+	int64		nhot;
+	uint64		prng_state;
+	uint64		npages;			/* TierWeightsPage records that follow */
+	int64		max_count[FEST_MAX_LEVELS];
+	double		wsum[FEST_MAX_LEVELS];
+	int64		wn[FEST_MAX_LEVELS];
+	PageId		last_read[FEST_MAX_LEVELS];
+} TierWeightsHead;
+
+typedef struct TierWeightsPage
+{
+	PageId		page;
+	int64		count;
+	int64		last;
+	double		weight;
+	PageId		parent;
+	uint8		hot;
+	uint8		reserved[7];
+} TierWeightsPage;
+
+StaticAssertDecl(sizeof(TierWeightsHead) == 40 + 32 * FEST_MAX_LEVELS,
+				 "TierWeightsHead has no padding");
+StaticAssertDecl(sizeof(TierWeightsPage) == 48,
+				 "TierWeightsPage must be 48 bytes");
+
+static void hot_from_map(TierState *ts);
+
+/* Write the detector's state to the weights file (at a flush or close). */
+static void
+save_weights(TierState *ts)
+{
+	long		npages = hash_get_num_entries(ts->hot.pages);
+	size_t		len = sizeof(TierWeightsHead) + sizeof(TierWeightsPage) * npages;
+	char	   *body = MemoryContextAllocHuge(ts->cxt, len);
+	TierWeightsHead *head = (TierWeightsHead *) body;
+	TierWeightsPage *rec = (TierWeightsPage *) (body + sizeof(TierWeightsHead));
+	HASH_SEQ_STATUS seq;
+	HotPage    *p;
+	long		i = 0;
+
+	memset(body, 0, len);
+	head->placement = ts->opt.placement;
+	head->top_level = ts->top_level;
+	head->clock = ts->hot.clock;
+	head->nhot = ts->hot.nhot;
+	head->prng_state = ts->prng.state;
+	head->npages = npages;
+	memcpy(head->max_count, ts->hot.max_count, sizeof(head->max_count));
+	memcpy(head->wsum, ts->hot.wsum, sizeof(head->wsum));
+	memcpy(head->wn, ts->hot.wn, sizeof(head->wn));
+	memcpy(head->last_read, ts->last_read, sizeof(head->last_read));
+	hash_seq_init(&seq, ts->hot.pages);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		Assert(i < npages);
+		rec[i].page = p->page;
+		rec[i].count = p->count;
+		rec[i].last = p->last;
+		rec[i].weight = p->weight;
+		rec[i].parent = p->parent;
+		rec[i].hot = p->hot ? 1 : 0;
+		i++;
+	}
+	Assert(i == npages);
+	tierweights_write(ts->weights_path, body, len, ts->router.fault);
+	pfree(body);
+}
+
+/*
+ * Check a weights body against the index it is read for; NULL when it
+ * fits, else what is wrong.
+ */
+static const char *
+weights_problem(const TierState *ts, const char *body, size_t len)
+{
+	const TierWeightsHead *head = (const TierWeightsHead *) body;
+	int64		nhot = 0;
+	const TierWeightsPage *rec;
+
+	if (len < sizeof(TierWeightsHead) ||
+		(len - sizeof(TierWeightsHead)) / sizeof(TierWeightsPage) != head->npages ||
+		(len - sizeof(TierWeightsHead)) % sizeof(TierWeightsPage) != 0)
+		return "its length does not match its page count";
+	if (head->placement != ts->opt.placement)
+		return "it was written for another placement";
+	if (head->top_level < 0 || head->top_level >= FEST_MAX_LEVELS ||
+		head->clock < 0 || head->nhot < 0)
+		return "its model is out of range";
+	rec = (const TierWeightsPage *) (body + sizeof(TierWeightsHead));
+	for (uint64 i = 0; i < head->npages; i++)
+	{
+		/* count 0: a page hot with no history (a fallback, hot_from_map) */
+		if (rec[i].count < 0 || rec[i].last < 0 || rec[i].last > head->clock ||
+			rec[i].hot > 1)
+			return "a page's history is out of range";
+		nhot += rec[i].hot;
+	}
+	if (nhot != head->nhot)
+		return "its hot count does not match its pages";
+	return NULL;
+}
+
+/*
+ * At an open: restore the detector from the weights file.  Missing (an
+ * index never flushed with a detector, or from before the file existed)
+ * or damaged (a WARNING: the weights only steer placement, so the index
+ * stays usable): every fast node page counts as hot with no history, the
+ * parents of the promotions to come.  after_crash: the map was in use, so
+ * the weights (written at the last flush) may be older than the map; the
+ * hot set is then made the fast pages again, which check() requires.
+ */
+static void
+load_weights(TierState *ts, bool after_crash)
+{
+	size_t		len = 0;
+	const char *problem;
+	char	   *body = tierweights_read(ts->weights_path, &len, &problem, ts->cxt);
+
+	if (body != NULL)
+		problem = weights_problem(ts, body, len);
+	if (body != NULL && problem == NULL)
+	{
+		const TierWeightsHead *head = (const TierWeightsHead *) body;
+		const TierWeightsPage *rec = (const TierWeightsPage *) (body + sizeof(TierWeightsHead));
+
+		ts->top_level = head->top_level;
+		ts->hot.clock = head->clock;
+		ts->hot.nhot = head->nhot;
+		ts->prng.state = head->prng_state;
+		memcpy(ts->hot.max_count, head->max_count, sizeof(head->max_count));
+		memcpy(ts->hot.wsum, head->wsum, sizeof(head->wsum));
+		memcpy(ts->hot.wn, head->wn, sizeof(head->wn));
+		memcpy(ts->last_read, head->last_read, sizeof(head->last_read));
+		for (uint64 i = 0; i < head->npages; i++)
+		{
+			bool		found;
+			HotPage    *p = hash_search(ts->hot.pages, &rec[i].page, HASH_ENTER, &found);
+
+			if (found)
+			{
+				problem = "a page is listed twice";
+				break;
+			}
+			p->count = rec[i].count;
+			p->last = rec[i].last;
+			p->weight = rec[i].weight;
+			p->parent = rec[i].parent;
+			p->hot = rec[i].hot != 0;
+		}
+		pfree(body);
+		if (problem == NULL)
+		{
+			if (after_crash && ts->opt.placement != TIER_RANDOM)
+				hot_from_map(ts);
+			return;
+		}
+		/* start again from nothing */
+		hash_destroy(ts->hot.pages);
+		hot_model_init(&ts->hot, ts->opt.selectivity, ts->opt.capacity_pages, ts->cxt);
+		ts->top_level = 0;
+		memset(ts->last_read, 0, sizeof(ts->last_read));
+		prng_init(&ts->prng, ts->opt.seed, UINT64CONST(0x452821E638D01377));
+	}
+	if (strcmp(problem, "missing") != 0)
+		ereport(WARNING,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("hot-page weights \"%s\" of index \"%s\" are damaged: %s",
+						ts->weights_path, ts->index_name, problem),
+				 errdetail("The index is intact; its fast pages now count as hot with no access history."),
+				 errhint("Nothing to do: the weights only steer placement, and the next flush or close writes them again.")));
+	for (PageId page = 0; page < ts->nentries; page++)
+	{
+		uint8		e = ts->entry[page];
+
+		if ((e & (ENTRY_PRESENT | ENTRY_FAST)) == (ENTRY_PRESENT | ENTRY_FAST) &&
+			ENTRY_LEVEL(e) >= 0)
+		{
+			HotPage    *p = hash_search(ts->hot.pages, &page, HASH_ENTER, NULL);
+
+			memset(p, 0, sizeof(HotPage));
+			p->page = page;
+			p->hot = true;
+			ts->hot.nhot++;
+		}
+	}
+	/* the detector's state differs from the file's: write it at the next flush */
+	ts->weights_dirty = true;
+}
+
+/*
+ * hot, level_hot after a crash: the hot set below the level part is the
+ * fast node pages the map names (a page the weights call hot that the map
+ * keeps slow never moved; a fast one the weights do not know moved after
+ * them), the others keep their history.
+ */
+static void
+hot_from_map(TierState *ts)
+{
+	HASH_SEQ_STATUS seq;
+	HotPage    *p;
+
+	hash_seq_init(&seq, ts->hot.pages);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		uint8		e = p->page < ts->nentries ? ts->entry[p->page] : 0;
+
+		if (p->hot && ((e & ENTRY_FAST) == 0 || ENTRY_LEVEL(e) < 0) &&
+			!is_level_fast(ts, ENTRY_LEVEL(e)))
+		{
+			p->hot = false;
+			ts->hot.nhot--;
+		}
+	}
+	for (PageId page = 0; page < ts->nentries; page++)
+	{
+		uint8		e = ts->entry[page];
+		bool		found;
+
+		if ((e & (ENTRY_PRESENT | ENTRY_FAST)) != (ENTRY_PRESENT | ENTRY_FAST) ||
+			ENTRY_LEVEL(e) < 0 || is_level_fast(ts, ENTRY_LEVEL(e)))
+			continue;
+		p = hash_search(ts->hot.pages, &page, HASH_ENTER, &found);
+		if (!found)
+		{
+			memset(p, 0, sizeof(HotPage));
+			p->page = page;
+		}
+		if (!p->hot)
+		{
+			p->hot = true;
+			ts->hot.nhot++;
+		}
+	}
+	ts->weights_dirty = true;
+}
+
 /* ------------------------------------------------------------ open, check */
 
 static void release_orphans(TierState *ts);
@@ -936,11 +1217,13 @@ static void release_orphans(TierState *ts);
  * The tier state of an index over slow and fast (each a complete device
  * chain), in a child of the current memory context.  create: a new index
  * (the map is written at the first sync); otherwise the map is read and
- * verified, and the releases it lists are done again.
+ * verified, the releases it lists are done again, and a detecting
+ * placement's hot-page weights are restored (load_weights).
  */
 TierState *
 tier_open(const TierOptions *opt, const char *index_name, PageIO *slow,
-		  PageIO *fast, const char *map_path, bool create)
+		  PageIO *fast, const char *map_path, const char *weights_path,
+		  bool create)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "festival tiers",
@@ -952,6 +1235,7 @@ tier_open(const TierOptions *opt, const char *index_name, PageIO *slow,
 	ts->opt = *opt;
 	ts->index_name = index_name;
 	ts->map_path = MemoryContextStrdup(cxt, map_path);
+	ts->weights_path = MemoryContextStrdup(cxt, weights_path);
 	ts->dev[TIER_SLOW] = slow;
 	ts->dev[TIER_FAST] = fast;
 	ts->page_size = slow->page_size;
@@ -992,19 +1276,9 @@ tier_open(const TierOptions *opt, const char *index_name, PageIO *slow,
 		memcpy(ts->entry, entries, n);
 		for (PageId page = 0; page < n; page++)
 			if ((entries[page] & (ENTRY_PRESENT | ENTRY_FAST)) == (ENTRY_PRESENT | ENTRY_FAST))
-			{
 				ts->nfast++;
-				/* fast pages stay hot across a reopen: parents of promotions */
-				if (ts->detect && ENTRY_LEVEL(entries[page]) >= 0)
-				{
-					HotPage    *p = hash_search(ts->hot.pages, &page, HASH_ENTER, NULL);
-
-					memset(p, 0, sizeof(HotPage));
-					p->page = page;
-					p->hot = true;
-					ts->hot.nhot++;
-				}
-			}
+		if (ts->detect)
+			load_weights(ts, (flags & TIERMAP_OPEN) != 0);
 		/* a crash may have come between the map and the releases */
 		release_sources(ts, released, nreleased);
 		ts->open_marked = (flags & TIERMAP_OPEN) != 0;
@@ -1046,13 +1320,19 @@ release_orphans(TierState *ts)
 
 /*
  * At a flush (the node store wrote and synced everything): do what is
- * pending, sync, and mark the map clean, so that the next open needs no
+ * pending, sync, save the hot-page weights, and mark the map clean, so that the next open needs no
  * orphan scan.
  */
 void
 tier_mark_clean(TierState *ts)
 {
 	router_sync(&ts->router);
+	/* the weights before the clean map: a clean map never has older ones */
+	if (ts->detect && ts->weights_dirty)
+	{
+		save_weights(ts);
+		ts->weights_dirty = false;
+	}
 	if (!ts->open_marked || ts->npending > 0)
 		return;
 	tiermap_write(ts->map_path, 0, ts->entry, ts->nentries, ts->released,

@@ -30,6 +30,7 @@
 #define FEST_TIER_H
 
 #include "festival.h"
+#include "device/fault.h"
 #include "device/pageio.h"
 #include "gen/prng.h"
 #include "options/options.h"
@@ -119,7 +120,7 @@ typedef struct TierState TierState;
 /* Opening (tier.c): the router over two device chains, the observer. */
 extern TierState *tier_open(const TierOptions *opt, const char *index_name,
 							PageIO *slow, PageIO *fast, const char *map_path,
-							bool create);
+							const char *weights_path, bool create);
 extern PageIO *tier_router(TierState *ts);
 extern PageIO *tier_observer_wrap(TierState *ts, PageIO *cache);
 
@@ -159,5 +160,14 @@ extern void tiermap_write(const char *path, uint16 flags, const uint8 *entries,
 extern uint8 *tiermap_read(const char *path, const char *index_name,
 						   uint16 *flags, uint64 *n, PageId **released,
 						   int *nreleased, MemoryContext cxt);
+
+/*
+ * tiermap.c: the hot-page weights file ("<index file>.tierhot"), written
+ * at a flush and a close, read at an open (tier.c lays out the body).
+ */
+extern void tierweights_write(const char *path, const void *body, size_t len,
+							  FaultState *fs);
+extern char *tierweights_read(const char *path, size_t *len,
+							  const char **problem, MemoryContext cxt);
 
 #endif							/* FEST_TIER_H */

@@ -218,3 +218,157 @@ tiermap_read(const char *path, const char *index_name, uint16 *flags,
 	pfree(body);
 	return entries;
 }
+
+/*
+ * The hot-page weights: a second side file ("<index file>.tierhot") that
+ * keeps the detector's state (tier.c, tier_save_weights) across a close,
+ * so hot, level_hot and random continue as if the index had stayed open.
+ *
+ * Layout (little-endian):
+ *	offset size field
+ *	     0    4 magic		0x57524954 ("TIRW")
+ *	     4    2 version		TIERWEIGHTS_VERSION
+ *	     6    2 flags		0 (none defined)
+ *	     8    8 length		bytes of the body that follows
+ *	    16    4 crc			CRC32C of the body
+ *	    20    4 reserved	0
+ *	    24    length		the body, laid out by tier.c (TierWeightsHead,
+ *							then one TierWeightsPage per known page)
+ *
+ * Written as the map is (temporary file, fsync, durable_rename), but only
+ * at a flush or a close: after a crash the file may be older than the map.
+ * Reading it never raises: the weights only steer placement, so a missing
+ * or damaged file is reported to the caller, which warns and falls back.
+ */
+#define TIERWEIGHTS_MAGIC	0x57524954
+#define TIERWEIGHTS_VERSION 1
+
+typedef struct TierWeightsHeader
+{
+	uint32		magic;
+	uint16		version;
+	uint16		flags;
+	uint64		length;
+	uint32		crc;
+	uint32		reserved;
+} TierWeightsHeader;
+
+StaticAssertDecl(sizeof(TierWeightsHeader) == 24,
+				 "TierWeightsHeader must be 24 bytes");
+
+/*
+ * Replace the weights file at path, durably and atomically.  The fault
+ * layer's "tier_write" target (festival.inject_fault) fails or kills the
+ * write half-way through the temporary file: the file in place survives.
+ */
+void
+tierweights_write(const char *path, const void *body, size_t len,
+				  FaultState *fs)
+{
+	char	   *tmp = psprintf("%s.tmp", path);
+	TierWeightsHeader h;
+	pg_crc32c	crc;
+	int			fd;
+	int			err;
+	bool		torn;
+
+	memset(&h, 0, sizeof(h));
+	h.magic = TIERWEIGHTS_MAGIC;
+	h.version = TIERWEIGHTS_VERSION;
+	h.length = len;
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, body, len);
+	FIN_CRC32C(crc);
+	h.crc = crc;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY, S_IRUSR | S_IWUSR);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create hot-page weights file \"%s\": %m", tmp),
+				 errhint("Check the space and permissions of the index's device directory.")));
+	write_all(fd, tmp, &h, sizeof(h));
+	write_all(fd, tmp, body, len / 2);
+	/* a crash fault dies here, leaving half a temporary file */
+	err = fault_check_file(fs, FAULT_TIER_WRITE, &torn);
+	if (err != 0)
+	{
+		close(fd);
+		errno = err;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write hot-page weights file \"%s\": %m", tmp),
+				 errhint("Check the space of the index's device directory; the weights written at the previous flush stay in place.")));
+	}
+	write_all(fd, tmp, (const char *) body + len / 2, len - len / 2);
+	if (pg_fsync(fd) != 0)
+	{
+		int			save = errno;
+
+		close(fd);
+		errno = save;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not fsync hot-page weights file \"%s\": %m", tmp),
+				 errhint("Check the index's device.")));
+	}
+	close(fd);
+	(void) durable_rename(tmp, path, ERROR);
+	pfree(tmp);
+}
+
+/*
+ * Read and verify the weights file at path: the body (allocated in cxt)
+ * and its length, or NULL with *problem saying why (missing, damaged).
+ */
+char *
+tierweights_read(const char *path, size_t *len, const char **problem,
+				 MemoryContext cxt)
+{
+	int			fd = open(path, O_RDONLY | PG_BINARY, 0);
+	struct stat st;
+	TierWeightsHeader h;
+	char	   *body;
+	pg_crc32c	crc;
+
+	*problem = NULL;
+	if (fd < 0)
+	{
+		*problem = errno == ENOENT ? "missing" : "unreadable";
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || st.st_size < (off_t) sizeof(h) ||
+		read(fd, &h, sizeof(h)) != sizeof(h))
+		*problem = "shorter than its header";
+	else if (h.magic != TIERWEIGHTS_MAGIC)
+		*problem = "bad magic number";
+	else if (h.version != TIERWEIGHTS_VERSION)
+		*problem = "unknown version";
+	else if (h.length != (uint64) st.st_size - sizeof(h))
+		*problem = "its size does not match its header";
+	if (*problem != NULL)
+	{
+		close(fd);
+		return NULL;
+	}
+	body = MemoryContextAllocHuge(cxt, Max(h.length, 1));
+	if (read(fd, body, h.length) != (ssize_t) h.length)
+	{
+		close(fd);
+		*problem = "short read";
+		pfree(body);
+		return NULL;
+	}
+	close(fd);
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, body, h.length);
+	FIN_CRC32C(crc);
+	if (crc != h.crc)
+	{
+		*problem = "checksum mismatch";
+		pfree(body);
+		return NULL;
+	}
+	*len = h.length;
+	return body;
+}

@@ -19,10 +19,25 @@
 # Damage: one byte of the map of a closed index is flipped: opening it is
 # ERRCODE_DATA_CORRUPTED (XX001) naming the map with a hint; a missing map
 # is ERRCODE_UNDEFINED_FILE (58P01).
+#
+# Weights (the hot-page detector's state, "<index file>.tierhot", written at
+# a flush or close): a backend killed in the middle of writing them (the
+# fault layer's tier_write target with error crash, which dies half-way
+# through the temporary file) leaves the weights of the last flush and a
+# valid map: every object answers, check() is clean, and the weights,
+# accesses per page are those saved at the last flush.  A flipped byte of
+# the weights file is a WARNING (XX001) naming the file; the index serves
+# every object and checks clean, its fast pages hot with no history, and
+# the next close writes the weights again.
+#
+# A backend ended by SIGTERM (pg_terminate_backend, as a fast shutdown
+# ends every backend) flushes its open indices on the way out, weights
+# included: the next session finds every page's weight, accesses and hot
+# flag as the ended session last showed them.
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 
-crash_begin festival_crash_tiers 39 with_device
+crash_begin festival_crash_tiers 61 with_device
 q -c "SET client_min_messages = warning" \
   -c "SELECT festival.create_device('crash_fast', io => 'buffered', profile => 'optane_memory_32gb')" >/dev/null
 
@@ -67,5 +82,81 @@ mv "$map" "$map.away"
 out=$(psql -X -qAt -v VERBOSITY=verbose -c "SELECT count(*) FROM festival.query('dmg', ST_MakeEnvelope(0, 0, 2000, 2000))" 2>&1)
 tap_like "$out" '^ERROR:  58P01: tier map ".*" of index "dmg" is missing$' "dmg: a missing map is an undefined-file error"
 mv "$map.away" "$map"
+
+# weights: killed during their write
+q -c "SET client_min_messages = warning" \
+  -c "CREATE TABLE wcr_src (id bigint PRIMARY KEY, geom geometry)" \
+  -c "INSERT INTO wcr_src SELECT i, pt(i) FROM generate_series(1, 500) i" \
+  -c "SELECT festival.create_index('wcr', 'rtree', 'crash', '{\"page_size\": 1024, \"fast_device\": \"crash_fast\", \"placement\": \"hot\", \"hot_selectivity\": 1.0, \"fast_capacity\": 4}', 'wcr_src')" \
+  -c "SELECT festival.build('wcr')" \
+  -c "SELECT count(*) FROM (SELECT festival.query('wcr', ST_MakeEnvelope(0, 0, 300, 300)) FROM generate_series(1, 6)) x" \
+  -c "SELECT festival.close('wcr')" \
+  -c "CREATE TABLE wcr_saved AS SELECT page, weight, accesses FROM festival.tier_pages('wcr')" >/dev/null
+weights="$(index_file wcr).tierhot"
+tap_ok "$([ -s "$weights" ]; echo $?)" "wcr: the weights are a file beside the index file"
+tap_like "$(q -c "SELECT count(*) FROM wcr_saved WHERE accesses > 0")" '^[1-9][0-9]*$' \
+    "wcr: reopened after the close, the index has the closed session's weights"
+before=$(q -c "SELECT count(*) FILTER (WHERE accesses > 0) || ' ' || count(*) FILTER (WHERE tier = 'fast') FROM festival.tier_pages('wcr')")
+# a new session moves the hot set (the window moves) and dies writing the weights
+out=$(psql -X -qAt -c "SET client_min_messages = warning" \
+        -c "SELECT count(*) FROM (SELECT festival.query('wcr', ST_MakeEnvelope(600, 600, 800, 800)) FROM generate_series(1, 8)) x" \
+        -c "SELECT 'promoted=' || (festival.stats('wcr')->'totals'->>'tier_promotions')" \
+        -c "SELECT festival.inject_fault('wcr', 'tier_write', 0, 'crash')" \
+        -c "SELECT festival.flush('wcr')" 2>&1)
+tap_like "$out" '^promoted=[1-9][0-9]*$' "wcr: the killed session promoted pages before the weights write"
+tap_like "$out" 'server closed the connection|terminated abnormally|connection to server was lost' "wcr: its backend died during the weights write"
+wait_for_server
+tap_ok "$([ -s "$weights.tmp" ]; echo $?)" "wcr: it left half a temporary weights file"
+# (the weights first: every read below changes them)
+out=$(q -c "SELECT 'history_differs=' || count(*) FROM (SELECT page, weight, accesses FROM festival.tier_pages('wcr') WHERE accesses > 0 EXCEPT ALL SELECT * FROM wcr_saved) d" \
+        -c "SELECT 'history_lost=' || count(*) FROM (SELECT * FROM wcr_saved WHERE accesses > 0 EXCEPT ALL SELECT page, weight, accesses FROM festival.tier_pages('wcr')) d" \
+        -c "SELECT 'fast_not_hot=' || count(*) FROM festival.tier_pages('wcr') WHERE tier = 'fast' AND level IS NOT NULL AND NOT hot" \
+        -c "SELECT 'rows=' || count(*) FROM festival.query('wcr', ST_MakeEnvelope(-10, -10, 2000, 2000))" \
+        -c "SELECT 'mismatches=' || brute_force_mismatches('wcr', 'wcr_src')" \
+        -c "SELECT 'check=' || coalesce(string_agg(message, '; '), '') FROM festival.check('wcr')" \
+        -c "SELECT festival.close('wcr')")
+tap_unlike "$out" 'WARNING|ERROR' "wcr: the next open neither warns nor fails"
+tap_like "$out" '^rows=500$' "wcr: every acknowledged object answers"
+tap_like "$out" '^mismatches=0$' "wcr: 16 windows answer as brute force does"
+tap_like "$out" '^check=$' "wcr: festival.check() is clean (the map is valid)"
+tap_like "$out" '^history_differs=0$' "wcr: the weights and accesses are those of the last flush"
+tap_like "$out" '^history_lost=0$' "wcr: none of them lost"
+tap_like "$out" '^fast_not_hot=0$' "wcr: the pages the map made fast after them count as hot"
+
+# weights: damaged
+flip_byte "$weights" 40
+out=$(psql -X -qAt -v VERBOSITY=verbose \
+        -c "SELECT 'history=' || count(*) FILTER (WHERE accesses > 0) || ' fast_hot=' || bool_and(hot) FILTER (WHERE tier = 'fast' AND level IS NOT NULL) FROM festival.tier_pages('wcr')" \
+        -c "SELECT 'rows=' || count(*) FROM festival.query('wcr', ST_MakeEnvelope(-10, -10, 2000, 2000))" \
+        -c "SELECT 'check=' || coalesce(string_agg(message, '; '), '') FROM festival.check('wcr')" \
+        -c "SELECT festival.close('wcr')" 2>&1)
+tap_like "$out" '^WARNING:  XX001: hot-page weights ".*\.tierhot" of index "wcr" are damaged: checksum mismatch$' \
+    "wcr: a flipped byte of the weights is a data-corrupted warning"
+tap_like "$out" '^DETAIL:  The index is intact' "wcr: with a detail"
+tap_like "$out" '^rows=500$' "wcr: the index still serves all 500 objects"
+tap_like "$out" '^check=$' "wcr: and festival.check() is clean"
+tap_like "$out" '^history=0 fast_hot=true$' "wcr: its fast pages count as hot with no history"
+out=$(q -c "SELECT 'rows=' || count(*) FROM festival.query('wcr', ST_MakeEnvelope(-10, -10, 2000, 2000))")
+tap_unlike "$out" 'WARNING' "wcr: the close wrote the weights again"
+
+# weights: a backend ended by SIGTERM (the exit path of a clean shutdown)
+q -c "SET client_min_messages = warning" \
+  -c "CREATE TABLE wsd_src AS SELECT id, geom FROM wcr_src" \
+  -c "SELECT festival.create_index('wsd', 'rtree', 'crash', '{\"page_size\": 1024, \"fast_device\": \"crash_fast\", \"placement\": \"level_hot\", \"hot_selectivity\": 1.0}', 'wsd_src')" \
+  -c "SELECT festival.build('wsd')" -c "SELECT festival.close('wsd')" >/dev/null
+victim_start "$tmp/wsd.err"
+victim_ask "SET client_min_messages = warning" >/dev/null
+victim_ask "SELECT count(*) FROM (SELECT festival.query('wsd', ST_MakeEnvelope(100, 100, 300, 300)) FROM generate_series(1, 6)) x" >/dev/null
+victim_ask "CREATE TABLE wsd_seen AS SELECT page, tier, level, weight, accesses, hot FROM festival.tier_pages('wsd')" >/dev/null
+tap_like "$(victim_ask "SELECT count(*) FROM wsd_seen WHERE accesses > 0")" '^[1-9][0-9]*$' "wsd: the ended session read pages"
+q -c "SELECT pg_terminate_backend($VICTIM_BACKEND)" >/dev/null
+victim_end
+out=$(q -c "SET festival.open_timeout = '60s'" \
+        -c "SELECT 'differing=' || count(*) FROM ((SELECT page, tier, level, weight, accesses, hot FROM festival.tier_pages('wsd') EXCEPT ALL SELECT * FROM wsd_seen) UNION ALL (SELECT * FROM wsd_seen EXCEPT ALL SELECT page, tier, level, weight, accesses, hot FROM festival.tier_pages('wsd'))) d" \
+        -c "SELECT 'check=' || coalesce(string_agg(message, '; '), '') FROM festival.check('wsd')" \
+        -c "SELECT festival.close('wsd')")
+tap_unlike "$out" 'WARNING|ERROR|not closed cleanly' "wsd: the next session opens it without a word"
+tap_like "$out" '^differing=0$' "wsd: every page's tier, weight, accesses and hot flag as the ended session left them"
+tap_like "$out" '^check=$' "wsd: festival.check() is clean"
 
 crash_end festival_crash_tiers
