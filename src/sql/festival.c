@@ -12,6 +12,7 @@
 #include "sql/xact.h"
 
 #include "flash/framework.h"
+#include "index/knn.h"
 #include "fmgr.h"
 #include "log/log.h"
 #include "utils/guc.h"
@@ -101,6 +102,27 @@ _PG_init(void)
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("festival.knn_batch",
+							"Most nodes festival.knn reads with one batch of device reads (0 or 1: one at a time).",
+							"Only nodes the search is sure to read join a batch, so answers and "
+							"nodes_visited are those of one at a time; libaio and io_uring submit a "
+							"batch with one system call.",
+							&fest_knn_batch,
+							64, 0, KNN_MAX_GROUP,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("festival.knn_speculative",
+							 "festival.knn also reads ahead nodes it may not need, up to festival.knn_batch per batch.",
+							 "Fewer submissions for small k, at the price of extra node reads "
+							 "(counted in nodes_visited and pages_read); answers do not change.",
+							 &fest_knn_speculative,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("festival.open_timeout",
 							"How long opening an index waits for another session to release it.",
