@@ -285,6 +285,14 @@ knn_expand_group(KnnSearch *s)
 			? -1 : at_key + mo;
 	}
 	Assert(n > 0);
+	if (n == 1)
+	{
+		/* alone: exactly the one-at-a-time read */
+		knn_expand(s, s->group[0], tree_read_node(idx, s->group[0]->ref,
+												  s->group[0]->level));
+		pfree(s->group[0]);
+		return;
+	}
 
 	/* pages first (internal nodes, and leaves that are pages) */
 	for (int i = 0; i < n; i++)
