@@ -7,7 +7,8 @@
 --	one			festival.knn_batch = 0: one node at a time (the reference)
 --	exact		the default, festival.knn_batch = 64: the nodes behind the
 --				head that the search is sure to read join its batch
---	speculative	festival.knn_speculative: up to 64 nodes at the head
+--	speculative	festival.knn_speculative = 4: besides those, up to 4 nodes
+--				at the head that it may not need
 -- Checked for every index, query and k (1, 10, 100, 1000):
 --	- answers equal PostGIS brute force, ids and distances bit for bit, in
 --	  (distance, id) order, in every setting (the data is full of ties:
@@ -123,7 +124,7 @@ DECLARE
 	b float8[];
 BEGIN
 	PERFORM set_config('festival.knn_batch', CASE setting WHEN 'one' THEN '0' ELSE '64' END, true);
-	PERFORM set_config('festival.knn_speculative', (setting = 'speculative')::text, true);
+	PERFORM set_config('festival.knn_speculative', CASE setting WHEN 'speculative' THEN '4' ELSE '0' END, true);
 	FOR i IN SELECT * FROM kb_index ORDER BY name LOOP
 		FOR q IN SELECT * FROM kb_query ORDER BY qid LOOP
 			FOREACH k IN ARRAY ARRAY[1, 10, 100, 1000] LOOP
@@ -140,7 +141,7 @@ BEGIN
 	END LOOP;
 END
 $$;
--- without a setting, festival.knn_batch is 64 and speculation off
+-- without a setting, festival.knn_batch is 64 and speculation off (0)
 SELECT current_setting('festival.knn_batch') AS knn_batch,
 	   current_setting('festival.knn_speculative') AS knn_speculative;
 SELECT kb_run('one');
@@ -213,6 +214,8 @@ GROUP BY i.tag ORDER BY i.tag;
 SET festival.knn_batch = -1;
 SET festival.knn_batch = 100000;
 RESET festival.knn_batch;
+SET festival.knn_speculative = -1;
+SET festival.knn_speculative = 257;
 
 SELECT sum((SELECT count(*) FROM festival.check(name))) AS problems FROM kb_index;
 SELECT count(*) AS dropped FROM kb_index WHERE festival.drop_index(name) IS NOT NULL;

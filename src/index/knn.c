@@ -51,10 +51,13 @@
  * before them).  Leaves that are not pages (read_leaves: LB-Grid's logical
  * buckets) have no such bound, so only nodes at equal keys join there.
  *
- * The speculative rule (KnnReading.speculative) takes the next nodes at
- * the head up to the group size without that proof: fewer submissions
- * for small k, at the price of nodes the one-at-a-time search would not
- * read (they are counted in nodes_visited and pages_read).
+ * Speculation (KnnReading.speculative = m > 0): besides the nodes proved
+ * needed, up to m nodes at the head without that proof join a group (the
+ * group still holds at most reading.group): fewer submissions for small
+ * k, where a leaf's capacity exceeds k and the proof rarely holds, at the
+ * price of nodes the one-at-a-time search would not read (counted in
+ * nodes_visited and pages_read).  The proof of a later node still holds:
+ * its bound counts every node ahead of it in the group, proved or not.
  *
  * IDENTIFICATION
  *	  src/index/knn.c
@@ -231,14 +234,14 @@ knn_expand(KnnSearch *s, const KnnItem *item, TreeNode *node)
 }
 
 /*
- * May the node at the head join the group s->group[0..n-1]?  below_key:
- * leaf entries of the group's nodes with a key below the head's, at most
- * (-1: no bound).  See the file header.
+ * Is the node at the head sure to be read, given the group ahead of it?
+ * below_key: leaf entries of the group's nodes with a key below the
+ * head's, at most (-1: no bound).  See the file header.
  */
 static bool
-knn_may_join(KnnSearch *s, int64 below_key)
+knn_needed(KnnSearch *s, int64 below_key)
 {
-	if (s->reading.speculative || below_key == 0)
+	if (below_key == 0)
 		return true;
 	if (below_key < 0)
 		return false;
@@ -259,6 +262,7 @@ knn_expand_group(KnnSearch *s)
 	int			ninternal = 0;
 	int64		below_key = 0;	/* maxobj of group nodes with a smaller key */
 	int64		at_key = 0;		/* maxobj of group nodes at the last key */
+	int			unproved = 0;	/* nodes joined by speculation */
 	bool		page_leaves = idx->ops == NULL || idx->ops->read_leaves == NULL;
 
 	while (n < s->reading.group && !pairingheap_is_empty(s->queue))
@@ -276,8 +280,12 @@ knn_expand_group(KnnSearch *s)
 				? -1 : below_key + at_key;
 			at_key = 0;
 		}
-		if (n > 0 && !knn_may_join(s, below_key))
-			break;
+		if (n > 0 && !knn_needed(s, below_key))
+		{
+			if (unproved >= s->reading.speculative)
+				break;
+			unproved++;
+		}
 		pairingheap_remove_first(s->queue);
 		s->group[n++] = item;
 		mo = item->level < KNN_BOUND_LEVELS ? s->maxobj[item->level] : -1;

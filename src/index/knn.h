@@ -41,13 +41,13 @@ typedef enum KnnStep
 /*
  * How nodes are read (knn.c's header): group <= 1 reads one node at a
  * time; otherwise up to group nodes at the head of the queue are read
- * together, only those the search is sure to read (the same nodes as one
- * at a time) unless speculative.
+ * together: those the search is sure to read (the same nodes as one at a
+ * time), and up to speculative nodes more that it may not need.
  */
 typedef struct KnnReading
 {
 	int			group;
-	bool		speculative;
+	int			speculative;
 } KnnReading;
 
 /*

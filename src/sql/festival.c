@@ -114,15 +114,16 @@ _PG_init(void)
 							0,
 							NULL, NULL, NULL);
 
-	DefineCustomBoolVariable("festival.knn_speculative",
-							 "festival.knn also reads ahead nodes it may not need, up to festival.knn_batch per batch.",
-							 "Fewer submissions for small k, at the price of extra node reads "
-							 "(counted in nodes_visited and pages_read); answers do not change.",
-							 &fest_knn_speculative,
-							 false,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
+	DefineCustomIntVariable("festival.knn_speculative",
+							"Most nodes festival.knn adds to a batch without knowing it needs them (0: none).",
+							"Fewer submissions for small k, at the price of extra node reads "
+							"(counted in nodes_visited and pages_read); answers do not change. "
+							"A batch still holds at most festival.knn_batch nodes.",
+							&fest_knn_speculative,
+							0, 0, KNN_MAX_GROUP,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("festival.open_timeout",
 							"How long opening an index waits for another session to release it.",

@@ -130,7 +130,7 @@ extern bool fest_track_io_cpu;
 extern bool fest_track_cpu_time;
 extern int	fest_build_commit_rows;
 extern int	fest_knn_batch;
-extern bool fest_knn_speculative;
+extern int	fest_knn_speculative;
 
 /* names */
 extern void fest_validate_name(const char *what, const char *name);
