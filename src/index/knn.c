@@ -213,6 +213,9 @@ knn_expand(KnnSearch *s, const KnnItem *item, TreeNode *node)
 
 	if (node->level != item->level)
 		tree_report_bad_level(idx, node, item->level);
+	/* the grouping rule's bound: a leaf page holds at most a page's entries */
+	Assert(s->reading.group <= 1 || node->level > 0 || s->maxobj[0] < 0 ||
+		   node->nentries <= (uint64) s->maxobj[0]);
 	idx->stats->entries_examined += node->nentries;
 
 	for (uint32 i = 0; i < node->nentries; i++)
