@@ -105,8 +105,8 @@ _PG_init(void)
 
 	DefineCustomIntVariable("festival.knn_batch",
 							"Most nodes festival.knn reads with one batch of device reads (0 or 1: one at a time).",
-							"Only nodes the search is sure to read join a batch, so answers and "
-							"nodes_visited are those of one at a time; libaio and io_uring submit a "
+							"Only nodes the search is sure to read join a batch, so answers and the "
+							"nodes read are those of one at a time; libaio and io_uring submit a "
 							"batch with one system call.",
 							&fest_knn_batch,
 							64, 0, KNN_MAX_GROUP,
