@@ -26,6 +26,39 @@
  *
  * An id queued twice (the same object indexed twice) is returned once.
  *
+ * Reading nodes in groups (issue 14).  When a node is at the head, the
+ * nodes right behind it (the next items, as long as they are nodes) may be
+ * read with it in one ns_read_many, which the libaio and io_uring engines
+ * submit at once; each is then expanded in queue order.  Expanding a node
+ * early only queues its entries earlier; since items come out in (key,
+ * kind, ref) order whatever the order they were queued in, the answer
+ * (ids, distances, tie order) does not change.
+ *
+ * Which nodes may join the group without changing which nodes are read
+ * (the default, "exact" rule):  with distances of objects never below
+ * their keys, the search reads a node N of key d exactly when fewer than
+ * `limit` ids have a distance below d: N comes out before every object at
+ * d or farther (nodes first at equal keys; by induction on depth, N is
+ * queued before any of them is returned), and the caller stops after
+ * `limit` results.  With the group n_1..n_j-1 taken from the head, every
+ * object still to come below d_j = key(n_j) lies below some n_i with
+ * key(n_i) < d_j (every other queued item has key >= d_j), so at most
+ *		returned + sum of maxobj(n_i) over i < j with key(n_i) < d_j
+ * ids have a distance below d_j, where maxobj is the most leaf entries a
+ * subtree of that level can hold (pages hold at most ns_page_capacity
+ * entries).  n_j joins while that sum is below the limit: it is read in
+ * any case.  Nodes at the head's own key always join (nothing can come
+ * before them).  Leaves that are not pages (read_leaves: LB-Grid's logical
+ * buckets) have no such bound, so only nodes at equal keys join there.
+ *
+ * Speculation (KnnReading.speculative = m > 0): besides the nodes proved
+ * needed, up to m nodes at the head without that proof join a group (the
+ * group still holds at most reading.group): fewer submissions for small
+ * k, where a leaf's capacity exceeds k and the proof rarely holds, at the
+ * price of nodes the one-at-a-time search would not read (counted in
+ * nodes_visited and pages_read).  The proof of a later node still holds:
+ * its bound counts every node ahead of it in the group, proved or not.
+ *
  * IDENTIFICATION
  *	  src/index/knn.c
  *
@@ -36,6 +69,9 @@
 #include "lib/pairingheap.h"
 #include "miscadmin.h"
 #include "utils/hsearch.h"
+
+/* Levels with a maxobj bound; nodes above have none (trees are lower). */
+#define KNN_BOUND_LEVELS 16
 
 /* The order of kinds at equal keys (see above). */
 typedef enum KnnItemKind
@@ -63,6 +99,14 @@ struct KnnSearch
 	HTAB	   *returned;		/* ids already returned */
 	int64	   *batch;			/* candidates handed to the caller */
 	int			maxbatch;
+	int64		limit;			/* the caller stops after this many results */
+	int64		nresults;		/* results returned so far */
+	KnnReading	reading;
+	int64		maxobj[KNN_BOUND_LEVELS];	/* leaf entries below a node of a
+											 * level, at most; -1: no bound */
+	KnnItem   **group;			/* nodes read together */
+	PageId	   *pages;			/* their pages, internal then leaves */
+	TreeNode  **nodes;			/* what was read, as pages */
 };
 
 /*
@@ -96,17 +140,54 @@ knn_enqueue(KnnSearch *s, KnnItemKind kind, double key, int64 ref, uint16 level)
 	pairingheap_add(s->queue, &item->ph);
 }
 
+/*
+ * maxobj per level: a leaf holds at most a page's entries, a node above
+ * that many subtrees; saturates to "no bound" (-1) past a sum that could
+ * overflow, and is -1 at every level when leaves are not pages.
+ */
+static void
+knn_fill_maxobj(KnnSearch *s)
+{
+	StructIndex *idx = s->idx;
+	bool		page_leaves = idx->ops == NULL || idx->ops->read_leaves == NULL;
+	int64		below = page_leaves ? (int64) ns_page_capacity(idx->ns, 0) : -1;
+
+	for (int level = 0; level < KNN_BOUND_LEVELS; level++)
+	{
+		if (level > 0 && below >= 0)
+		{
+			int64		fan = (int64) ns_page_capacity(idx->ns, level);
+
+			below = below > (PG_INT64_MAX / 4) / Max(fan, 1) ? -1 : below * fan;
+		}
+		s->maxobj[level] = below;
+	}
+}
+
 KnnSearch *
-knn_begin(StructIndex *idx, const Mbr *query, bool exact_leaves)
+knn_begin(StructIndex *idx, const Mbr *query, bool exact_leaves, int64 limit,
+		  const KnnReading *reading)
 {
 	KnnSearch  *s = palloc0(sizeof(KnnSearch));
 	HASHCTL		ctl;
 	FestMeta   *meta = idx->ns->meta;
 
+	Assert(limit > 0);
 	s->idx = idx;
 	s->query = *query;
 	s->exact_leaves = exact_leaves;
 	s->queue = pairingheap_allocate(knn_item_cmp, NULL);
+	s->limit = limit;
+	s->reading = *reading;
+	if (s->reading.group > KNN_MAX_GROUP)
+		s->reading.group = KNN_MAX_GROUP;
+	if (s->reading.group > 1)
+	{
+		knn_fill_maxobj(s);
+		s->group = palloc(s->reading.group * sizeof(KnnItem *));
+		s->pages = palloc(s->reading.group * sizeof(PageId));
+		s->nodes = palloc(s->reading.group * sizeof(TreeNode *));
+	}
 
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(int64);
@@ -123,16 +204,18 @@ knn_begin(StructIndex *idx, const Mbr *query, bool exact_leaves)
 	return s;
 }
 
-/* Read a queued node and queue its entries. */
+/* Queue the entries of a node read for a queued item. */
 static void
-knn_expand(KnnSearch *s, const KnnItem *item)
+knn_expand(KnnSearch *s, const KnnItem *item, TreeNode *node)
 {
 	StructIndex *idx = s->idx;
 	const NodeOps *nops = idx->ns->node_ops;
-	TreeNode   *node = tree_read_node(idx, item->ref, item->level);
 
 	if (node->level != item->level)
 		tree_report_bad_level(idx, node, item->level);
+	/* the grouping rule's bound: a leaf page holds at most a page's entries */
+	Assert(s->reading.group <= 1 || node->level > 0 || s->maxobj[0] < 0 ||
+		   node->nentries <= (uint64) s->maxobj[0]);
 	idx->stats->entries_examined += node->nentries;
 
 	for (uint32 i = 0; i < node->nentries; i++)
@@ -151,6 +234,104 @@ knn_expand(KnnSearch *s, const KnnItem *item)
 						key, nops->entry_ref(entry, 0), 0);
 	}
 	tree_free_node(node);
+}
+
+/*
+ * Is the node at the head sure to be read, given the group ahead of it?
+ * below_key: leaf entries of the group's nodes with a key below the
+ * head's, at most (-1: no bound).  See the file header.
+ */
+static bool
+knn_needed(KnnSearch *s, int64 below_key)
+{
+	if (below_key == 0)
+		return true;
+	if (below_key < 0)
+		return false;
+	return s->nresults + below_key < s->limit;
+}
+
+/*
+ * The head is a node: take it and the nodes behind it that may join (at
+ * most reading.group), read them with one ns_read_many (leaves that are
+ * not pages with one read_leaves besides), and queue their entries in
+ * queue order.
+ */
+static void
+knn_expand_group(KnnSearch *s)
+{
+	StructIndex *idx = s->idx;
+	int			n = 0;
+	int			ninternal = 0;
+	int64		below_key = 0;	/* maxobj of group nodes with a smaller key */
+	int64		at_key = 0;		/* maxobj of group nodes at the last key */
+	int			unproved = 0;	/* nodes joined by speculation */
+	bool		page_leaves = idx->ops == NULL || idx->ops->read_leaves == NULL;
+
+	while (n < s->reading.group && !pairingheap_is_empty(s->queue))
+	{
+		KnnItem    *item = pairingheap_container(KnnItem, ph,
+												 pairingheap_first(s->queue));
+		int64		mo;
+
+		if (item->kind != KNN_ITEM_NODE)
+			break;
+		if (n > 0 && item->key > s->group[n - 1]->key)
+		{
+			below_key = (below_key < 0 || at_key < 0 ||
+						 below_key > PG_INT64_MAX / 2 - at_key)
+				? -1 : below_key + at_key;
+			at_key = 0;
+		}
+		if (n > 0 && !knn_needed(s, below_key))
+		{
+			if (unproved >= s->reading.speculative)
+				break;
+			unproved++;
+		}
+		pairingheap_remove_first(s->queue);
+		s->group[n++] = item;
+		mo = item->level < KNN_BOUND_LEVELS ? s->maxobj[item->level] : -1;
+		at_key = (at_key < 0 || mo < 0 || at_key > PG_INT64_MAX / 2 - mo)
+			? -1 : at_key + mo;
+	}
+	Assert(n > 0);
+	if (n == 1)
+	{
+		/* alone: exactly the one-at-a-time read */
+		knn_expand(s, s->group[0], tree_read_node(idx, s->group[0]->ref,
+												  s->group[0]->level));
+		pfree(s->group[0]);
+		return;
+	}
+
+	/* pages first (internal nodes, and leaves that are pages) */
+	for (int i = 0; i < n; i++)
+		if (page_leaves || s->group[i]->level > 0)
+			s->pages[ninternal++] = (PageId) s->group[i]->ref;
+	if (ninternal > 0)
+		ns_read_many(idx->ns, s->pages, ninternal, s->nodes);
+	if (ninternal < n)
+	{
+		int			nleaves = 0;
+
+		for (int i = 0; i < n; i++)
+			if (s->group[i]->level == 0)
+				s->pages[ninternal + nleaves++] = (PageId) s->group[i]->ref;
+		tree_read_nodes(idx, s->pages + ninternal, nleaves, 0,
+						s->nodes + ninternal);
+	}
+
+	/* expand in queue order; nodes[] holds pages first, then logical leaves */
+	for (int i = 0, p = 0, l = ninternal; i < n; i++)
+	{
+		KnnItem    *item = s->group[i];
+		TreeNode   *node = (page_leaves || item->level > 0)
+			? s->nodes[p++] : s->nodes[l++];
+
+		knn_expand(s, item, node);
+		pfree(item);
+	}
 }
 
 static bool
@@ -177,9 +358,15 @@ knn_next(KnnSearch *s, int max_refine, int64 *id, double *distance,
 		switch (item->kind)
 		{
 			case KNN_ITEM_NODE:
-				pairingheap_remove_first(s->queue);
-				knn_expand(s, item);
-				pfree(item);
+				if (s->reading.group > 1)
+					knn_expand_group(s);
+				else
+				{
+					pairingheap_remove_first(s->queue);
+					knn_expand(s, item, tree_read_node(s->idx, item->ref,
+													   item->level));
+					pfree(item);
+				}
 				break;
 
 			case KNN_ITEM_OBJECT:
@@ -190,6 +377,7 @@ knn_next(KnnSearch *s, int max_refine, int64 *id, double *distance,
 					*id = item->ref;
 					*distance = item->key;
 					pfree(item);
+					s->nresults++;
 					return KNN_RESULT;
 				}
 				pfree(item);

@@ -35,12 +35,30 @@ typedef enum KnnStep
 	KNN_DONE					/* every object has been returned */
 } KnnStep;
 
+/* Most nodes read with one ns_read_many. */
+#define KNN_MAX_GROUP 256
+
+/*
+ * How nodes are read (knn.c's header): group <= 1 reads one node at a
+ * time; otherwise up to group nodes at the head of the queue are read
+ * together: those the search is sure to read (the same nodes as one at a
+ * time), and up to speculative nodes more that it may not need.
+ */
+typedef struct KnnReading
+{
+	int			group;
+	int			speculative;
+} KnnReading;
+
 /*
  * exact_leaves: a leaf entry's MBR distance is its object's distance
  * (points against a point query), so no candidate is ever returned.
+ * limit: the caller stops after that many results (k); the grouping rule
+ * relies on it.
  */
 extern KnnSearch *knn_begin(StructIndex *idx, const Mbr *query,
-							bool exact_leaves);
+							bool exact_leaves, int64 limit,
+							const KnnReading *reading);
 extern KnnStep knn_next(KnnSearch *search, int max_refine, int64 *id,
 						double *distance, const int64 **refine_ids,
 						int *nrefine);

@@ -19,6 +19,9 @@
  * no measuring: the MBR distance is computed as PostGIS computes point
  * distances (geom/mbr.h), bit for bit.
  *
+ * Nodes are read in groups as festival.knn_batch and
+ * festival.knn_speculative say (knn.c's header).
+ *
  * Order: by distance, then id; with ties at the k-th distance the
  * smallest ids are returned.  k larger than the index returns everything.
  *
@@ -214,7 +217,11 @@ festival_knn(PG_FUNCTION_ARGS)
 		returned = k;			/* skips the generic search below */
 	}
 	else
-		search = knn_begin(&ix->sidx, &g.info.box, exact);
+	{
+		KnnReading	reading = {fest_knn_batch, fest_knn_speculative};
+
+		search = knn_begin(&ix->sidx, &g.info.box, exact, k, &reading);
+	}
 	while (returned < k)
 	{
 		int64		id;

@@ -12,6 +12,7 @@
 #include "sql/xact.h"
 
 #include "flash/framework.h"
+#include "index/knn.h"
 #include "fmgr.h"
 #include "log/log.h"
 #include "utils/guc.h"
@@ -98,6 +99,28 @@ _PG_init(void)
 							"builds measure; larger batches write a page changed by many rows once.",
 							&fest_build_commit_rows,
 							0, 0, 1000000,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("festival.knn_batch",
+							"Most nodes festival.knn reads with one batch of device reads (0 or 1: one at a time).",
+							"Only nodes the search is sure to read join a batch, so answers and the "
+							"nodes read are those of one at a time; libaio and io_uring submit a "
+							"batch with one system call.",
+							&fest_knn_batch,
+							64, 0, KNN_MAX_GROUP,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("festival.knn_speculative",
+							"Most nodes festival.knn adds to a batch without knowing it needs them (0: none).",
+							"Fewer submissions for small k, at the price of extra node reads "
+							"(counted in nodes_visited and pages_read); answers do not change. "
+							"A batch still holds at most festival.knn_batch nodes.",
+							&fest_knn_speculative,
+							0, 0, KNN_MAX_GROUP,
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);

@@ -130,6 +130,8 @@ extern int	fest_progress_interval;
 extern bool fest_track_io_cpu;
 extern bool fest_track_cpu_time;
 extern int	fest_build_commit_rows;
+extern int	fest_knn_batch;
+extern int	fest_knn_speculative;
 
 /* names */
 extern void fest_validate_name(const char *what, const char *name);
