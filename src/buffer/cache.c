@@ -11,7 +11,17 @@
  *
  * Frames are pinned only while a transfer copies them: the PageIO calls
  * copy pages in and out, so no frame is in use between calls and any may
- * be evicted.  pages_read and pages_written keep counting the device's
+ * be evicted.
+ *
+ * Checksums: a frame remembers whether its image's magic and checksum were
+ * found good since the image last changed.  A page read from the device is
+ * checked as it arrives (so a page damaged on the device is still caught
+ * on every device read), a page written into the cache at its first hit
+ * unless its writer sealed it just before (pageio_write_sealed);
+ * then every hit hands the image up marked verified (PageIORequest), and
+ * the node store checks only its header instead of a CRC of the whole page.
+ * A page that fails stays unverified, so its readers check it (and report
+ * it) every time.  pages_read and pages_written keep counting the device's
  * I/O (the layer below); cache_hits, cache_misses, cache_evictions and
  * cache_writebacks count the cache's work.
  *
@@ -38,6 +48,7 @@ typedef struct CacheFrame
 {
 	PageId		page;
 	bool		dirty;
+	bool		verified;		/* magic and checksum of image checked good */
 	char	   *image;			/* page_size bytes, aligned */
 } CacheFrame;
 
@@ -130,6 +141,7 @@ new_frame(CachePageIO *c, PageId page, const char *image)
 
 	f->page = page;
 	f->dirty = false;
+	f->verified = false;
 	f->image = pageio_alloc_buffer(c->io.page_size);
 	memcpy(f->image, image, c->io.page_size);
 	MemoryContextSwitchTo(old);
@@ -141,6 +153,7 @@ cache_read(PageIO *io, PageIORequest *reqs, int n)
 {
 	CachePageIO *c = (CachePageIO *) io;
 	PageIORequest *misses = palloc(n * sizeof(PageIORequest));
+	int		   *missed = palloc(n * sizeof(int));	/* their places in reqs */
 	int			nmiss = 0;
 
 	c->below->time_cpu = io->time_cpu;
@@ -150,11 +163,16 @@ cache_read(PageIO *io, PageIORequest *reqs, int n)
 
 		if (f != NULL)
 		{
+			/* an image written into the cache is checked once, here */
+			if (!f->verified)
+				f->verified = fest_page_checksum_ok(f->image, io->page_size);
 			memcpy(reqs[i].buf, f->image, io->page_size);
+			reqs[i].verified = f->verified;
 			io->stats->cache_hits++;
 		}
 		else
 		{
+			missed[nmiss] = i;
 			misses[nmiss++] = reqs[i];
 			io->stats->cache_misses++;
 		}
@@ -167,11 +185,15 @@ cache_read(PageIO *io, PageIORequest *reqs, int n)
 		{
 			CacheFrame *f = new_frame(c, misses[i].page, misses[i].buf);
 
+			/* every image that comes from the device is checked */
+			f->verified = fest_page_checksum_ok(f->image, io->page_size);
+			reqs[missed[i]].verified = f->verified;
 			if (!admit(c, f, false))
 				free_frame(f);
 		}
 	}
 	pfree(misses);
+	pfree(missed);
 }
 
 static void
@@ -190,10 +212,13 @@ cache_write(PageIO *io, PageIORequest *reqs, int n)
 		{
 			memcpy(f->image, reqs[i].buf, io->page_size);
 			f->dirty = true;
+			/* sealed by its writer, or checked at its next hit */
+			f->verified = reqs[i].verified;
 			continue;
 		}
 		f = new_frame(c, reqs[i].page, reqs[i].buf);
 		f->dirty = true;
+		f->verified = reqs[i].verified;
 		if (!admit(c, f, false))
 		{
 			free_frame(f);

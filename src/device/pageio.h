@@ -35,6 +35,18 @@ typedef struct PageIORequest
 {
 	PageId		page;
 	char	   *buf;			/* page_size bytes, FEST_IO_ALIGN-aligned */
+	/*
+	 * The image's magic and checksum are known good.  On a read it is set
+	 * by the layers below (pageio_read clears it first) when the image did
+	 * not come from the device now but from memory where it was checked
+	 * when it last changed (a page cache's verified frame); readers may
+	 * then skip recomputing the checksum (fest_page_verify_known), the
+	 * other header checks stay theirs.  Devices never set it: a page that
+	 * really comes from the device is always checksummed.  On a write it
+	 * says the writer has just sealed the image (pageio_write_sealed sets
+	 * it, pageio_write clears it), so a cache need not check it again.
+	 */
+	bool		verified;
 } PageIORequest;
 
 typedef struct PageIOOps
@@ -67,27 +79,42 @@ struct PageIO
 static inline void
 pageio_read(PageIO *io, PageIORequest *reqs, int n)
 {
+	for (int i = 0; i < n; i++)
+		reqs[i].verified = false;
 	io->ops->read(io, reqs, n);
 }
 
 static inline void
 pageio_write(PageIO *io, PageIORequest *reqs, int n)
 {
+	for (int i = 0; i < n; i++)
+		reqs[i].verified = false;
 	io->ops->write(io, reqs, n);
 }
 
+/* pageio_write of images the caller has just sealed (fest_page_seal). */
 static inline void
+pageio_write_sealed(PageIO *io, PageIORequest *reqs, int n)
+{
+	for (int i = 0; i < n; i++)
+		reqs[i].verified = true;
+	io->ops->write(io, reqs, n);
+}
+
+/* Read one page; returns its request's verified flag. */
+static inline bool
 pageio_read_one(PageIO *io, PageId page, char *buf)
 {
-	PageIORequest req = {page, buf};
+	PageIORequest req = {page, buf, false};
 
 	io->ops->read(io, &req, 1);
+	return req.verified;
 }
 
 static inline void
 pageio_write_one(PageIO *io, PageId page, char *buf)
 {
-	PageIORequest req = {page, buf};
+	PageIORequest req = {page, buf, false};
 
 	io->ops->write(io, &req, 1);
 }

@@ -172,6 +172,8 @@ buffered_read_disk(BufferedStore *bs, PageId page, FestPageCheck *check)
 {
 	NodeStore  *ns = &bs->ns;
 	char	   *image;
+	const char *prefetched;
+	bool		verified;
 	TreeNode   *node;
 
 	if (page < FEST_FIRST_DATA_PAGE || page >= ns->meta->page_count)
@@ -180,11 +182,12 @@ buffered_read_disk(BufferedStore *bs, PageId page, FestPageCheck *check)
 		return NULL;
 	}
 	image = pageio_alloc_buffer(ns->page_size);
-	if (ns_prefetch_find(&bs->prefetch, page) != NULL)
-		memcpy(image, ns_prefetch_find(&bs->prefetch, page), ns->page_size);
+	if ((prefetched = ns_prefetch_find(&bs->prefetch, page, &verified)) != NULL)
+		memcpy(image, prefetched, ns->page_size);
 	else
-		pageio_read_one(ns->io, page, image);
-	*check = fest_page_verify(image, ns->page_size, page, FEST_PAGE_NODE);
+		verified = pageio_read_one(ns->io, page, image);
+	/* a cache's verified image needs no second checksum */
+	*check = fest_page_verify_known(image, ns->page_size, page, FEST_PAGE_NODE, verified);
 	if (*check == FEST_PAGE_OK && !ns_header_plausible(ns, image))
 		*check = FEST_PAGE_IMPOSSIBLE;
 	if (*check != FEST_PAGE_OK)
@@ -701,8 +704,8 @@ prepare_unit(BufferedStore *bs, const PageId *ids, int n, PageIORequest *reqs,
 			 * changes is read and written back as it is (a node or a free
 			 * page), an unnecessary write.
 			 */
-			if (ns_prefetch_find(&bs->prefetch, page) != NULL)
-				memcpy(image, ns_prefetch_find(&bs->prefetch, page), ns->page_size);
+			if (ns_prefetch_find(&bs->prefetch, page, NULL) != NULL)
+				memcpy(image, ns_prefetch_find(&bs->prefetch, page, NULL), ns->page_size);
 			else
 				pageio_read_one(ns->io, page, image);
 			check = fest_page_verify(image, ns->page_size, page, 0);

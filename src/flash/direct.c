@@ -161,6 +161,7 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 	NodeStore  *ns = &ds->ns;
 	PendingPage *p = pending_find(ds, page);
 	FestPageCheck check;
+	bool		verified;
 
 	if (p != NULL)
 	{
@@ -176,12 +177,13 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 		return FEST_PAGE_WRONG_ID;
 	}
 
-	if ((*image = ns_prefetch_find(&ds->prefetch, page)) != NULL)
+	if ((*image = ns_prefetch_find(&ds->prefetch, page, &verified)) != NULL)
 		memcpy(ds->scratch, *image, ns->page_size);
 	else
-		pageio_read_one(ns->io, page, ds->scratch);
+		verified = pageio_read_one(ns->io, page, ds->scratch);
 	*image = ds->scratch;
-	check = fest_page_verify(ds->scratch, ns->page_size, page, kind);
+	/* a cache's verified image needs no second checksum */
+	check = fest_page_verify_known(ds->scratch, ns->page_size, page, kind, verified);
 	if (check == FEST_PAGE_OK && kind == FEST_PAGE_NODE)
 	{
 		uint16		level = FestPageGetHeader(ds->scratch)->level;
@@ -395,7 +397,8 @@ write_group(NodeStore *ns, PendingPage *pages, int n)
 		reqs[i].page = pages[i].page;
 		reqs[i].buf = pages[i].image;
 	}
-	pageio_write(ns->io, reqs, n);
+	/* direct_commit sealed every pending page just before */
+	pageio_write_sealed(ns->io, reqs, n);
 	pfree(reqs);
 }
 

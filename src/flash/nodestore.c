@@ -267,9 +267,12 @@ ns_prefetch_load(NodeStore *ns, PagePrefetch *pf, PageId *pages, int n)
 	pf->n = m;
 }
 
-/* The prefetched image of page, or NULL. */
+/*
+ * The prefetched image of page, or NULL; *verified (if given) gets its
+ * request's verified flag (device/pageio.h).
+ */
 char *
-ns_prefetch_find(const PagePrefetch *pf, PageId page)
+ns_prefetch_find(const PagePrefetch *pf, PageId page, bool *verified)
 {
 	int			lo = 0,
 				hi = pf->n - 1;
@@ -279,7 +282,11 @@ ns_prefetch_find(const PagePrefetch *pf, PageId page)
 		int			mid = (lo + hi) / 2;
 
 		if (pf->reqs[mid].page == page)
+		{
+			if (verified != NULL)
+				*verified = pf->reqs[mid].verified;
 			return pf->reqs[mid].buf;
+		}
 		if (pf->reqs[mid].page < page)
 			lo = mid + 1;
 		else

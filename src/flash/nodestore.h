@@ -221,7 +221,7 @@ typedef struct PagePrefetch
 
 /* nodestore.c: helpers shared by every NodeStore */
 extern void ns_prefetch_load(NodeStore *ns, PagePrefetch *pf, PageId *pages, int n);
-extern char *ns_prefetch_find(const PagePrefetch *pf, PageId page);
+extern char *ns_prefetch_find(const PagePrefetch *pf, PageId page, bool *verified);
 extern void ns_prefetch_clear(PagePrefetch *pf);
 extern void ns_init(NodeStore *ns, const NodeStoreOps *ops, PageIO *io, FestMeta *meta,
 					const NodeOps *node_ops, const char *index_name, FestStats *stats);

@@ -26,6 +26,11 @@
  *
  * Every read verifies magic, version, page id and checksum; a page that
  * fails is reported as ERRCODE_DATA_CORRUPTED naming the index and page.
+ * The checksum is computed once per image that comes from the device: a
+ * page cache checks it when the page arrives (or, for a page written into
+ * the cache, at its first hit) and marks the request verified
+ * (device/pageio.h), so readers of a cached image check the header only
+ * (fest_page_verify_known).
  *
  * IDENTIFICATION
  *	  src/format/page.h
@@ -86,6 +91,11 @@ extern void fest_page_seal(char *page, uint32 page_size);
 extern FestPageCheck fest_page_verify(const char *page, uint32 page_size,
 									  PageId expected_id,
 									  FestPageKind expected_kind);
+extern FestPageCheck fest_page_verify_known(const char *page, uint32 page_size,
+											PageId expected_id,
+											FestPageKind expected_kind,
+											bool checksum_known);
+extern bool fest_page_checksum_ok(const char *page, uint32 page_size);
 extern const char *fest_page_check_message(FestPageCheck check);
 extern void fest_page_report_corrupt(FestPageCheck check,
 									 const char *index_name, PageId page_id,

@@ -39,8 +39,12 @@ fest_text_arg(FunctionCallInfo fcinfo, int argno, const char *what)
 char *
 fest_name_arg(FunctionCallInfo fcinfo, int argno, const char *what)
 {
-	char	   *name = fest_text_arg(fcinfo, argno, psprintf("%s name", what));
+	char	   *name;
 
+	/* the message's words are built only for the error (every call pays) */
+	if (PG_ARGISNULL(argno))
+		require_not_null(fcinfo, argno, psprintf("%s name", what));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(argno));
 	fest_validate_name(what, name);
 	return name;
 }
