@@ -30,7 +30,7 @@ import time
 DEFAULTS = {
     "name": "exp",
     "data": {"points": 20000, "distribution": "uniform", "seed": 1,
-             "extent": [0, 0, 100000, 100000], "table": None},
+             "extent": [0, 0, 100000, 100000], "table": None, "order": "random"},
     "structures": [{"structure": "rtree", "options": {"split": "quadratic"}}],
     "frameworks": [{"framework": "none"}],
     "page_sizes": [4096],
@@ -56,6 +56,12 @@ PEERS = {
     "libspatialindex": {"builds": ("insert",), "queries": True},
 }
 LSI_VARIANTS = ("rstar", "quadratic", "linear")
+
+# Insertion orders of generated points (data.order).  A build inserts the
+# points in the table's physical order (festival.build scans it), so an order
+# is a rewrite of the table; ids stay, and with them every query set.
+ORDERS = ("random", "hilbert")
+HILBERT_BITS = 16
 
 TOKEN_RE = re.compile(r"^[A-Za-z0-9_.:+-]+$")
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
@@ -132,6 +138,9 @@ def parse_args(argv):
     p.add_argument("--distribution",
                    help="uniform|gaussian_clusters|zipf, or comma-separated (one data set each)")
     p.add_argument("--table", help="the points of this table (scripts/load-dataset) as data")
+    p.add_argument("--order", choices=ORDERS,
+                   help="insertion order of generated points: random (the generator's, "
+                        "default) or hilbert (along the Hilbert curve over the extent)")
     p.add_argument("--scale", type=float,
                    help="multiply every point count and max_points (0.01: a smoke run)")
     p.add_argument("--seed", type=int, help="seed of data and queries")
@@ -225,6 +234,8 @@ def load_experiment(args):
         exp["data"]["table"] = args.table
     if args.seed is not None:
         exp["data"]["seed"] = args.seed
+    if args.order:
+        exp["data"]["order"] = args.order
     if args.reps is not None:
         exp["repetitions"] = args.reps
     if args.warmup is not None:
@@ -409,6 +420,11 @@ def normalise(exp):
         if not isinstance(data["table"], str) or not data["table"]:
             raise WorkloadError("data.table must name a table (scripts/load-dataset makes one)")
         data["label_n"] = data["label_dist"] = False
+    if data["order"] not in ORDERS:
+        raise WorkloadError(f"data.order {data['order']!r} must be one of {', '.join(ORDERS)}")
+    if data["order"] != "random" and data["table"] is not None:
+        raise WorkloadError("data.order applies to generated points; a table of "
+                            "scripts/load-dataset is inserted in its own order")
     ext = data["extent"]
     if len(ext) != 4 or not (ext[0] < ext[2] and ext[1] < ext[3]):
         raise WorkloadError(f"extent {ext!r} must be [xmin, ymin, xmax, ymax] with min < max")
@@ -452,7 +468,37 @@ def data_label(exp, ds):
         toks.append(f"dist={ds['distribution']}")
     if exp["data"]["label_n"]:
         toks.append(f"n={ds['points']}")
+    if exp["data"]["order"] != "random":
+        toks.append(f"order={exp['data']['order']}")
     return (" " + " ".join(toks)) if toks else ""
+
+
+def hilbert_key(x, y, extent, bits=HILBERT_BITS):
+    """The distance of (x, y) along the Hilbert curve of 2^bits x 2^bits cells over extent.
+
+    The curve visits the four quadrants of every square in the order
+    (0,0), (0,1), (1,1), (1,0), each quadrant's sub-curve turned so that it
+    starts next to where the previous one ended; consecutive distances are
+    neighbouring cells (what makes the order spatially clustered).
+    """
+    side = 1 << bits
+    cx = min(side - 1, max(0, int((x - extent[0]) / (extent[2] - extent[0]) * side)))
+    cy = min(side - 1, max(0, int((y - extent[1]) / (extent[3] - extent[1]) * side)))
+    d = 0
+    s = side >> 1
+    while s:
+        rx = 1 if cx & s else 0
+        ry = 1 if cy & s else 0
+        d += s * s * ((3 * rx) ^ ry)
+        # turn the quadrant into the curve's base orientation: the bottom
+        # quadrants are mirrored (right one) and transposed; only the bits
+        # below s matter from here on
+        if ry == 0:
+            if rx == 1:
+                cx, cy = side - 1 - cx, side - 1 - cy
+            cx, cy = cy, cx
+        s >>= 1
+    return d
 
 
 def fits(n, *bounds):
@@ -768,6 +814,8 @@ class Runner:
                    (self.points, int(ds["points"]), ds["distribution"], seed, *ext))
             self.own_tables.append(self.points)
             self.generator = "festival.generate_points"
+            if data["order"] == "hilbert":
+                self.reorder_hilbert(self.points, ext)
         self.extent = ext
         self.points_geom = self.geometry_query(self.points).split('"')[1]
         self.npoints = self.one(f"SELECT count(*) FROM {self.points}")
@@ -807,6 +855,32 @@ class Runner:
             self.empty_table = self.geometry_query(t)
         self.answers = {}
         self.lsi_data = None
+
+    def reorder_hilbert(self, table, ext):
+        """Rewrite table in Hilbert order of its points over ext (ties by id).
+
+        festival.build inserts in the table's physical order, and CREATE
+        TABLE AS writes rows in its query's order, so the rewritten table is
+        the insertion order.  Ids and geometries stay as generated.
+        """
+        geom = self.geometry_query(table).split('"')[1]
+        idcol = self.one("SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass "
+                         "AND attnum > 0 AND format_type(atttypid, atttypmod) IN "
+                         "('bigint', 'integer') ORDER BY attnum LIMIT 1", (table,))
+        rows = self.q(f'SELECT "{idcol}", ST_X("{geom}"), ST_Y("{geom}") FROM {table}')
+        ranked = sorted((hilbert_key(x, y, ext), i) for i, x, y in rows)
+        self.q("DROP TABLE IF EXISTS pg_temp.wl_order")
+        self.q("CREATE TEMP TABLE wl_order (id bigint, pos bigint)")
+        with self.conn.cursor() as cur:
+            with cur.copy("COPY pg_temp.wl_order (id, pos) FROM STDIN") as cp:
+                for pos, (_, i) in enumerate(ranked):
+                    cp.write_row((i, pos))
+        self.q(f"ALTER TABLE {table} RENAME TO {table}_unordered")
+        self.q(f'CREATE TABLE {table} AS SELECT t.* FROM {table}_unordered t '
+               f'JOIN pg_temp.wl_order o ON o.id = t."{idcol}" ORDER BY o.pos')
+        self.q(f"DROP TABLE {table}_unordered")
+        self.q("DROP TABLE pg_temp.wl_order")
+        self.q(f'ALTER TABLE {table} ADD PRIMARY KEY ("{idcol}")')
 
     def drop_data(self):
         for t in self.own_tables:

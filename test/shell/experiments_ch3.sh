@@ -8,11 +8,15 @@
 # data table), each insert was acknowledged; the claims of
 # experiments/claims/fevgas2019-thesis.json that these runs decide at
 # "small" evaluate to one number each.  A scale the file lacks is refused.
+# The insertion order data.order = "hilbert" (the kNN file's laptop-hilbert
+# form, shrunk): the same generated points, physically in Hilbert order (the
+# order festival.build inserts them), the curve checked by its defining
+# property (a bijection whose consecutive cells are neighbours).
 source "$(dirname "$0")/lib/tap.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 fresh_database festival_ch3_test
-tap_plan 14
+tap_plan 21
 
 out=$("$ROOT/scripts/run-workload" --no-setup --config "$ROOT/experiments/thesis-ch3-group.json" --scale nosuch 2>&1)
 tap_ok "$( [ $? -ne 0 ]; echo $?)" "an unknown scale is refused"
@@ -67,6 +71,35 @@ for c in json.load(open('$ROOT/experiments/claims/fevgas2019-thesis.json')):
     if 'small' in c['scales'] and ('group' in c['experiment'] or 'mix' in c['experiment']):
         print(c['measure'])")
 tap_is "$bad" "" "the $n group and mix claims decidable at small scale evaluate to numbers"
+
+# data.order: the Hilbert key is a curve (every cell once, consecutive cells adjacent)
+curve=$(/usr/bin/python3 -c "
+import sys; sys.path.insert(0, '$ROOT/scripts/lib'); import workload as w
+b = 4; n = 1 << b
+c = sorted((w.hilbert_key(x + 0.5, y + 0.5, [0, 0, n, n], b), x, y) for x in range(n) for y in range(n))
+ok = [k for k, _, _ in c] == list(range(n * n)) and all(abs(p[1] - q[1]) + abs(p[2] - q[2]) == 1 for p, q in zip(c, c[1:]))
+print('curve' if ok else 'not a curve')")
+tap_is "$curve" "curve" "hilbert_key visits the 16 x 16 cells once each, consecutive keys adjacent"
+out=$("$ROOT/scripts/run-workload" --no-setup --config "$ROOT/experiments/thesis-ch3-knn.json" --scale laptop-hilbert \
+      --points 3000 --structure rstartree --knn 10 --knn-count 5 2>&1)
+tap_is "$?" "0" "the kNN file's laptop-hilbert form runs (3,000 points)"
+q -c "SELECT festival.generate_points('ch3_ref', 3000, 'uniform', 3, ST_MakeBox2D(ST_MakePoint(0, 0), ST_MakePoint(100000, 100000)))" >/dev/null
+tap_is "$(qv -c "SELECT count(*) FROM ch3_ref r FULL JOIN wl_ch3knnhilbert_points p ON p.id = r.id AND ST_Equals(p.geom, r.geom) WHERE p.id IS NULL OR r.id IS NULL")" \
+    "0" "the ordered table holds the generated points and ids, no other"
+# physical order (festival.build's scan) against the keys; the generator's order is not sorted
+sorted=$(for t in wl_ch3knnhilbert_points ch3_ref; do
+    qv -c "SELECT ST_X(geom) || ' ' || ST_Y(geom) FROM $t ORDER BY ctid" | /usr/bin/python3 -c "
+import sys; sys.path.insert(0, '$ROOT/scripts/lib'); import workload as w
+k = [w.hilbert_key(*map(float, l.split()), [0, 0, 100000, 100000]) for l in sys.stdin]
+print('sorted' if k == sorted(k) and len(k) == 3000 else 'unsorted')"; done | paste -sd,)
+tap_is "$sorted" "sorted,unsorted" "the ordered table is in Hilbert order, the generated one is not"
+tap_is "$(qv -c "SELECT count(*) FROM festival.run WHERE label ~ '^exp=ch3knnhilbert structure=rstartree .* build=insert order=hilbert workload=(build|knn k=10) rep=1\$'")" \
+    "2" "its runs carry order=hilbert in their labels (build, 10NN)"
+out=$("$ROOT/scripts/run-workload" --no-setup --config "$ROOT/experiments/thesis-ch3-knn.json" --scale small --order zorder --dry-run 2>&1)
+tap_like "$out" "invalid choice: 'zorder'" "an unknown --order is refused"
+out=$("$ROOT/scripts/run-workload" --no-setup --config "$ROOT/experiments/thesis-ch3-knn.json" --scale small --order hilbert --table ch3_ref --dry-run 2>&1)
+tap_like "$out" "data.order applies to generated points" "an order with a table of its own is refused"
+q -c "DROP TABLE ch3_ref" >/dev/null
 
 q -c "SELECT festival.drop_device(name) FROM festival.device WHERE name LIKE 'ch3\_%'" >/dev/null
 psql -X -q -d postgres -c "DROP DATABASE festival_ch3_test" >/dev/null 2>&1
