@@ -1,8 +1,9 @@
 --
 -- bulk_spill: the bulk loads in memory bounded by maintenance_work_mem
 -- (rtree_pack.c's STR and Hilbert packing, rtree_spill_*; the Hilbert
--- R-tree's, hilbert_rtree_load.c, hilbert_spill_*) build the tree of the
--- in-memory load, page for page.
+-- R-tree's, hilbert_rtree_load.c, hilbert_spill_*; the grid file's,
+-- gridfile_bulk.c, gf_spill_*) build the tree of the in-memory load, page
+-- for page.
 --
 -- The same source is loaded twice into each of an R-tree and an R*-tree:
 -- with maintenance_work_mem = 1GB everything fits and the in-memory loader
@@ -20,6 +21,7 @@
 -- so a second source, bs_dup, repeats each id on three boxes of one
 -- centre (equal h and id: the in-memory order ends on the entry's bytes)
 -- and, with min_fill 5, the parents of its leaves go to a temporary file.
+-- The grid file (points only) loads the points of bs_src, each twice.
 --
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
@@ -46,6 +48,7 @@ SELECT 300000 + i, CASE WHEN i % 2 = 0
 	ELSE ST_MakeEnvelope(i * 0.01, 50, i * 0.01 + 7, 50) END
 FROM generate_series(0, 12499) i;
 SELECT count(*) AS objects FROM bs_src;
+CREATE TABLE bs_pts AS SELECT * FROM bs_src WHERE id < 200000;
 -- 5000 ids, each on three boxes around one centre, no primary key
 CREATE TABLE bs_dup (id bigint NOT NULL, geom geometry NOT NULL);
 INSERT INTO bs_dup
@@ -66,14 +69,16 @@ FROM (VALUES
 	('bs_hpack', 'rtree', '{"page_size": 1024, "min_fill": 5}', 'hilbert', 'bs_src'),
 	('bs_hpack_dup', 'rtree', '{"page_size": 1024, "min_fill": 5}', 'hilbert', 'bs_dup'),
 	('bs_hrt', 'hilbert', '{"page_size": 1024, "max_fill": 30}', 'hilbert', 'bs_src'),
-	('bs_hrt_dup', 'hilbert', '{"page_size": 1024, "min_fill": 5}', 'hilbert', 'bs_dup')
+	('bs_hrt_dup', 'hilbert', '{"page_size": 1024, "min_fill": 5}', 'hilbert', 'bs_dup'),
+	('bs_grid', 'gridfile', '{"page_size": 1024}', 'bulk', 'bs_pts')
 	) v(name, structure, options, method, src)
 CROSS JOIN (VALUES ('_mem'), ('_ext')) k(kind);
 SELECT name, festival.create_index(name, structure, 'bs_dev', options, src) > 0 AS created
 FROM bs_index ORDER BY name;
 -- both sources as one, for the brute force
 CREATE VIEW bs_all AS
-SELECT 'bs_src' AS src, id, geom FROM bs_src UNION ALL SELECT 'bs_dup', id, geom FROM bs_dup;
+SELECT 'bs_src' AS src, id, geom FROM bs_src UNION ALL SELECT 'bs_dup', id, geom FROM bs_dup
+UNION ALL SELECT 'bs_pts', id, geom FROM bs_pts;
 
 -- every node reachable from the root, with its page: (page, level,
 -- position, ref, box); two identical trees give identical rows
@@ -100,6 +105,7 @@ SELECT festival.build('bs_hpack_ext', 'hilbert') AS hpack_ext;
 SELECT festival.build('bs_hpack_dup_ext', 'hilbert') AS hpack_dup_ext;
 SELECT festival.build('bs_hrt_ext', 'hilbert') AS hrt_ext;
 SELECT festival.build('bs_hrt_dup_ext', 'hilbert') AS hrt_dup_ext;
+SELECT festival.build('bs_grid_ext', 'bulk') AS grid_ext;
 SET client_min_messages = warning;
 RESET maintenance_work_mem;
 
@@ -130,8 +136,23 @@ SELECT i.name,
 FROM bs_index i CROSS JOIN bs_window b
 WHERE i.name LIKE '%_ext' GROUP BY i.name ORDER BY i.name;
 
+-- the grid file refuses more points in one grid cell than a bucket holds
+-- before it writes anything, in bounded memory as in memory
+CREATE TABLE bs_same AS
+SELECT i AS id, ST_MakePoint(CASE WHEN i < 13000 THEN 7 ELSE i % 100 END, 7) AS geom
+FROM generate_series(0, 13999) i;
+SELECT festival.create_index('bs_same', 'gridfile', 'bs_dev', '{"page_size": 1024}', 'bs_same') > 0 AS created;
+SET maintenance_work_mem = '1MB';
+SET client_min_messages = debug1;
+SELECT festival.build('bs_same', 'bulk');
+SET client_min_messages = warning;
+RESET maintenance_work_mem;
+SELECT festival.build('bs_same', 'bulk');
+SELECT festival.drop_index('bs_same');
+DROP TABLE bs_same;
+
 SELECT festival.drop_index(name) FROM bs_index ORDER BY name;
 SELECT festival.drop_device('bs_dev');
 DROP VIEW bs_all;
-DROP TABLE bs_src, bs_dup, bs_index, bs_window;
+DROP TABLE bs_src, bs_dup, bs_pts, bs_index, bs_window;
 DROP FUNCTION bs_tree(text);
