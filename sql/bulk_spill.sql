@@ -21,7 +21,8 @@
 -- so a second source, bs_dup, repeats each id on three boxes of one
 -- centre (equal h and id: the in-memory order ends on the entry's bytes)
 -- and, with min_fill 5, the parents of its leaves go to a temporary file.
--- The grid file (points only) loads the points of bs_src, each twice.
+-- The grid file and the xBR+-tree (points only) load the points of
+-- bs_src, each twice, and bs_skew, crowded in a corner of their extent.
 --
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
@@ -49,6 +50,12 @@ SELECT 300000 + i, CASE WHEN i % 2 = 0
 FROM generate_series(0, 12499) i;
 SELECT count(*) AS objects FROM bs_src;
 CREATE TABLE bs_pts AS SELECT * FROM bs_src WHERE id < 200000;
+-- points crowded in one corner of their extent, whose other corner holds
+-- one point: many regions and quadrants have an empty first half
+CREATE TABLE bs_skew AS
+SELECT i AS id, ST_MakePoint(60 + (i % 125) * 0.32, 60 + (i / 125) * 0.32) AS geom
+FROM generate_series(0, 14999) i
+UNION ALL SELECT 15000, ST_MakePoint(0, 0);
 -- 5000 ids, each on three boxes around one centre, no primary key
 CREATE TABLE bs_dup (id bigint NOT NULL, geom geometry NOT NULL);
 INSERT INTO bs_dup
@@ -70,7 +77,10 @@ FROM (VALUES
 	('bs_hpack_dup', 'rtree', '{"page_size": 1024, "min_fill": 5}', 'hilbert', 'bs_dup'),
 	('bs_hrt', 'hilbert', '{"page_size": 1024, "max_fill": 30}', 'hilbert', 'bs_src'),
 	('bs_hrt_dup', 'hilbert', '{"page_size": 1024, "min_fill": 5}', 'hilbert', 'bs_dup'),
-	('bs_grid', 'gridfile', '{"page_size": 1024}', 'bulk', 'bs_pts')
+	('bs_grid', 'gridfile', '{"page_size": 1024}', 'bulk', 'bs_pts'),
+	('bs_xbr', 'xbrtree', '{"page_size": 1024}', 'bulk', 'bs_pts'),
+	('bs_grid_skew', 'gridfile', '{"page_size": 1024}', 'bulk', 'bs_skew'),
+	('bs_xbr_skew', 'xbrtree', '{"page_size": 1024}', 'bulk', 'bs_skew')
 	) v(name, structure, options, method, src)
 CROSS JOIN (VALUES ('_mem'), ('_ext')) k(kind);
 SELECT name, festival.create_index(name, structure, 'bs_dev', options, src) > 0 AS created
@@ -78,7 +88,7 @@ FROM bs_index ORDER BY name;
 -- both sources as one, for the brute force
 CREATE VIEW bs_all AS
 SELECT 'bs_src' AS src, id, geom FROM bs_src UNION ALL SELECT 'bs_dup', id, geom FROM bs_dup
-UNION ALL SELECT 'bs_pts', id, geom FROM bs_pts;
+UNION ALL SELECT 'bs_pts', id, geom FROM bs_pts UNION ALL SELECT 'bs_skew', id, geom FROM bs_skew;
 
 -- every node reachable from the root, with its page: (page, level,
 -- position, ref, box); two identical trees give identical rows
@@ -106,6 +116,9 @@ SELECT festival.build('bs_hpack_dup_ext', 'hilbert') AS hpack_dup_ext;
 SELECT festival.build('bs_hrt_ext', 'hilbert') AS hrt_ext;
 SELECT festival.build('bs_hrt_dup_ext', 'hilbert') AS hrt_dup_ext;
 SELECT festival.build('bs_grid_ext', 'bulk') AS grid_ext;
+SELECT festival.build('bs_xbr_ext', 'bulk') AS xbr_ext;
+SELECT festival.build('bs_grid_skew_ext', 'bulk') AS grid_skew_ext;
+SELECT festival.build('bs_xbr_skew_ext', 'bulk') AS xbr_skew_ext;
 SET client_min_messages = warning;
 RESET maintenance_work_mem;
 
@@ -136,23 +149,27 @@ SELECT i.name,
 FROM bs_index i CROSS JOIN bs_window b
 WHERE i.name LIKE '%_ext' GROUP BY i.name ORDER BY i.name;
 
--- the grid file refuses more points in one grid cell than a bucket holds
--- before it writes anything, in bounded memory as in memory
+-- the grid file and the xBR+-tree refuse more points in one grid cell
+-- than a bucket or leaf holds before they write anything, in bounded
+-- memory as in memory
 CREATE TABLE bs_same AS
 SELECT i AS id, ST_MakePoint(CASE WHEN i < 13000 THEN 7 ELSE i % 100 END, 7) AS geom
 FROM generate_series(0, 13999) i;
-SELECT festival.create_index('bs_same', 'gridfile', 'bs_dev', '{"page_size": 1024}', 'bs_same') > 0 AS created;
+SELECT festival.create_index('bs_same_' || s, s, 'bs_dev', '{"page_size": 1024}', 'bs_same') > 0 AS created
+FROM unnest(ARRAY['gridfile', 'xbrtree']) s;
 SET maintenance_work_mem = '1MB';
 SET client_min_messages = debug1;
-SELECT festival.build('bs_same', 'bulk');
+SELECT festival.build('bs_same_gridfile', 'bulk');
+SELECT festival.build('bs_same_xbrtree', 'bulk');
 SET client_min_messages = warning;
 RESET maintenance_work_mem;
-SELECT festival.build('bs_same', 'bulk');
-SELECT festival.drop_index('bs_same');
+SELECT festival.build('bs_same_gridfile', 'bulk');
+SELECT festival.build('bs_same_xbrtree', 'bulk');
+SELECT festival.drop_index('bs_same_' || s) FROM unnest(ARRAY['gridfile', 'xbrtree']) s;
 DROP TABLE bs_same;
 
 SELECT festival.drop_index(name) FROM bs_index ORDER BY name;
 SELECT festival.drop_device('bs_dev');
 DROP VIEW bs_all;
-DROP TABLE bs_src, bs_dup, bs_pts, bs_index, bs_window;
+DROP TABLE bs_src, bs_dup, bs_pts, bs_skew, bs_index, bs_window;
 DROP FUNCTION bs_tree(text);

@@ -34,8 +34,9 @@
  * its first half.  Walking the sorted addresses, the region of each depth
  * containing the current point is open; a point whose address first
  * differs from the previous one at bit p closes the regions deeper than
- * p (their counts are final) and starts the second half of the region of
- * depth p.  The closed regions above the capacity are kept (address and
+ * p (their counts are final), opens those holding the point (each in its
+ * second half already when the point's next bit is 1) and starts the
+ * second half of the region of depth p.  The closed regions above the capacity are kept (address and
  * first-half count, a few per bucket), and every check of step 2 is made
  * in this pass, before the first write.  Sorted by address they come in
  * the order in which the halving of step 2 visits them, so the second
@@ -474,11 +475,6 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 
 	sp->splits = palloc(maxsplits * sizeof(SplitRegion));
 	sp->nsplits = 0;
-	for (int d = 0; d <= GF_MAX_DEPTH; d++)
-	{
-		start[d] = 0;
-		second[d] = -1;
-	}
 	for (int64 i = 0; i <= sp->n; i++)
 	{
 		GfBucketEntry e;
@@ -492,6 +488,12 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 		}
 		if (i == 0)
 		{
+			/* the first point opens every region */
+			for (int d = 0; d <= GF_MAX_DEPTH; d++)
+			{
+				start[d] = 0;
+				second[d] = d < GF_MAX_DEPTH && (key & (UINT64CONST(1) << (63 - d))) ? 0 : -1;
+			}
 			prev = key;
 			continue;
 		}
@@ -529,8 +531,9 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 				sp->splits[sp->nsplits].first = (second[d] < 0 ? i : second[d]) - start[d];
 				sp->nsplits++;
 			}
+			/* the region of depth d holding the new point: maybe in its second half already */
 			start[d] = i;
-			second[d] = -1;
+			second[d] = d < GF_MAX_DEPTH && (key & (UINT64CONST(1) << (63 - d))) ? i : -1;
 		}
 		if (p >= 0)
 			second[p] = i;

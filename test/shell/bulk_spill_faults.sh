@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The bulk loads in bounded memory (rtree_pack.c's STR and Hilbert packing,
-# hilbert_rtree_load.c's Hilbert R-tree load, gridfile_bulk.c's; here with
+# hilbert_rtree_load.c's Hilbert R-tree load, gridfile_bulk.c's and
+# xbrtree_bulk.c's; here with
 # maintenance_work_mem = 1MB, PostgreSQL's minimum, over 50000 points) keep
 # the bulk loads' crash safety: a write that fails with EIO, ENOSPC or a
 # torn page, and a backend killed (kill -9) while it writes nodes, leave
@@ -16,7 +17,7 @@ fresh_database festival_bulk_spill_faults
 if [ "$(q -c "SELECT inet_server_addr() IS NULL")" != "t" ]; then
     tap_skip_all "needs a server on a local Unix socket (the test kills a backend)"
 fi
-tap_plan 84
+tap_plan 102
 
 q <<'SQL' >/dev/null
 SET client_min_messages = warning;
@@ -29,6 +30,7 @@ SELECT festival.create_index('s', 'rtree', 'bsf', '{"page_size": 1024}', 'pts');
 SELECT festival.create_index('hp', 'rtree', 'bsf', '{"page_size": 1024}', 'pts');
 SELECT festival.create_index('h', 'hilbert', 'bsf', '{"page_size": 1024}', 'pts');
 SELECT festival.create_index('g', 'gridfile', 'bsf', '{"page_size": 1024}', 'pts');
+SELECT festival.create_index('x', 'xbrtree', 'bsf', '{"page_size": 1024}', 'pts');
 SQL
 window="ST_MakeEnvelope(10000, 20000, 60000, 70000)"
 brute=$(q -c "SELECT count(*) FROM pts WHERE ST_Intersects(geom, $window)")
@@ -99,6 +101,9 @@ tempfull h hilbert
 faults g bulk ENOSPC
 crash g bulk
 tempfull g bulk
+faults x bulk ENOSPC
+crash x bulk
+tempfull x bulk
 
 psql -X -q -d postgres -c "DROP DATABASE festival_bulk_spill_faults" >/dev/null 2>&1
 tap_done
