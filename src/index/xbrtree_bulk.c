@@ -27,6 +27,23 @@
  *	   the quadrants of the entries nested in it (xbrtree_split.c explains
  *	   why a quadrant cut through an entry's region is never split off).
  *
+ * In bounded memory (xbr_spill_*, for sources past maintenance_work_mem)
+ * the points go to PostgreSQL's external sort (tuplesort) in step 1's
+ * order, as (address code as an int8 of the same order, x, y, id), and
+ * the leaves are made from counts: the decisions of step 2 depend only on
+ * how many points each quadrant holds.  A first pass over the sorted
+ * stream finds every quadrant of more points than a leaf holds, with the
+ * points of each of its sub-quadrants (walking the sorted codes, as the
+ * grid file's loader does with its regions), and refuses a cell of too
+ * many points as partition would, before any write.  partition then runs
+ * on those counts instead of the items and gives each node its runs of
+ * the sorted stream; a second pass tags every point with its node into a
+ * second sort by (node, place in the first), and the leaves are written
+ * from it in build_level's order with build_level's contents.  The levels
+ * above (one entry per leaf) are built in memory as before, so the tree
+ * is the in-memory load's, page for page.  Memory: a few dozen bytes per
+ * leaf (split quadrants, node runs, quadrants, the entries above).
+ *
  * Nodes are filled up to their capacity and written bottom-up in Z order,
  * each one committed as it is written so that buffered node stores can
  * flush while the tree grows.  The result satisfies every invariant that
