@@ -1,7 +1,9 @@
 --
--- bulk_spill: the STR load in memory bounded by maintenance_work_mem
--- (rtree_pack.c, rtree_spill_*) builds the tree of the in-memory load,
--- page for page.
+-- bulk_spill: the bulk loads in memory bounded by maintenance_work_mem
+-- (rtree_pack.c's STR and Hilbert packing, rtree_spill_*; the Hilbert
+-- R-tree's, hilbert_rtree_load.c, hilbert_spill_*; the grid file's,
+-- gridfile_bulk.c, gf_spill_*) build the tree of the in-memory load, page
+-- for page.
 --
 -- The same source is loaded twice into each of an R-tree and an R*-tree:
 -- with maintenance_work_mem = 1GB everything fits and the in-memory loader
@@ -14,6 +16,13 @@
 -- so every key of the comparator (centre x, centre y, id) decides.  Both
 -- trees must be the same node by node (page numbers included), check()
 -- clean, and answer windows as PostGIS brute force does.
+-- Hilbert packing (R-tree 'hilbert') goes through a temporary file and
+-- then an external sort; the Hilbert R-tree's sort keys are (h, id) only,
+-- so a second source, bs_dup, repeats each id on three boxes of one
+-- centre (equal h and id: the in-memory order ends on the entry's bytes)
+-- and, with min_fill 5, the parents of its leaves go to a temporary file.
+-- The grid file and the xBR+-tree (points only) load the points of
+-- bs_src, each twice, and bs_skew, crowded in a corner of their extent.
 --
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
@@ -40,20 +49,46 @@ SELECT 300000 + i, CASE WHEN i % 2 = 0
 	ELSE ST_MakeEnvelope(i * 0.01, 50, i * 0.01 + 7, 50) END
 FROM generate_series(0, 12499) i;
 SELECT count(*) AS objects FROM bs_src;
+CREATE TABLE bs_pts AS SELECT * FROM bs_src WHERE id < 200000;
+-- points crowded in one corner of their extent, whose other corner holds
+-- one point: many regions and quadrants have an empty first half
+CREATE TABLE bs_skew AS
+SELECT i AS id, ST_MakePoint(60 + (i % 125) * 0.32, 60 + (i / 125) * 0.32) AS geom
+FROM generate_series(0, 14999) i
+UNION ALL SELECT 15000, ST_MakePoint(0, 0);
+-- 5000 ids, each on three boxes around one centre, no primary key
+CREATE TABLE bs_dup (id bigint NOT NULL, geom geometry NOT NULL);
+INSERT INTO bs_dup
+SELECT i, ST_MakeEnvelope((i % 70) * 3 - s, (i / 70) * 3 - s, (i % 70) * 3 + s, (i / 70) * 3 + s)
+FROM generate_series(0, 4999) i, generate_series(0, 2) s;
 -- the brute-force side uses PostGIS's own index
 CREATE INDEX ON bs_src USING gist (geom);
 ANALYZE bs_src;
 
-CREATE TABLE bs_index (name text PRIMARY KEY, structure text NOT NULL, options jsonb NOT NULL);
-INSERT INTO bs_index VALUES
-	('bs_rtree_mem', 'rtree', '{"page_size": 1024}'),
-	('bs_rtree_ext', 'rtree', '{"page_size": 1024}'),
-	('bs_rstar_mem', 'rstartree', '{"page_size": 1024}'),
-	('bs_rstar_ext', 'rstartree', '{"page_size": 1024}'),
-	('bs_m2_mem', 'rtree', '{"page_size": 1024, "min_fill": 5}'),
-	('bs_m2_ext', 'rtree', '{"page_size": 1024, "min_fill": 5}');
-SELECT name, festival.create_index(name, structure, 'bs_dev', options, 'bs_src') > 0 AS created
+CREATE TABLE bs_index (name text PRIMARY KEY, structure text NOT NULL, options jsonb NOT NULL,
+					   method text NOT NULL, src text NOT NULL);
+INSERT INTO bs_index
+SELECT name || kind, structure, options::jsonb, method, src
+FROM (VALUES
+	('bs_rtree', 'rtree', '{"page_size": 1024}', 'str', 'bs_src'),
+	('bs_rstar', 'rstartree', '{"page_size": 1024}', 'str', 'bs_src'),
+	('bs_m2', 'rtree', '{"page_size": 1024, "min_fill": 5}', 'str', 'bs_src'),
+	('bs_hpack', 'rtree', '{"page_size": 1024, "min_fill": 5}', 'hilbert', 'bs_src'),
+	('bs_hpack_dup', 'rtree', '{"page_size": 1024, "min_fill": 5}', 'hilbert', 'bs_dup'),
+	('bs_hrt', 'hilbert', '{"page_size": 1024, "max_fill": 30}', 'hilbert', 'bs_src'),
+	('bs_hrt_dup', 'hilbert', '{"page_size": 1024, "min_fill": 5}', 'hilbert', 'bs_dup'),
+	('bs_grid', 'gridfile', '{"page_size": 1024}', 'bulk', 'bs_pts'),
+	('bs_xbr', 'xbrtree', '{"page_size": 1024}', 'bulk', 'bs_pts'),
+	('bs_grid_skew', 'gridfile', '{"page_size": 1024}', 'bulk', 'bs_skew'),
+	('bs_xbr_skew', 'xbrtree', '{"page_size": 1024}', 'bulk', 'bs_skew')
+	) v(name, structure, options, method, src)
+CROSS JOIN (VALUES ('_mem'), ('_ext')) k(kind);
+SELECT name, festival.create_index(name, structure, 'bs_dev', options, src) > 0 AS created
 FROM bs_index ORDER BY name;
+-- both sources as one, for the brute force
+CREATE VIEW bs_all AS
+SELECT 'bs_src' AS src, id, geom FROM bs_src UNION ALL SELECT 'bs_dup', id, geom FROM bs_dup
+UNION ALL SELECT 'bs_pts', id, geom FROM bs_pts UNION ALL SELECT 'bs_skew', id, geom FROM bs_skew;
 
 -- every node reachable from the root, with its page: (page, level,
 -- position, ref, box); two identical trees give identical rows
@@ -69,14 +104,21 @@ LANGUAGE sql AS $$
 $$;
 
 SET maintenance_work_mem = '1GB';
-SELECT festival.build('bs_rtree_mem', 'str') AS rtree_mem,
-	   festival.build('bs_rstar_mem', 'str') AS rstar_mem,
-	   festival.build('bs_m2_mem', 'str') AS m2_mem;
+SELECT name, festival.build(name, method) AS built
+FROM bs_index WHERE name LIKE '%_mem' ORDER BY name;
 SET maintenance_work_mem = '1MB';
 SET client_min_messages = debug1;
 SELECT festival.build('bs_rtree_ext', 'str') AS rtree_ext;
 SELECT festival.build('bs_rstar_ext', 'str') AS rstar_ext;
 SELECT festival.build('bs_m2_ext', 'str') AS m2_ext;
+SELECT festival.build('bs_hpack_ext', 'hilbert') AS hpack_ext;
+SELECT festival.build('bs_hpack_dup_ext', 'hilbert') AS hpack_dup_ext;
+SELECT festival.build('bs_hrt_ext', 'hilbert') AS hrt_ext;
+SELECT festival.build('bs_hrt_dup_ext', 'hilbert') AS hrt_dup_ext;
+SELECT festival.build('bs_grid_ext', 'bulk') AS grid_ext;
+SELECT festival.build('bs_xbr_ext', 'bulk') AS xbr_ext;
+SELECT festival.build('bs_grid_skew_ext', 'bulk') AS grid_skew_ext;
+SELECT festival.build('bs_xbr_skew_ext', 'bulk') AS xbr_skew_ext;
 SET client_min_messages = warning;
 RESET maintenance_work_mem;
 
@@ -99,15 +141,35 @@ FROM generate_series(0, 80, 4) w;
 SELECT i.name,
 	   sum((SELECT count(*) FROM (
 			(SELECT id FROM festival.query(i.name, b.g, 'intersects') q(id)
-			 EXCEPT ALL SELECT id FROM bs_src s WHERE ST_Intersects(s.geom, b.g))
+			 EXCEPT ALL SELECT id FROM bs_all s WHERE s.src = i.src AND ST_Intersects(s.geom, b.g))
 			UNION ALL
-			(SELECT id FROM bs_src s WHERE ST_Intersects(s.geom, b.g)
+			(SELECT id FROM bs_all s WHERE s.src = i.src AND ST_Intersects(s.geom, b.g)
 			 EXCEPT ALL SELECT id FROM festival.query(i.name, b.g, 'intersects') q(id))) d)) AS wrong,
-	   sum((SELECT count(*) FROM bs_src s WHERE ST_Intersects(s.geom, b.g))) AS brute
+	   sum((SELECT count(*) FROM bs_all s WHERE s.src = i.src AND ST_Intersects(s.geom, b.g))) AS brute
 FROM bs_index i CROSS JOIN bs_window b
 WHERE i.name LIKE '%_ext' GROUP BY i.name ORDER BY i.name;
 
+-- the grid file and the xBR+-tree refuse more points in one grid cell
+-- than a bucket or leaf holds before they write anything, in bounded
+-- memory as in memory
+CREATE TABLE bs_same AS
+SELECT i AS id, ST_MakePoint(CASE WHEN i < 13000 THEN 7 ELSE i % 100 END, 7) AS geom
+FROM generate_series(0, 13999) i;
+SELECT festival.create_index('bs_same_' || s, s, 'bs_dev', '{"page_size": 1024}', 'bs_same') > 0 AS created
+FROM unnest(ARRAY['gridfile', 'xbrtree']) s;
+SET maintenance_work_mem = '1MB';
+SET client_min_messages = debug1;
+SELECT festival.build('bs_same_gridfile', 'bulk');
+SELECT festival.build('bs_same_xbrtree', 'bulk');
+SET client_min_messages = warning;
+RESET maintenance_work_mem;
+SELECT festival.build('bs_same_gridfile', 'bulk');
+SELECT festival.build('bs_same_xbrtree', 'bulk');
+SELECT festival.drop_index('bs_same_' || s) FROM unnest(ARRAY['gridfile', 'xbrtree']) s;
+DROP TABLE bs_same;
+
 SELECT festival.drop_index(name) FROM bs_index ORDER BY name;
 SELECT festival.drop_device('bs_dev');
-DROP TABLE bs_src, bs_index, bs_window;
+DROP VIEW bs_all;
+DROP TABLE bs_src, bs_dup, bs_pts, bs_skew, bs_index, bs_window;
 DROP FUNCTION bs_tree(text);

@@ -956,5 +956,8 @@ const StructureOps gridfile_structure = {
 	.needs_extent = true,
 	.build_methods = gf_build_methods,
 	.bulk_load = gf_bulk_load,
+	.bulk_spill_begin = gf_spill_begin,
+	.bulk_spill_put = gf_spill_put,
+	.bulk_spill_load = gf_spill_load,
 	.entry_region = gf_entry_region
 };

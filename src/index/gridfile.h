@@ -207,6 +207,10 @@ extern bool gf_entry_region(StructIndex *idx, const void *entry, uint16 level,
 /* gridfile_bulk.c */
 extern void gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n,
 						 const char *method);
+typedef struct GfSpill GfSpill;
+extern BulkSpill *gf_spill_begin(StructIndex *idx, const char *method);
+extern void gf_spill_put(BulkSpill *spill, const BulkItem *item);
+extern void gf_spill_load(StructIndex *idx, BulkSpill *spill);
 
 /* gridfile_knn.c */
 extern int	gf_knn(StructIndex *idx, double x, double y, int k, int64 **ids,

@@ -25,6 +25,25 @@
  * written bottom-up, each committed as it is written so that buffered
  * node stores can flush while the index grows; the root changes last.
  *
+ * In bounded memory (gf_spill_*, for sources past maintenance_work_mem)
+ * the points go to PostgreSQL's external sort (tuplesort) in the order of
+ * step 1, as (address as an int8 of the same order, x, y, id), and the
+ * sorted stream is read twice.  The first pass finds the cuts: a region
+ * is halved exactly when it holds more than a bucket's capacity, so it is
+ * enough to know, for each such region, how many of its points fall in
+ * its first half.  Walking the sorted addresses, the region of each depth
+ * containing the current point is open; a point whose address first
+ * differs from the previous one at bit p closes the regions deeper than
+ * p (their counts are final), opens those holding the point (each in its
+ * second half already when the point's next bit is 1) and starts the
+ * second half of the region of depth p.  The closed regions above the capacity are kept (address and
+ * first-half count, a few per bucket), and every check of step 2 is made
+ * in this pass, before the first write.  Sorted by address they come in
+ * the order in which the halving of step 2 visits them, so the second
+ * pass cuts the stream as cut_sorted cuts the array: the same buckets in
+ * the same order.  The directory levels (one entry per bucket) are built
+ * in memory as before.
+ *
  * IDENTIFICATION
  *	  src/index/gridfile_bulk.c
  *
@@ -32,7 +51,12 @@
  */
 #include "index/gridfile.h"
 
+#include "access/tupdesc.h"
+#include "catalog/pg_operator_d.h"
+#include "catalog/pg_type_d.h"
+#include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "utils/tuplesort.h"
 
 typedef struct SortItem
 {
@@ -157,6 +181,87 @@ cut_level(Cutter *c, const uint64 *keys, int64 n, int64 max)
 	cut_sorted(c, GF_ROOT_ADDR, 0, n);
 }
 
+/*
+ * Write a new bucket holding its first count entries, for region addr,
+ * and describe it in *entry for the directory above.
+ */
+static void
+write_bucket(StructIndex *idx, TreeNode *node, uint32 count, uint64 addr,
+			 GfDirEntry *entry)
+{
+	node->nentries = count;
+	/* keys order cells, not points: (x, y, id) within the bucket */
+	qsort(node->entries, node->nentries, sizeof(GfBucketEntry), sort_item_cmp_bucket);
+	ns_write(idx->ns, node, NS_WRITE_NEW);
+	ns_commit(idx->ns);
+	memset(entry, 0, sizeof(GfDirEntry));
+	gf_region_box((const GfState *) idx->state, addr, &entry->region);
+	entry->child = (int64) node->page;
+	entry->addr = addr;
+	tree_free_node(node);
+}
+
+/*
+ * Step 3: directory levels over the nlevel regions of the buckets (in
+ * order), until one page holds the rest: the root.  keys is scratch room
+ * (palloc'd, any size), level is freed.
+ */
+static void
+build_directories(StructIndex *idx, GfDirEntry *level, int64 nlevel,
+				  uint64 *keys, PageId empty_root)
+{
+	const GfState *st = (const GfState *) idx->state;
+	Cutter		c;
+	uint16		lv = 0;
+
+	c.idx = idx;
+	for (;;)
+	{
+		GfDirEntry *upper;
+
+		lv++;
+		if (lv >= FEST_MAX_LEVELS)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("index \"%s\" would exceed %d levels", idx->name, FEST_MAX_LEVELS),
+					 errhint("Use a larger page_size.")));
+		keys = repalloc_huge(keys, nlevel * sizeof(uint64));
+		for (int64 i = 0; i < nlevel; i++)
+			keys[i] = gf_addr_key(level[i].addr);
+		cut_level(&c, keys, nlevel, st->dir_max);
+		upper = palloc_extended(c.nruns * sizeof(GfDirEntry), MCXT_ALLOC_HUGE);
+		for (int64 r = 0; r < c.nruns; r++)
+		{
+			Run		   *run = &c.runs[r];
+			TreeNode   *node = ns_new_node(idx->ns, ns_alloc(idx->ns, lv), lv);
+
+			Assert(run->hi > run->lo);
+			memcpy(node->entries, &level[run->lo], (run->hi - run->lo) * sizeof(GfDirEntry));
+			node->nentries = (uint32) (run->hi - run->lo);
+			ns_write(idx->ns, node, NS_WRITE_NEW);
+			ns_commit(idx->ns);
+			memset(&upper[r], 0, sizeof(GfDirEntry));
+			gf_region_box(st, run->addr, &upper[r].region);
+			upper[r].child = (int64) node->page;
+			upper[r].addr = run->addr;
+			tree_free_node(node);
+		}
+		pfree(c.runs);
+		pfree(level);
+		level = upper;
+		nlevel = c.nruns;
+		if (nlevel == 1)
+			break;
+	}
+	Assert(level[0].addr == GF_ROOT_ADDR);
+	ns_set_root(idx->ns, (PageId) level[0].child, lv + 1);
+	/* the empty root bucket of init_empty, replaced only now */
+	ns_release(idx->ns, empty_root);
+	ns_commit(idx->ns);
+	pfree(level);
+	pfree(keys);
+}
+
 void
 gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 {
@@ -167,7 +272,6 @@ gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 	Cutter		c;
 	GfDirEntry *level;
 	int64		nlevel;
-	uint16		lv = 0;
 
 	Assert(strcmp(method, "bulk") == 0);
 	c.idx = idx;
@@ -219,60 +323,291 @@ gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 
 		for (int64 i = run->lo; i < run->hi; i++)
 			GfBucketEntries(node)[i - run->lo] = sorted[i].e;
-		node->nentries = (uint32) (run->hi - run->lo);
-		/* keys order cells, not points: (x, y, id) within the bucket */
-		qsort(node->entries, node->nentries, sizeof(GfBucketEntry), sort_item_cmp_bucket);
-		ns_write(idx->ns, node, NS_WRITE_NEW);
-		ns_commit(idx->ns);
-		memset(&level[r], 0, sizeof(GfDirEntry));
-		gf_region_box(st, run->addr, &level[r].region);
-		level[r].child = (int64) node->page;
-		level[r].addr = run->addr;
-		tree_free_node(node);
+		write_bucket(idx, node, (uint32) (run->hi - run->lo), run->addr, &level[r]);
 	}
 	pfree(sorted);
+	pfree(c.runs);
+	build_directories(idx, level, nlevel, keys, empty_root);
+}
 
-	/* 3. directory levels until one page holds the rest: the root */
-	for (;;)
+/* ------------------------------------------------------------------ */
+/* bounded memory                                                     */
+/* ------------------------------------------------------------------ */
+
+/* The external sort's columns, all keys, in sort_item_cmp's order. */
+enum
+{
+	GS_KEY, GS_X, GS_Y, GS_ID, GS_NCOLS
+};
+
+/* A region holding more than a bucket: it is halved (first pass). */
+typedef struct SplitRegion
+{
+	uint64		addr;
+	int64		first;			/* its points in its first half */
+} SplitRegion;
+
+struct GfSpill
+{
+	StructIndex *idx;
+	TupleDesc	desc;
+	Tuplesortstate *sort;
+	TupleTableSlot *in;
+	TupleTableSlot *out;
+	int64		n;
+	/* the second pass */
+	SplitRegion *splits;
+	int64		nsplits;
+	int64		next_split;
+	GfDirEntry *level;
+	int64		nlevel;
+	int64		maxlevel;
+};
+
+/* A left-aligned address as an int8 of the same order. */
+static inline int64
+order_key(uint64 key)
+{
+	return (int64) (key ^ (UINT64CONST(1) << 63));
+}
+
+BulkSpill *
+gf_spill_begin(StructIndex *idx, const char *method)
+{
+	GfSpill    *sp = palloc0(sizeof(GfSpill));
+	AttrNumber	cols[GS_NCOLS];
+	Oid			ops[GS_NCOLS];
+	Oid			collations[GS_NCOLS];
+	bool		nulls_first[GS_NCOLS];
+
+	Assert(strcmp(method, "bulk") == 0);
+	sp->idx = idx;
+	sp->desc = CreateTemplateTupleDesc(GS_NCOLS);
+	for (int i = 0; i < GS_NCOLS; i++)
 	{
-		GfDirEntry *upper;
+		bool		is_int8 = i == GS_KEY || i == GS_ID;
 
-		lv++;
-		if (lv >= FEST_MAX_LEVELS)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("index \"%s\" would exceed %d levels", idx->name, FEST_MAX_LEVELS),
-					 errhint("Use a larger page_size.")));
-		keys = repalloc_huge(keys, nlevel * sizeof(uint64));
-		for (int64 i = 0; i < nlevel; i++)
-			keys[i] = gf_addr_key(level[i].addr);
-		cut_level(&c, keys, nlevel, st->dir_max);
-		upper = palloc_extended(c.nruns * sizeof(GfDirEntry), MCXT_ALLOC_HUGE);
-		for (int64 r = 0; r < c.nruns; r++)
-		{
-			Run		   *run = &c.runs[r];
-			TreeNode   *node = ns_new_node(idx->ns, ns_alloc(idx->ns, lv), lv);
-
-			Assert(run->hi > run->lo);
-			memcpy(node->entries, &level[run->lo], (run->hi - run->lo) * sizeof(GfDirEntry));
-			node->nentries = (uint32) (run->hi - run->lo);
-			ns_write(idx->ns, node, NS_WRITE_NEW);
-			ns_commit(idx->ns);
-			memset(&upper[r], 0, sizeof(GfDirEntry));
-			gf_region_box(st, run->addr, &upper[r].region);
-			upper[r].child = (int64) node->page;
-			upper[r].addr = run->addr;
-			tree_free_node(node);
-		}
-		pfree(level);
-		level = upper;
-		nlevel = c.nruns;
-		if (nlevel == 1)
-			break;
+		TupleDescInitEntry(sp->desc, (AttrNumber) (i + 1), NULL,
+						   is_int8 ? INT8OID : FLOAT8OID, -1, 0);
+		cols[i] = (AttrNumber) (i + 1);
+		ops[i] = is_int8 ? Int8LessOperator : Float8LessOperator;
+		collations[i] = InvalidOid;
+		nulls_first[i] = false;
 	}
-	Assert(level[0].addr == GF_ROOT_ADDR);
-	ns_set_root(idx->ns, (PageId) level[0].child, lv + 1);
-	/* the empty root bucket of init_empty, replaced only now */
-	ns_release(idx->ns, empty_root);
-	ns_commit(idx->ns);
+
+	/*
+	 * Half of maintenance_work_mem, as rtree_pack.c: while the caller moves
+	 * its gathered objects in they take less than the other half.  Random
+	 * access: the sorted points are read twice.
+	 */
+	sp->sort = tuplesort_begin_heap(sp->desc, GS_NCOLS, cols, ops, collations,
+									nulls_first, Max(64, maintenance_work_mem / 2),
+									NULL, TUPLESORT_RANDOMACCESS);
+	sp->in = MakeSingleTupleTableSlot(sp->desc, &TTSOpsVirtual);
+	sp->out = MakeSingleTupleTableSlot(sp->desc, &TTSOpsMinimalTuple);
+	return (BulkSpill *) sp;
+}
+
+/* Step 1 for one point: refused outside the extent, sorted by address. */
+void
+gf_spill_put(BulkSpill *spill, const BulkItem *item)
+{
+	GfSpill    *sp = (GfSpill *) spill;
+	StructIndex *idx = sp->idx;
+	const GfState *st = (const GfState *) idx->state;
+	Datum	   *v = sp->in->tts_values;
+	double		x = item->box.xmin,
+				y = item->box.ymin;
+
+	if (!gf_point_inside(st, x, y))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("point (%g %g) lies outside the extent of index \"%s\"",
+						x, y, idx->name),
+				 errdetail("The grid file divides the extent [%g, %g, %g, %g] into regions and indexes only points inside it.",
+						   st->extent.xmin, st->extent.ymin, st->extent.xmax, st->extent.ymax),
+				 errhint("Recreate the index with a wider \"extent\" option, e.g. options => '{\"extent\": [xmin, ymin, xmax, ymax]}'.")));
+	ExecClearTuple(sp->in);
+	v[GS_KEY] = Int64GetDatum(order_key(gf_addr_key(gf_point_addr(st, x, y))));
+	v[GS_X] = Float8GetDatum(x);
+	v[GS_Y] = Float8GetDatum(y);
+	v[GS_ID] = Int64GetDatum(item->id);
+	memset(sp->in->tts_isnull, 0, GS_NCOLS * sizeof(bool));
+	ExecStoreVirtualTuple(sp->in);
+	tuplesort_puttupleslot(sp->sort, sp->in);
+	sp->n++;
+}
+
+/* The next point of the sorted stream and its left-aligned address. */
+static void
+sorted_point(GfSpill *sp, GfBucketEntry *e, uint64 *key)
+{
+	if (!tuplesort_gettupleslot(sp->sort, true, false, sp->out, NULL))
+		elog(ERROR, "external sort of a bulk load returned fewer than " INT64_FORMAT " points",
+			 sp->n);
+	slot_getallattrs(sp->out);
+	*key = (uint64) order_key((uint64) DatumGetInt64(sp->out->tts_values[GS_KEY]));
+	e->x = DatumGetFloat8(sp->out->tts_values[GS_X]);
+	e->y = DatumGetFloat8(sp->out->tts_values[GS_Y]);
+	e->id = DatumGetInt64(sp->out->tts_values[GS_ID]);
+}
+
+static int
+split_cmp(const void *a, const void *b)
+{
+	return gf_addr_cmp(((const SplitRegion *) a)->addr, ((const SplitRegion *) b)->addr);
+}
+
+/*
+ * The first pass (see the header): every region above max points, with
+ * the points of its first half, sorted in gf_addr_cmp order (the order in
+ * which cut_sorted visits regions).  start[d] is where the open region of
+ * depth d began, second[d] where its second half began (-1: not yet).
+ */
+static void
+find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
+{
+	const GfState *st = (const GfState *) idx->state;
+	int64		start[GF_MAX_DEPTH + 1];
+	int64		second[GF_MAX_DEPTH + 1];
+	int64		maxsplits = 64;
+	uint64		prev = 0;
+
+	sp->splits = palloc(maxsplits * sizeof(SplitRegion));
+	sp->nsplits = 0;
+	for (int64 i = 0; i <= sp->n; i++)
+	{
+		GfBucketEntry e;
+		uint64		key = 0;
+		int			p;
+
+		if (i < sp->n)
+		{
+			sorted_point(sp, &e, &key);
+			CHECK_FOR_INTERRUPTS();
+		}
+		if (i == 0)
+		{
+			/* the first point opens every region */
+			for (int d = 0; d <= GF_MAX_DEPTH; d++)
+			{
+				start[d] = 0;
+				second[d] = d < GF_MAX_DEPTH && (key & (UINT64CONST(1) << (63 - d))) ? 0 : -1;
+			}
+			prev = key;
+			continue;
+		}
+		/* the depth of the deepest region holding both points */
+		if (i == sp->n)
+			p = -1;				/* the end closes every region */
+		else if (key == prev)
+			continue;
+		else
+			p = Min(63 - pg_leftmost_one_pos64(key ^ prev), GF_MAX_DEPTH);
+		Assert(p < GF_MAX_DEPTH);
+		for (int d = GF_MAX_DEPTH; d > p; d--)
+		{
+			int64		count = i - start[d];
+
+			if (count > max)
+			{
+				uint64		addr = d == 0 ? GF_ROOT_ADDR :
+				((prev >> (64 - d)) | (UINT64CONST(1) << d));
+
+				if (d == GF_MAX_DEPTH)
+					ereport(ERROR,
+							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+							 errmsg("index \"%s\" cannot hold more than %u points in one grid cell",
+									idx->name, st->bucket_max),
+							 errdetail("The source has " INT64_FORMAT " points in one cell of 1/2^%d of the extent per axis.",
+									   count, GF_AXIS_BITS),
+							 errhint("Use a larger page_size or max_fill, or index fewer copies of one point.")));
+				if (sp->nsplits == maxsplits)
+				{
+					maxsplits *= 2;
+					sp->splits = repalloc_huge(sp->splits, maxsplits * sizeof(SplitRegion));
+				}
+				sp->splits[sp->nsplits].addr = addr;
+				sp->splits[sp->nsplits].first = (second[d] < 0 ? i : second[d]) - start[d];
+				sp->nsplits++;
+			}
+			/* the region of depth d holding the new point: maybe in its second half already */
+			start[d] = i;
+			second[d] = d < GF_MAX_DEPTH && (key & (UINT64CONST(1) << (63 - d))) ? i : -1;
+		}
+		if (p >= 0)
+			second[p] = i;
+		prev = key;
+	}
+	qsort(sp->splits, sp->nsplits, sizeof(SplitRegion), split_cmp);
+}
+
+/*
+ * The second pass: cut_sorted over the stream, with the first halves'
+ * sizes of the first pass; a part of at most max points is the next
+ * bucket.
+ */
+static void
+cut_streamed(GfSpill *sp, StructIndex *idx, uint64 region, int64 count, uint32 max)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (count <= max)
+	{
+		TreeNode   *node = ns_new_node(idx->ns, ns_alloc(idx->ns, 0), 0);
+		uint64		key;
+
+		for (int64 i = 0; i < count; i++)
+			sorted_point(sp, &GfBucketEntries(node)[i], &key);
+		if (sp->nlevel == sp->maxlevel)
+		{
+			sp->maxlevel *= 2;
+			sp->level = repalloc_huge(sp->level, sp->maxlevel * sizeof(GfDirEntry));
+		}
+		write_bucket(idx, node, (uint32) count, region, &sp->level[sp->nlevel++]);
+		return;
+	}
+	if (sp->next_split >= sp->nsplits || sp->splits[sp->next_split].addr != region)
+		elog(ERROR, "bulk load of index \"%s\" lost the halving of a region", idx->name);
+	{
+		int64		first = sp->splits[sp->next_split++].first;
+
+		Assert(first >= 0 && first <= count);
+		cut_streamed(sp, idx, region << 1, first, max);
+		cut_streamed(sp, idx, (region << 1) | 1, count - first, max);
+	}
+}
+
+/*
+ * gf_bulk_load from the external sort: the first pass finds the cuts
+ * (every check made), the second writes the buckets, then the directories
+ * as gf_bulk_load builds them.
+ */
+void
+gf_spill_load(StructIndex *idx, BulkSpill *spill)
+{
+	GfSpill    *sp = (GfSpill *) spill;
+	const GfState *st = (const GfState *) idx->state;
+	PageId		empty_root = idx->ns->meta->root;
+
+	/*
+	 * More points than a bucket holds, as the caller spills only past
+	 * maintenance_work_mem: gf_bulk_load's one-bucket case does not arise.
+	 */
+	if (sp->n <= st->bucket_max)
+		elog(ERROR, "bulk load of index \"%s\" spilled only " INT64_FORMAT " points",
+			 idx->name, sp->n);
+	tuplesort_performsort(sp->sort);
+	find_splits(sp, idx, st->bucket_max);
+	tuplesort_rescan(sp->sort);
+	sp->maxlevel = 64;
+	sp->level = palloc(sp->maxlevel * sizeof(GfDirEntry));
+	cut_streamed(sp, idx, GF_ROOT_ADDR, sp->n, st->bucket_max);
+	Assert(sp->next_split == sp->nsplits);
+	tuplesort_end(sp->sort);
+	ExecDropSingleTupleTableSlot(sp->in);
+	ExecDropSingleTupleTableSlot(sp->out);
+	FreeTupleDesc(sp->desc);
+	pfree(sp->splits);
+	build_directories(idx, sp->level, sp->nlevel, palloc(sizeof(uint64)), empty_root);
+	pfree(sp);
 }

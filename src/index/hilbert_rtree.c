@@ -787,5 +787,8 @@ const StructureOps hilbert_rtree_structure = {
 	.describe = hilbert_describe,
 	.needs_extent = true,
 	.build_methods = hilbert_build_methods,
-	.bulk_load = hilbert_bulk_load
+	.bulk_load = hilbert_bulk_load,
+	.bulk_spill_begin = hilbert_spill_begin,
+	.bulk_spill_put = hilbert_spill_put,
+	.bulk_spill_load = hilbert_spill_load
 };

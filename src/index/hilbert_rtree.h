@@ -128,7 +128,11 @@ extern void hilbert_summary_entry(const TreeNode *child, HilbertInternalEntry *e
 extern void hilbert_check(StructIndex *idx, CheckReport *report);
 
 /* hilbert_rtree_load.c */
+typedef struct HilbertSpill HilbertSpill;
 extern void hilbert_bulk_load(StructIndex *idx, BulkItem *items, int64 n,
 							  const char *method);
+extern BulkSpill *hilbert_spill_begin(StructIndex *idx, const char *method);
+extern void hilbert_spill_put(BulkSpill *spill, const BulkItem *item);
+extern void hilbert_spill_load(StructIndex *idx, BulkSpill *spill);
 
 #endif							/* FEST_HILBERT_RTREE_H */

@@ -20,6 +20,18 @@
  * root leaf left by init_empty is released only when the new root is set,
  * so a load interrupted part-way leaves the empty tree.
  *
+ * In bounded memory (hilbert_spill_*, for sources past
+ * maintenance_work_mem): the extent is the index's, so every object is
+ * keyed as it comes and goes to PostgreSQL's external sort (tuplesort)
+ * ordered by (h as an int8 of the same order, id); the leaves are filled
+ * from the sorted stream.  Objects equal in (h, id) -- a source repeating
+ * an id -- are gathered and put in the in-memory load's order
+ * (hilbert_entry_cmp, which ends on the entry's bytes) before they are
+ * packed, so the leaves hold the same entries in the same order.  The
+ * levels above need no sort, their entries come in order: a level too
+ * large for half the budget goes to a temporary file (BufFile) and is read
+ * back in order.  The tree is the in-memory load's, page for page.
+ *
  * IDENTIFICATION
  *	  src/index/hilbert_rtree_load.c
  *
@@ -27,8 +39,14 @@
  */
 #include "index/hilbert_rtree.h"
 
+#include "access/tupdesc.h"
+#include "catalog/pg_operator_d.h"
+#include "catalog/pg_type_d.h"
+#include "executor/tuptable.h"
 #include "geom/hilbert.h"
 #include "miscadmin.h"
+#include "storage/buffile.h"
+#include "utils/tuplesort.h"
 
 /*
  * The entry counts of the nodes of a level of n entries: M each, the last
@@ -54,32 +72,89 @@ level_layout(int64 n, uint32 max, uint32 min, uint32 **counts)
 }
 
 /*
- * Write the nodes of one level from its entries (sorted), returning the
- * parent entries of the written nodes.
+ * Where the entries of a level come from: one sorted array, the leaves'
+ * external sort (leaf_next), or a temporary file of internal entries
+ * written in order.  The parents of a level go to an array or, when too
+ * large for the budget, to a temporary file.
+ */
+typedef struct LevelSource
+{
+	const char *array;
+	HilbertSpill *sort;
+	BufFile    *file;
+} LevelSource;
+
+static void leaf_next(HilbertSpill *sp, HilbertLeafEntry *leaf);
+
+static void
+file_read(BufFile *file, void *data, size_t size)
+{
+	if (BufFileRead(file, data, size) != size)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read a temporary file of a bulk load: %m")));
+}
+
+static void
+file_rewind(BufFile *file)
+{
+	if (BufFileSeek(file, 0, 0, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not rewind a temporary file of a bulk load: %m")));
+}
+
+/* The next count entries of src (of esize bytes each) into dst. */
+static void
+source_take(LevelSource *src, char *dst, uint32 count, uint32 esize, int64 offset)
+{
+	if (src->array != NULL)
+		memcpy(dst, src->array + (size_t) offset * esize, (size_t) count * esize);
+	else if (src->sort != NULL)
+	{
+		for (uint32 i = 0; i < count; i++)
+			leaf_next(src->sort, (HilbertLeafEntry *) (dst + (size_t) i * esize));
+	}
+	else
+		file_read(src->file, dst, (size_t) count * esize);
+}
+
+/*
+ * Write the nodes of one level from its n entries (sorted), returning the
+ * parent entries of the written nodes: in an array, or in *file (then
+ * NULL is returned) when the caller gives one.
  */
 static HilbertInternalEntry *
-pack_level(StructIndex *idx, const char *entries, int64 n, uint16 level,
-		   int64 *nparents)
+pack_level(StructIndex *idx, LevelSource *src, int64 n, uint16 level,
+		   int64 *nparents, BufFile *file)
 {
 	HilbertState *st = (HilbertState *) idx->state;
 	uint32		esize = level == 0 ? sizeof(HilbertLeafEntry) : sizeof(HilbertInternalEntry);
 	uint32	   *counts;
 	int64		nnodes = level_layout(n, hilbert_max_entries(st, level),
 									  hilbert_min_entries(st, level), &counts);
-	HilbertInternalEntry *parents = palloc(Max(nnodes, 1) * sizeof(HilbertInternalEntry));
+	HilbertInternalEntry *parents = NULL;
 	int64		offset = 0;
 
+	if (file == NULL)
+		parents = MemoryContextAllocHuge(CurrentMemoryContext,
+										 Max(nnodes, 1) * sizeof(HilbertInternalEntry));
 	for (int64 i = 0; i < nnodes; i++)
 	{
 		TreeNode   *node;
+		HilbertInternalEntry parent;
 
 		CHECK_FOR_INTERRUPTS();
 		node = ns_new_node(idx->ns, ns_alloc(idx->ns, level), level);
-		memcpy(node->entries, entries + (size_t) offset * esize, (size_t) counts[i] * esize);
+		source_take(src, node->entries, counts[i], esize, offset);
 		node->nentries = counts[i];
 		offset += counts[i];
 		ns_write(idx->ns, node, NS_WRITE_NEW);
-		hilbert_summary_entry(node, &parents[i]);
+		hilbert_summary_entry(node, &parent);
+		if (file != NULL)
+			BufFileWrite(file, &parent, sizeof(parent));
+		else
+			parents[i] = parent;
 		tree_free_node(node);
 		ns_commit(idx->ns);
 	}
@@ -125,8 +200,9 @@ hilbert_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method
 	for (;;)
 	{
 		int64		nparents;
-		HilbertInternalEntry *parents = pack_level(idx, entries, count, level,
-												   &nparents);
+		LevelSource src = {.array = entries};
+		HilbertInternalEntry *parents = pack_level(idx, &src, count, level,
+												   &nparents, NULL);
 
 		pfree(entries);
 		if (nparents == 1)
@@ -144,6 +220,232 @@ hilbert_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method
 			elog(ERROR, "bulk load of index \"%s\" needs more than %d levels",
 				 idx->name, FEST_MAX_LEVELS);
 		entries = (char *) parents;
+		count = nparents;
+		level++;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* bounded memory                                                     */
+/* ------------------------------------------------------------------ */
+
+/* The external sort's columns: the first two are its keys. */
+enum
+{
+	HS_KEY, HS_ID, HS_XMIN, HS_YMIN, HS_XMAX, HS_YMAX, HS_NCOLS
+};
+
+struct HilbertSpill
+{
+	Mbr			extent;
+	TupleDesc	desc;
+	Tuplesortstate *sort;
+	TupleTableSlot *in;
+	TupleTableSlot *out;
+	int64		n;
+	/* leaf_next: a run of leaves equal in (h, id), in hilbert_entry_cmp order */
+	HilbertLeafEntry *ties;
+	int			nties;
+	int			maxties;
+	int			next;
+	bool		peeked;			/* peek holds the first leaf of the next run */
+	HilbertLeafEntry peek;
+};
+
+/* A Hilbert value as an int8 of the same order (int8 compares signed). */
+static inline int64
+order_key(uint64 h)
+{
+	return (int64) (h ^ (UINT64CONST(1) << 63));
+}
+
+BulkSpill *
+hilbert_spill_begin(StructIndex *idx, const char *method)
+{
+	HilbertState *st = (HilbertState *) idx->state;
+	HilbertSpill *sp;
+	AttrNumber	cols[2] = {HS_KEY + 1, HS_ID + 1};
+	Oid			ops[2] = {Int8LessOperator, Int8LessOperator};
+	Oid			collations[2] = {InvalidOid, InvalidOid};
+	bool		nulls_first[2] = {false, false};
+
+	if (strcmp(method, "hilbert") != 0)
+		elog(ERROR, "unknown bulk load method \"%s\" for the Hilbert R-tree", method);
+	sp = palloc0(sizeof(HilbertSpill));
+	sp->extent = st->extent;
+	sp->desc = CreateTemplateTupleDesc(HS_NCOLS);
+	for (int i = 0; i < HS_NCOLS; i++)
+		TupleDescInitEntry(sp->desc, (AttrNumber) (i + 1), NULL,
+						   i <= HS_ID ? INT8OID : FLOAT8OID, -1, 0);
+
+	/*
+	 * Half of maintenance_work_mem, as rtree_pack.c: while the caller moves
+	 * its gathered objects in they take less than the other half.
+	 */
+	sp->sort = tuplesort_begin_heap(sp->desc, 2, cols, ops, collations,
+									nulls_first, Max(64, maintenance_work_mem / 2),
+									NULL, TUPLESORT_NONE);
+	sp->in = MakeSingleTupleTableSlot(sp->desc, &TTSOpsVirtual);
+	sp->out = MakeSingleTupleTableSlot(sp->desc, &TTSOpsMinimalTuple);
+	return (BulkSpill *) sp;
+}
+
+void
+hilbert_spill_put(BulkSpill *spill, const BulkItem *item)
+{
+	HilbertSpill *sp = (HilbertSpill *) spill;
+	Datum	   *v = sp->in->tts_values;
+
+	ExecClearTuple(sp->in);
+	v[HS_KEY] = Int64GetDatum(order_key(hilbert_of_box(&sp->extent, &item->box)));
+	v[HS_ID] = Int64GetDatum(item->id);
+	v[HS_XMIN] = Float8GetDatum(item->box.xmin);
+	v[HS_YMIN] = Float8GetDatum(item->box.ymin);
+	v[HS_XMAX] = Float8GetDatum(item->box.xmax);
+	v[HS_YMAX] = Float8GetDatum(item->box.ymax);
+	memset(sp->in->tts_isnull, 0, HS_NCOLS * sizeof(bool));
+	ExecStoreVirtualTuple(sp->in);
+	tuplesort_puttupleslot(sp->sort, sp->in);
+	sp->n++;
+}
+
+/* The next leaf of the performed sort, as the in-memory load builds it. */
+static bool
+sorted_leaf(HilbertSpill *sp, HilbertLeafEntry *leaf)
+{
+	if (!tuplesort_gettupleslot(sp->sort, true, false, sp->out, NULL))
+		return false;
+	slot_getallattrs(sp->out);
+	memset(leaf, 0, sizeof(*leaf));
+	leaf->hilbert = (uint64) order_key((uint64) DatumGetInt64(sp->out->tts_values[HS_KEY]));
+	leaf->id = DatumGetInt64(sp->out->tts_values[HS_ID]);
+	leaf->box.xmin = DatumGetFloat8(sp->out->tts_values[HS_XMIN]);
+	leaf->box.ymin = DatumGetFloat8(sp->out->tts_values[HS_YMIN]);
+	leaf->box.xmax = DatumGetFloat8(sp->out->tts_values[HS_XMAX]);
+	leaf->box.ymax = DatumGetFloat8(sp->out->tts_values[HS_YMAX]);
+	return true;
+}
+
+/*
+ * The next leaf entry in leaf_cmp's order: the sort orders by (h, id)
+ * only, so each run of equal (h, id) is gathered and sorted here.
+ */
+static void
+leaf_next(HilbertSpill *sp, HilbertLeafEntry *leaf)
+{
+	if (sp->next == sp->nties)
+	{
+		HilbertLeafEntry e;
+
+		if (!sp->peeked && !sorted_leaf(sp, &sp->peek))
+			elog(ERROR, "external sort of a bulk load returned fewer than " INT64_FORMAT " objects",
+				 sp->n);
+		sp->ties[0] = sp->peek;
+		sp->nties = 1;
+		sp->next = 0;
+		sp->peeked = false;
+		while (sorted_leaf(sp, &e))
+		{
+			if (e.hilbert != sp->ties[0].hilbert || e.id != sp->ties[0].id)
+			{
+				sp->peek = e;
+				sp->peeked = true;
+				break;
+			}
+			if (sp->nties == sp->maxties)
+			{
+				sp->maxties *= 2;
+				sp->ties = repalloc_huge(sp->ties, sp->maxties * sizeof(HilbertLeafEntry));
+			}
+			sp->ties[sp->nties++] = e;
+		}
+		if (sp->nties > 1)
+			qsort(sp->ties, sp->nties, sizeof(HilbertLeafEntry), leaf_cmp);
+	}
+	*leaf = sp->ties[sp->next++];
+}
+
+/*
+ * hilbert_bulk_load from the external sort: the same levels, the leaves
+ * from the sorted stream, each level above from memory or, while its
+ * entries exceed half of maintenance_work_mem, from a temporary file.
+ */
+void
+hilbert_spill_load(StructIndex *idx, BulkSpill *spill)
+{
+	HilbertSpill *sp = (HilbertSpill *) spill;
+	HilbertState *st = (HilbertState *) idx->state;
+	PageId		empty_root = idx->ns->meta->root;
+	LevelSource src = {0};
+	int64		count = sp->n;
+	uint16		level = 0;
+
+	if (idx->ns->meta->height != 1)
+		elog(ERROR, "bulk load of index \"%s\" needs the empty tree", idx->name);
+	Assert(count > 0);
+	tuplesort_performsort(sp->sort);
+	sp->maxties = 16;
+	sp->ties = palloc(sp->maxties * sizeof(HilbertLeafEntry));
+	src.sort = sp;
+
+	for (;;)
+	{
+		int64		nparents;
+		int64		nnodes = (count + hilbert_max_entries(st, level) - 1) /
+			hilbert_max_entries(st, level);
+		BufFile    *file = NULL;
+		HilbertInternalEntry *parents;
+
+		if (nnodes * (int64) sizeof(HilbertInternalEntry) >
+			(int64) maintenance_work_mem * 1024 / 2)
+		{
+			elog(DEBUG1, "the parents of level %d of index \"%s\" go to a temporary file",
+				 level, idx->name);
+			file = BufFileCreateTemp(false);
+		}
+		parents = pack_level(idx, &src, count, level, &nparents, file);
+		if (src.sort != NULL)
+		{
+			Assert(sp->next == sp->nties && !sp->peeked);
+			tuplesort_end(sp->sort);
+			ExecDropSingleTupleTableSlot(sp->in);
+			ExecDropSingleTupleTableSlot(sp->out);
+			FreeTupleDesc(sp->desc);
+			pfree(sp->ties);
+			pfree(sp);
+			src.sort = NULL;
+		}
+		else if (src.file != NULL)
+			BufFileClose(src.file);
+		else
+			pfree(unconstify(char *, src.array));
+		src.file = NULL;
+		src.array = NULL;
+		if (file != NULL)
+		{
+			file_rewind(file);
+			src.file = file;
+		}
+		else
+			src.array = (const char *) parents;
+
+		if (nparents == 1)
+		{
+			HilbertInternalEntry root;
+
+			source_take(&src, (char *) &root, 1, sizeof(root), 0);
+			if (src.file != NULL)
+				BufFileClose(src.file);
+			else
+				pfree(parents);
+			/* the root changes last, as in hilbert_bulk_load */
+			ns_release(idx->ns, empty_root);
+			ns_set_root(idx->ns, (PageId) root.child, level + 1);
+			break;
+		}
+		if (level + 1 >= FEST_MAX_LEVELS)
+			elog(ERROR, "bulk load of index \"%s\" needs more than %d levels",
+				 idx->name, FEST_MAX_LEVELS);
 		count = nparents;
 		level++;
 	}

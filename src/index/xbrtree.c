@@ -970,5 +970,8 @@ const StructureOps xbrtree_structure = {
 	.needs_extent = true,
 	.build_methods = xbr_build_methods,
 	.bulk_load = xbr_bulk_load,
+	.bulk_spill_begin = xbr_spill_begin,
+	.bulk_spill_put = xbr_spill_put,
+	.bulk_spill_load = xbr_spill_load,
 	.entry_region = xbr_entry_region
 };

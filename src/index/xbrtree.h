@@ -226,6 +226,10 @@ extern TreeNode *xbr_split_internal(StructIndex *idx, TreeNode *node,
 /* xbrtree_bulk.c */
 extern void xbr_bulk_load(StructIndex *idx, BulkItem *items, int64 n,
 						  const char *method);
+typedef struct XbrSpill XbrSpill;
+extern BulkSpill *xbr_spill_begin(StructIndex *idx, const char *method);
+extern void xbr_spill_put(BulkSpill *spill, const BulkItem *item);
+extern void xbr_spill_load(StructIndex *idx, BulkSpill *spill);
 
 /* xbrtree_check.c */
 extern void xbr_check(StructIndex *idx, CheckReport *report);

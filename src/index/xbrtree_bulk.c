@@ -27,6 +27,23 @@
  *	   the quadrants of the entries nested in it (xbrtree_split.c explains
  *	   why a quadrant cut through an entry's region is never split off).
  *
+ * In bounded memory (xbr_spill_*, for sources past maintenance_work_mem)
+ * the points go to PostgreSQL's external sort (tuplesort) in step 1's
+ * order, as (address code as an int8 of the same order, x, y, id), and
+ * the leaves are made from counts: the decisions of step 2 depend only on
+ * how many points each quadrant holds.  A first pass over the sorted
+ * stream finds every quadrant of more points than a leaf holds, with the
+ * points of each of its sub-quadrants (walking the sorted codes, as the
+ * grid file's loader does with its regions), and refuses a cell of too
+ * many points as partition would, before any write.  partition then runs
+ * on those counts instead of the items and gives each node its runs of
+ * the sorted stream; a second pass tags every point with its node into a
+ * second sort by (node, place in the first), and the leaves are written
+ * from it in build_level's order with build_level's contents.  The levels
+ * above (one entry per leaf) are built in memory as before, so the tree
+ * is the in-memory load's, page for page.  Memory: a few dozen bytes per
+ * leaf (split quadrants, node runs, quadrants, the entries above).
+ *
  * Nodes are filled up to their capacity and written bottom-up in Z order,
  * each one committed as it is written so that buffered node stores can
  * flush while the tree grows.  The result satisfies every invariant that
@@ -40,7 +57,12 @@
  */
 #include "index/xbrtree.h"
 
+#include "access/tupdesc.h"
+#include "catalog/pg_operator_d.h"
+#include "catalog/pg_type_d.h"
+#include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "utils/tuplesort.h"
 
 /* One object of the level being built: its quadrant and its entry. */
 typedef struct BulkEntry
@@ -53,13 +75,36 @@ typedef struct BulkEntry
 	}			e;
 } BulkEntry;
 
+/*
+ * A quadrant of more points than a leaf holds, found by the first pass of
+ * a bounded load (see xbr_spill_load): its points in each sub-quadrant.
+ */
+typedef struct SplitQuad
+{
+	XbrAddr		addr;
+	int64		sub[4];
+} SplitQuad;
+
+/* A run [lo, hi) of the sorted items that goes to one node. */
+typedef struct NodeRange
+{
+	int64		lo;
+	int64		hi;
+	int64		node;
+} NodeRange;
+
 typedef struct Partition
 {
 	StructIndex *idx;
-	const BulkEntry *items;		/* sorted by address */
+	const BulkEntry *items;		/* sorted by address, or NULL: */
+	const SplitQuad *splits;	/* the leaves of a bounded load, sorted */
+	int64		nsplits;
 	uint32		capacity;
 	bool		leaves;
-	int32	   *node_of;		/* per item: the node it goes to */
+	int32	   *node_of;		/* per item: the node it goes to, or */
+	NodeRange  *ranges;			/* the runs of each node (bounded load) */
+	int64		nranges;
+	int64		maxranges;
 	XbrAddr    *quadrant;		/* per node: its quadrant */
 	int64		nnodes;
 	int64		maxnodes;
@@ -171,8 +216,60 @@ emit_node(Partition *p, XbrAddr q, const RunList *runs)
 	int64		node = new_node(p, q);
 
 	for (int i = 0; i < runs->n; i++)
-		for (int64 j = runs->lo[i]; j < runs->hi[i]; j++)
-			p->node_of[j] = (int32) node;
+	{
+		if (p->node_of == NULL)
+		{
+			if (p->nranges == p->maxranges)
+			{
+				p->maxranges *= 2;
+				p->ranges = repalloc_huge(p->ranges, p->maxranges * sizeof(NodeRange));
+			}
+			p->ranges[p->nranges].lo = runs->lo[i];
+			p->ranges[p->nranges].hi = runs->hi[i];
+			p->ranges[p->nranges].node = node;
+			p->nranges++;
+		}
+		else
+			for (int64 j = runs->lo[i]; j < runs->hi[i]; j++)
+				p->node_of[j] = (int32) node;
+	}
+}
+
+static int
+split_quad_cmp(const void *a, const void *b)
+{
+	return xbr_addr_cmp(((const SplitQuad *) a)->addr, ((const SplitQuad *) b)->addr);
+}
+
+/*
+ * The sub-quadrant runs of quadrant b holding the leaves [lo, hi) of a
+ * bounded load, from the first pass: the non-empty ones in Z order, as
+ * partition finds them in the sorted items.
+ */
+static int
+split_units(const Partition *p, int64 lo, int64 hi, XbrAddr b, Unit *units)
+{
+	SplitQuad	key;
+	const SplitQuad *sq;
+	int			n = 0;
+
+	key.addr = b;
+	sq = bsearch(&key, p->splits, p->nsplits, sizeof(SplitQuad), split_quad_cmp);
+	if (sq == NULL)
+		elog(ERROR, "bulk load of index \"%s\" lost the points of a quadrant", p->idx->name);
+	for (int d = 0; d < 4; d++)
+	{
+		if (sq->sub[d] == 0)
+			continue;
+		units[n].lo = lo;
+		units[n].hi = lo + sq->sub[d];
+		units[n].q = xbr_addr_child(b, d);
+		lo = units[n].hi;
+		n++;
+	}
+	if (lo != hi)
+		elog(ERROR, "bulk load of index \"%s\" miscounted the points of a quadrant", p->idx->name);
+	return n;
 }
 
 /*
@@ -211,6 +308,9 @@ partition(Partition *p, int64 lo, int64 hi, XbrAddr b, int64 room, RunList *left
 		emit_node(p, b, &kept);
 		return 0;
 	}
+	if (b.len == XBR_MAX_DEPTH && it == NULL)
+		elog(ERROR, "bulk load of index \"%s\" found too many points in one cell late",
+			 p->idx->name);		/* find_splits refuses them */
 	if (b.len == XBR_MAX_DEPTH)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -221,11 +321,13 @@ partition(Partition *p, int64 lo, int64 hi, XbrAddr b, int64 room, RunList *left
 				 errhint("Use a larger page_size (more points per leaf), or another structure for data with many copies of one point.")));
 
 	/* an entry whose quadrant is b itself (internal levels only) */
-	while (stay < hi && xbr_addr_equal(it[stay].addr, b))
+	while (it != NULL && stay < hi && xbr_addr_equal(it[stay].addr, b))
 		stay++;
 
-	units = palloc(Max(hi - stay, 4) * sizeof(Unit));
-	if (stay > lo)
+	units = palloc((it == NULL ? 4 : Max(hi - stay, 4)) * sizeof(Unit));
+	if (it == NULL)
+		nunits = split_units(p, lo, hi, b, units);
+	else if (stay > lo)
 	{
 		/* b is an entry's region: only nested entries' quadrants split off */
 		for (int64 i = stay; i < hi;)
@@ -315,6 +417,7 @@ build_level(StructIndex *idx, BulkEntry *items, int64 n, uint16 level,
 	int64	   *order;
 	BulkEntry  *above;
 
+	memset(&p, 0, sizeof(p));
 	p.idx = idx;
 	p.items = items;
 	p.capacity = level == 0 ? st->leaf_max : st->internal_max;
@@ -376,13 +479,23 @@ build_level(StructIndex *idx, BulkEntry *items, int64 n, uint16 level,
 	return above;
 }
 
+/* The root changes last; the empty root leaf of init_empty goes only now. */
+static void
+set_root(StructIndex *idx, PageId root, uint16 height, PageId empty_root)
+{
+	ns_set_root(idx->ns, root, height);
+	ns_release(idx->ns, empty_root);
+	ns_commit(idx->ns);
+}
+
+static void build_levels(StructIndex *idx, BulkEntry *level_items, int64 count,
+						 uint16 level, PageId empty_root);
+
 void
 xbr_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 {
 	PageId		empty_root = idx->ns->meta->root;
 	BulkEntry  *level_items = palloc(Max(n, 1) * sizeof(BulkEntry));
-	int64		count = n;
-	uint16		level = 0;
 
 	if (n > PG_INT32_MAX)
 		ereport(ERROR,
@@ -404,6 +517,17 @@ xbr_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 	qsort(level_items, n, sizeof(BulkEntry), bulk_entry_cmp);
 
 	/* steps 2 and 3 */
+	build_levels(idx, level_items, n, 0, empty_root);
+}
+
+/*
+ * Steps 2 and 3 from level `level` up: level_items (count of them, sorted)
+ * are the items of that level; they are freed.
+ */
+static void
+build_levels(StructIndex *idx, BulkEntry *level_items, int64 count, uint16 level,
+			 PageId empty_root)
+{
 	for (;;)
 	{
 		int64		nnodes;
@@ -415,8 +539,8 @@ xbr_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 		if (nnodes == 1)
 		{
 			pfree(above);
-			ns_set_root(idx->ns, last_page, level + 1);
-			break;
+			set_root(idx, last_page, level + 1, empty_root);
+			return;
 		}
 		if (nnodes >= count || level + 1 >= FEST_MAX_LEVELS)
 			elog(ERROR, "xBR+-tree bulk loading made no progress at level %u (%lld nodes for %lld entries)",
@@ -425,7 +549,366 @@ xbr_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 		count = nnodes;
 		level++;
 	}
-	/* the empty root leaf of init_empty, replaced only now */
-	ns_release(idx->ns, empty_root);
-	ns_commit(idx->ns);
+}
+
+/* ------------------------------------------------------------------ */
+/* bounded memory                                                     */
+/* ------------------------------------------------------------------ */
+
+/* The first external sort: the points in bulk_entry_cmp's order. */
+enum
+{
+	XS_CODE, XS_X, XS_Y, XS_ID, XS_NCOLS
+};
+
+/* The second: the points by node, then by their place in the first. */
+enum
+{
+	XN_NODE, XN_POS, XN_X, XN_Y, XN_ID, XN_NCOLS
+};
+
+struct XbrSpill
+{
+	StructIndex *idx;
+	TupleDesc	desc;
+	Tuplesortstate *sort;
+	TupleTableSlot *in;
+	TupleTableSlot *out;
+	int64		n;
+};
+
+/* An address's code as an int8 of the same order. */
+static inline int64
+order_key(uint64 code)
+{
+	return (int64) (code ^ (UINT64CONST(1) << 63));
+}
+
+static Tuplesortstate *
+begin_sort(TupleDesc desc, int nkeys, int sortopt)
+{
+	AttrNumber	cols[XN_NCOLS];
+	Oid			ops[XN_NCOLS];
+	Oid			collations[XN_NCOLS];
+	bool		nulls_first[XN_NCOLS];
+
+	Assert(nkeys <= XN_NCOLS);
+	for (int i = 0; i < nkeys; i++)
+	{
+		cols[i] = (AttrNumber) (i + 1);
+		ops[i] = TupleDescAttr(desc, i)->atttypid == INT8OID ? Int8LessOperator : Float8LessOperator;
+		collations[i] = InvalidOid;
+		nulls_first[i] = false;
+	}
+
+	/*
+	 * Half of maintenance_work_mem, as rtree_pack.c: while the caller moves
+	 * its gathered objects in they take less than the other half.
+	 */
+	return tuplesort_begin_heap(desc, nkeys, cols, ops, collations, nulls_first,
+								Max(64, maintenance_work_mem / 2), NULL, sortopt);
+}
+
+static TupleDesc
+make_desc(int ncols, int float_from, int float_to)
+{
+	TupleDesc	desc = CreateTemplateTupleDesc(ncols);
+
+	for (int i = 0; i < ncols; i++)
+		TupleDescInitEntry(desc, (AttrNumber) (i + 1), NULL,
+						   i >= float_from && i <= float_to ? FLOAT8OID : INT8OID, -1, 0);
+	return desc;
+}
+
+BulkSpill *
+xbr_spill_begin(StructIndex *idx, const char *method)
+{
+	XbrSpill   *sp = palloc0(sizeof(XbrSpill));
+
+	if (strcmp(method, "bulk") != 0)
+		elog(ERROR, "xBR+-tree bulk loader called with method \"%s\"", method);
+	sp->idx = idx;
+	sp->desc = make_desc(XS_NCOLS, XS_X, XS_Y);
+	/* random access: the sorted points are read twice */
+	sp->sort = begin_sort(sp->desc, XS_NCOLS, TUPLESORT_RANDOMACCESS);
+	sp->in = MakeSingleTupleTableSlot(sp->desc, &TTSOpsVirtual);
+	sp->out = MakeSingleTupleTableSlot(sp->desc, &TTSOpsMinimalTuple);
+	return (BulkSpill *) sp;
+}
+
+/* Step 1 for one point: refused outside the extent, sorted by address. */
+void
+xbr_spill_put(BulkSpill *spill, const BulkItem *item)
+{
+	XbrSpill   *sp = (XbrSpill *) spill;
+	Datum	   *v = sp->in->tts_values;
+	XbrAddr		addr;
+
+	xbr_point_admit(sp->idx, item->box.xmin, item->box.ymin, &addr);
+	Assert(addr.len == XBR_MAX_DEPTH);
+	ExecClearTuple(sp->in);
+	v[XS_CODE] = Int64GetDatum(order_key(addr.code));
+	v[XS_X] = Float8GetDatum(item->box.xmin);
+	v[XS_Y] = Float8GetDatum(item->box.ymin);
+	v[XS_ID] = Int64GetDatum(item->id);
+	memset(sp->in->tts_isnull, 0, XS_NCOLS * sizeof(bool));
+	ExecStoreVirtualTuple(sp->in);
+	tuplesort_puttupleslot(sp->sort, sp->in);
+	sp->n++;
+}
+
+/* The next point of the first sort and its address's code. */
+static void
+sorted_point(XbrSpill *sp, XbrLeafEntry *e, uint64 *code)
+{
+	if (!tuplesort_gettupleslot(sp->sort, true, false, sp->out, NULL))
+		elog(ERROR, "external sort of a bulk load returned fewer than " INT64_FORMAT " points",
+			 sp->n);
+	slot_getallattrs(sp->out);
+	*code = (uint64) order_key((uint64) DatumGetInt64(sp->out->tts_values[XS_CODE]));
+	e->x = DatumGetFloat8(sp->out->tts_values[XS_X]);
+	e->y = DatumGetFloat8(sp->out->tts_values[XS_Y]);
+	e->id = DatumGetInt64(sp->out->tts_values[XS_ID]);
+}
+
+/*
+ * The first pass: every quadrant of more than `capacity` points, with the
+ * points of each of its sub-quadrants, sorted by address; more than
+ * `capacity` points in one cell are refused as partition refuses them.
+ * Walking the sorted codes, the quadrant of each depth holding the
+ * current point is open: start[d] is where it began, sub[d][k] where its
+ * sub-quadrant k began (-1: none yet).  A point whose code first differs
+ * from the previous one in digit p closes the quadrants deeper than p
+ * (their counts are final) and starts a sub-quadrant of depth p's.
+ */
+static SplitQuad *
+find_splits(XbrSpill *sp, uint32 capacity, int64 *nsplits)
+{
+	int64		start[XBR_MAX_DEPTH + 1];
+	int64		sub[XBR_MAX_DEPTH][4];
+	int64		max = 64;
+	int64		n = 0;
+	SplitQuad  *splits = palloc(max * sizeof(SplitQuad));
+	uint64		prev = 0;
+	XbrLeafEntry cell_first = {0};
+
+	for (int64 i = 0; i <= sp->n; i++)
+	{
+		XbrLeafEntry e = {0};
+		uint64		code = 0;
+		int			p;
+
+		if (i < sp->n)
+		{
+			sorted_point(sp, &e, &code);
+			CHECK_FOR_INTERRUPTS();
+		}
+		if (i == 0)
+			p = -1;				/* opens every quadrant */
+		else if (i == sp->n)
+			p = -1;				/* closes every quadrant */
+		else if (code == prev)
+			continue;
+		else
+			p = (63 - pg_leftmost_one_pos64(code ^ prev)) / 2;
+		Assert(p < XBR_MAX_DEPTH);
+
+		/* close the quadrants deeper than p (none before the first point) */
+		for (int d = XBR_MAX_DEPTH; i > 0 && d > p; d--)
+		{
+			int64		count = i - start[d];
+			XbrAddr		a = {prev, XBR_MAX_DEPTH};
+
+			if (count <= capacity)
+				continue;
+			if (d == XBR_MAX_DEPTH)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("more than %u points of index \"%s\" lie in one cell of its quadtree",
+								capacity, sp->idx->name),
+						 errdetail("The xBR+-tree divides the extent at most %d times; the points near (%g %g) cannot be split into two leaves.",
+								   XBR_MAX_DEPTH, cell_first.x, cell_first.y),
+						 errhint("Use a larger page_size (more points per leaf), or another structure for data with many copies of one point.")));
+			if (n == max)
+			{
+				max *= 2;
+				splits = repalloc_huge(splits, max * sizeof(SplitQuad));
+			}
+			splits[n].addr = xbr_addr_prefix(a, d);
+			for (int k = 0; k < 4; k++)
+			{
+				int64		end = i;
+
+				for (int l = k + 1; l < 4; l++)
+					if (sub[d][l] >= 0)
+					{
+						end = sub[d][l];
+						break;
+					}
+				splits[n].sub[k] = sub[d][k] < 0 ? 0 : end - sub[d][k];
+			}
+			n++;
+		}
+		if (i == sp->n)
+			break;
+		/* open the quadrants deeper than p, and a sub-quadrant of p's */
+		for (int d = p + 1; d <= XBR_MAX_DEPTH; d++)
+		{
+			start[d] = i;
+			if (d < XBR_MAX_DEPTH)
+			{
+				XbrAddr		a = {code, XBR_MAX_DEPTH};
+
+				for (int k = 0; k < 4; k++)
+					sub[d][k] = -1;
+				sub[d][xbr_addr_digit(a, d)] = i;
+			}
+		}
+		if (p >= 0)
+		{
+			XbrAddr		a = {code, XBR_MAX_DEPTH};
+
+			sub[p][xbr_addr_digit(a, p)] = i;
+		}
+		cell_first = e;
+		prev = code;
+	}
+	qsort(splits, n, sizeof(SplitQuad), split_quad_cmp);
+	*nsplits = n;
+	return splits;
+}
+
+static int
+range_lo_cmp(const void *a, const void *b)
+{
+	int64		x = ((const NodeRange *) a)->lo;
+	int64		y = ((const NodeRange *) b)->lo;
+
+	return x < y ? -1 : (x > y);
+}
+
+/*
+ * xbr_bulk_load from the external sort.  The leaves: the first pass finds
+ * the quadrants partition splits (and refuses what it would refuse),
+ * partition assigns runs of the sorted points to nodes, the second pass
+ * sorts the points by (node, place) and the third writes the nodes in
+ * build_level's order with build_level's contents.  The levels above, one
+ * entry per leaf, are built in memory.
+ */
+void
+xbr_spill_load(StructIndex *idx, BulkSpill *spill)
+{
+	XbrSpill   *sp = (XbrSpill *) spill;
+	XbrState   *st = (XbrState *) idx->state;
+	PageId		empty_root = idx->ns->meta->root;
+	Partition	p;
+	RunList		none;
+	TupleDesc	ndesc;
+	Tuplesortstate *bynode;
+	TupleTableSlot *nin;
+	TupleTableSlot *nout;
+	uint32	   *counts;
+	BulkEntry  *above;
+	PageId		last_page = InvalidPageId;
+	int64		r = 0;
+
+	tuplesort_performsort(sp->sort);
+	memset(&p, 0, sizeof(p));
+	p.idx = idx;
+	p.capacity = st->leaf_max;
+	p.leaves = true;
+	p.splits = find_splits(sp, st->leaf_max, &p.nsplits);
+	p.maxranges = 64;
+	p.ranges = palloc(p.maxranges * sizeof(NodeRange));
+	p.maxnodes = 64;
+	p.quadrant = palloc(p.maxnodes * sizeof(XbrAddr));
+	runs_init(&none);
+	partition(&p, 0, sp->n, xbr_addr_root(), 0, &none);
+	Assert(none.items == 0);
+	pfree(unconstify(SplitQuad *, p.splits));
+
+	/* the second pass: each point tagged with its node */
+	qsort(p.ranges, p.nranges, sizeof(NodeRange), range_lo_cmp);
+	counts = palloc0(p.nnodes * sizeof(uint32));
+	ndesc = make_desc(XN_NCOLS, XN_X, XN_Y);
+	bynode = begin_sort(ndesc, 2, TUPLESORT_NONE);
+	nin = MakeSingleTupleTableSlot(ndesc, &TTSOpsVirtual);
+	nout = MakeSingleTupleTableSlot(ndesc, &TTSOpsMinimalTuple);
+	tuplesort_rescan(sp->sort);
+	for (int64 i = 0; i < sp->n; i++)
+	{
+		XbrLeafEntry e;
+		uint64		code;
+		Datum	   *v = nin->tts_values;
+
+		sorted_point(sp, &e, &code);
+		while (r < p.nranges && p.ranges[r].hi <= i)
+			r++;
+		if (r == p.nranges || p.ranges[r].lo > i)
+			elog(ERROR, "bulk load of index \"%s\" left a point without a node", idx->name);
+		counts[p.ranges[r].node]++;
+		ExecClearTuple(nin);
+		v[XN_NODE] = Int64GetDatum(p.ranges[r].node);
+		v[XN_POS] = Int64GetDatum(i);
+		v[XN_X] = Float8GetDatum(e.x);
+		v[XN_Y] = Float8GetDatum(e.y);
+		v[XN_ID] = Int64GetDatum(e.id);
+		memset(nin->tts_isnull, 0, XN_NCOLS * sizeof(bool));
+		ExecStoreVirtualTuple(nin);
+		tuplesort_puttupleslot(bynode, nin);
+		CHECK_FOR_INTERRUPTS();
+	}
+	tuplesort_end(sp->sort);
+	ExecDropSingleTupleTableSlot(sp->in);
+	ExecDropSingleTupleTableSlot(sp->out);
+	FreeTupleDesc(sp->desc);
+	pfree(p.ranges);
+
+	/* the third: the leaves, in build_level's order */
+	tuplesort_performsort(bynode);
+	above = MemoryContextAllocHuge(CurrentMemoryContext, Max(p.nnodes, 1) * sizeof(BulkEntry));
+	for (int64 k = 0; k < p.nnodes; k++)
+	{
+		TreeNode   *node = ns_new_node(idx->ns, ns_alloc(idx->ns, 0), 0);
+
+		for (uint32 c = 0; c < counts[k]; c++)
+		{
+			XbrLeafEntry *e = &XbrLeafEntries(node)[node->nentries++];
+
+			if (!tuplesort_gettupleslot(bynode, true, false, nout, NULL))
+				elog(ERROR, "external sort of a bulk load returned fewer than " INT64_FORMAT " points",
+					 sp->n);
+			slot_getallattrs(nout);
+			Assert(DatumGetInt64(nout->tts_values[XN_NODE]) == k);
+			e->x = DatumGetFloat8(nout->tts_values[XN_X]);
+			e->y = DatumGetFloat8(nout->tts_values[XN_Y]);
+			e->id = DatumGetInt64(nout->tts_values[XN_ID]);
+		}
+		xbr_sort_entries(node);
+		ns_write(idx->ns, node, NS_WRITE_NEW);
+		ns_commit(idx->ns);
+		memset(&above[k], 0, sizeof(BulkEntry));
+		above[k].addr = p.quadrant[k];
+		xbr_fill_entry(&above[k].e.internal, p.quadrant[k], node);
+		last_page = node->page;
+		tree_free_node(node);
+		CHECK_FOR_INTERRUPTS();
+	}
+	tuplesort_end(bynode);
+	ExecDropSingleTupleTableSlot(nin);
+	ExecDropSingleTupleTableSlot(nout);
+	FreeTupleDesc(ndesc);
+	pfree(counts);
+	pfree(p.quadrant);
+	if (p.nnodes == 1)
+	{
+		pfree(above);
+		set_root(idx, last_page, 1, empty_root);
+	}
+	else
+	{
+		qsort(above, p.nnodes, sizeof(BulkEntry), internal_entry_cmp);
+		build_levels(idx, above, p.nnodes, 1, empty_root);
+	}
+	pfree(sp);
 }
