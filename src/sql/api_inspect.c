@@ -139,8 +139,9 @@ festival_flush_unit(PG_FUNCTION_ARGS)
 	List	   *pages;
 	ListCell   *lc;
 	MemoryContext old;
+	TupleDesc	desc;
 
-	fest_init_int8_set(fcinfo, "page");
+	desc = fest_init_int8_set(fcinfo, "page");
 	ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_MODIFY);
 	old = MemoryContextSwitchTo(ix->op_cxt);
 	ix->committing = true;
@@ -152,7 +153,7 @@ festival_flush_unit(PG_FUNCTION_ARGS)
 		Datum		values[1] = {Int64GetDatum((int64) *(PageId *) lfirst(lc))};
 		bool		nulls[1] = {false};
 
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
 	}
 	ix_end_op(ix);
 	return (Datum) 0;

@@ -174,6 +174,8 @@ festival_knn(PG_FUNCTION_ARGS)
 	bool		exact;
 	int32		returned = 0;
 	MemoryContext old;
+	TupleDesc	desc;
+	static const Oid result_types[2] = {INT8OID, FLOAT8OID};
 
 	geomarg_get(fcinfo, 1, "query geometry", &g);
 	if (PG_ARGISNULL(2))
@@ -187,7 +189,7 @@ festival_knn(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("k must be positive, not %d", k),
 				 errhint("Ask for at least one neighbour, for example k => 10.")));
-	InitMaterializedSRF(fcinfo, 0);
+	desc = fest_init_materialized(fcinfo, 2, result_types);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	ix = ix_begin_op(name, IX_READ);
@@ -210,7 +212,7 @@ festival_knn(PG_FUNCTION_ARGS)
 			Datum		values[2] = {Int64GetDatum(ids[i]), Float8GetDatum(distances[i])};
 			bool		nulls[2] = {false, false};
 
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
 		}
 		ix->op_stats.filter_exact += n;
 		ix->op_stats.results += n;
@@ -249,7 +251,7 @@ festival_knn(PG_FUNCTION_ARGS)
 			Datum		values[2] = {Int64GetDatum(id), Float8GetDatum(distance)};
 			bool		nulls[2] = {false, false};
 
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
 			if (exact)
 				ix->op_stats.filter_exact++;
 			ix->op_stats.results++;

@@ -36,19 +36,20 @@ festival_query(PG_FUNCTION_ARGS)
 	SearchSpec	spec;
 	QueryRun	qr;
 	MemoryContext old;
+	TupleDesc	desc;
 
 	ask.predicate = predicate_parse(fest_text_arg(fcinfo, 2, "predicate"));
 	ask.refine = fest_bool_arg(fcinfo, 3, "refine");
 	ask.distance = query_distance_arg(fcinfo, 4, ask.predicate);
 	geomarg_get(fcinfo, 1, "query geometry", &ask.g);
-	fest_init_int8_set(fcinfo, "id");
+	desc = fest_init_int8_set(fcinfo, "id");
 
 	ix = ix_begin_op(name, IX_READ);
 	ix_require_built(ix);
 	geomarg_check_srid(ix, &ask.g.info, "query geometry", false);
 
 	old = MemoryContextSwitchTo(ix->op_cxt);
-	query_run_init(&qr, ix, &ask, rsinfo->setResult, rsinfo->setDesc, 0, &spec);
+	query_run_init(&qr, ix, &ask, rsinfo->setResult, desc, 0, &spec);
 	if (ix->structure->search != NULL)
 		ix->structure->search(&ix->sidx, &spec);
 	else

@@ -72,30 +72,100 @@ fest_sqlname_arg(FunctionCallInfo fcinfo, int argno, const char *what)
 }
 
 /*
+ * The caller's descriptor of the result rows (ReturnSetInfo.expectedDesc)
+ * when it has exactly the column types given, else NULL.  Both callers of
+ * a set-returning function, a FROM item and a target list, pass one built
+ * from the function's declared result; a function that materializes its
+ * rows and leaves setDesc NULL is read with it.  Using it saves building
+ * (catalog look-ups) and freeing a descriptor on every call, which is a
+ * visible part of a call that finds nothing (an empty window, issue 14).
+ */
+static TupleDesc
+expected_desc(ReturnSetInfo *rsinfo, int natts, const Oid *types)
+{
+	TupleDesc	desc = rsinfo->expectedDesc;
+
+	if (desc == NULL || desc->natts != natts)
+		return NULL;
+	for (int i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped || att->atttypid != types[i])
+			return NULL;
+	}
+	return desc;
+}
+
+static bool
+materialize_allowed(ReturnSetInfo *rsinfo)
+{
+	return rsinfo != NULL && IsA(rsinfo, ReturnSetInfo) &&
+		(rsinfo->allowedModes & SFRM_Materialize) != 0;
+}
+
+/*
  * Materialize-mode set-up for a function returning a set of bigint.  A
  * one-column RETURNS TABLE is a scalar set, which InitMaterializedSRF
- * refuses to describe ("return type must be a row type"), so the
- * descriptor is built here.
+ * refuses to describe ("return type must be a row type"), so without the
+ * caller's descriptor one is built here.  Returns the descriptor to put
+ * rows with (rsinfo->setDesc is left NULL when it is the caller's).
  */
-void
+TupleDesc
 fest_init_int8_set(FunctionCallInfo fcinfo, const char *column)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const Oid int8_type[1] = {INT8OID};
 	MemoryContext old;
 	TupleDesc	desc;
 
-	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
-		!(rsinfo->allowedModes & SFRM_Materialize))
+	if (!materialize_allowed(rsinfo))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("set-valued function called in context that cannot accept a set"),
 				 errhint("Call it in a FROM clause: SELECT * FROM festival.f(...).")));
 
 	old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
-	desc = CreateTemplateTupleDesc(1);
-	TupleDescInitEntry(desc, (AttrNumber) 1, column, INT8OID, -1, 0);
+	desc = expected_desc(rsinfo, 1, int8_type);
+	if (desc == NULL)
+	{
+		desc = CreateTemplateTupleDesc(1);
+		TupleDescInitEntry(desc, (AttrNumber) 1, column, INT8OID, -1, 0);
+		rsinfo->setDesc = desc;
+	}
 	rsinfo->returnMode = SFRM_Materialize;
-	rsinfo->setDesc = desc;
 	rsinfo->setResult = tuplestore_begin_heap(false, false, work_mem);
 	MemoryContextSwitchTo(old);
+	return desc;
+}
+
+/*
+ * InitMaterializedSRF(fcinfo, 0) for a function whose result columns have
+ * the given types, without building the descriptor from the catalogs when
+ * the caller's matches (see expected_desc).  Returns the descriptor to put
+ * rows with.  Anything else (no caller's descriptor, a context that takes
+ * no set) goes through InitMaterializedSRF, with its errors.
+ */
+TupleDesc
+fest_init_materialized(FunctionCallInfo fcinfo, int natts, const Oid *types)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TupleDesc	desc;
+	MemoryContext old;
+
+	if (!materialize_allowed(rsinfo) ||
+		(desc = expected_desc(rsinfo, natts, types)) == NULL)
+	{
+		InitMaterializedSRF(fcinfo, 0);
+		return ((ReturnSetInfo *) fcinfo->resultinfo)->setDesc;
+	}
+	/* as InitMaterializedSRF: random access only when asked for */
+	old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+	rsinfo->returnMode = SFRM_Materialize;
+	rsinfo->setResult =
+		tuplestore_begin_heap((rsinfo->allowedModes & SFRM_Materialize_Random) != 0,
+							  false, work_mem);
+	rsinfo->setDesc = NULL;
+	MemoryContextSwitchTo(old);
+	return desc;
 }

@@ -16,6 +16,7 @@
 
 #include "festival.h"
 
+#include "access/tupdesc.h"
 #include "fmgr.h"
 
 extern char *fest_text_arg(FunctionCallInfo fcinfo, int argno, const char *what);
@@ -24,6 +25,8 @@ extern char *fest_sqlname_arg(FunctionCallInfo fcinfo, int argno, const char *wh
 extern int64 fest_int64_arg(FunctionCallInfo fcinfo, int argno, const char *what);
 extern bool fest_bool_arg(FunctionCallInfo fcinfo, int argno, const char *what);
 
-extern void fest_init_int8_set(FunctionCallInfo fcinfo, const char *column);
+extern TupleDesc fest_init_int8_set(FunctionCallInfo fcinfo, const char *column);
+extern TupleDesc fest_init_materialized(FunctionCallInfo fcinfo, int natts,
+										 const Oid *types);
 
 #endif							/* FEST_ARGS_H */
