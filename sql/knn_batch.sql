@@ -171,7 +171,8 @@ GROUP BY r.setting, i.tag ORDER BY i.tag, r.setting;
 -- (the signs found: '=' equal, '<' fewer, '>' more).  Structures whose leaves are pages read
 -- the very same nodes under exact.  LB-Grid's counters count log pages:
 -- buckets read in one group share their common log pages, read once, so
--- it reads the same buckets but fewer pages.  Under eFIND, speculation's
+-- it reads the same buckets but fewer pages; its point queries are its
+-- ring search, which the settings do not change ('=').  Under eFIND, speculation's
 -- extra reads change what its read buffer holds for later queries, so a
 -- later query may need more submissions than under exact.
 CREATE FUNCTION kb_cmp(a bigint, b bigint) RETURNS text
@@ -191,8 +192,8 @@ JOIN kb_result s ON s.name = i.name AND s.setting = 'speculative' AND s.qid = o.
 GROUP BY i.tag ORDER BY i.tag;
 
 -- submissions summed over the queries of each k under the batched engines
--- (generic queries only: the grid file's point queries are its ring
--- search): exact issues fewer than one node at a time where nodes share
+-- (generic queries only: the grid files' point queries, GFFM's and
+-- LB-Grid's, are their ring search): exact issues fewer than one node at a time where nodes share
 -- the head's key (the rectangle and the line lie on several nodes) and,
 -- for k = 1000, also where the capacity bound lets leaves join
 SELECT i.tag, o.k,
@@ -205,7 +206,7 @@ CROSS JOIN LATERAL (
 	JOIN kb_result e ON e.name = o.name AND e.setting = 'exact' AND e.qid = o.qid AND e.k = o.k
 	JOIN kb_result s ON s.name = o.name AND s.setting = 'speculative' AND s.qid = o.qid AND s.k = o.k
 	WHERE o.name = i.name AND o.setting = 'one'
-	  AND (i.structure <> 'gridfile' OR o.qid >= 5)
+	  AND (i.structure NOT IN ('gridfile', 'lbgrid') OR o.qid >= 5)
 	GROUP BY o.k) o
 WHERE i.engine <> 'sync'
 GROUP BY i.tag, o.k ORDER BY i.tag, o.k;
