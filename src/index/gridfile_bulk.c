@@ -282,18 +282,10 @@ gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 		double		x = items[i].box.xmin,
 					y = items[i].box.ymin;
 
-		if (!gf_point_inside(st, x, y))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("point (%g %g) lies outside the extent of index \"%s\"",
-							x, y, idx->name),
-					 errdetail("The grid file divides the extent [%g, %g, %g, %g] into regions and indexes only points inside it.",
-							   st->extent.xmin, st->extent.ymin, st->extent.xmax, st->extent.ymax),
-					 errhint("Recreate the index with a wider \"extent\" option, e.g. options => '{\"extent\": [xmin, ymin, xmax, ymax]}'.")));
+		sorted[i].key = gf_addr_key(gf_point_admit(idx, x, y));
 		sorted[i].e.x = x;
 		sorted[i].e.y = y;
 		sorted[i].e.id = items[i].id;
-		sorted[i].key = gf_addr_key(gf_point_addr(st, x, y));
 	}
 	qsort(sorted, n, sizeof(SortItem), sort_item_cmp);
 	for (int64 i = 0; i < n; i++)
@@ -413,22 +405,13 @@ void
 gf_spill_put(BulkSpill *spill, const BulkItem *item)
 {
 	GfSpill    *sp = (GfSpill *) spill;
-	StructIndex *idx = sp->idx;
-	const GfState *st = (const GfState *) idx->state;
 	Datum	   *v = sp->in->tts_values;
 	double		x = item->box.xmin,
 				y = item->box.ymin;
+	uint64		addr = gf_point_admit(sp->idx, x, y);
 
-	if (!gf_point_inside(st, x, y))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("point (%g %g) lies outside the extent of index \"%s\"",
-						x, y, idx->name),
-				 errdetail("The grid file divides the extent [%g, %g, %g, %g] into regions and indexes only points inside it.",
-						   st->extent.xmin, st->extent.ymin, st->extent.xmax, st->extent.ymax),
-				 errhint("Recreate the index with a wider \"extent\" option, e.g. options => '{\"extent\": [xmin, ymin, xmax, ymax]}'.")));
 	ExecClearTuple(sp->in);
-	v[GS_KEY] = Int64GetDatum(order_key(gf_addr_key(gf_point_addr(st, x, y))));
+	v[GS_KEY] = Int64GetDatum(order_key(gf_addr_key(addr)));
 	v[GS_X] = Float8GetDatum(x);
 	v[GS_Y] = Float8GetDatum(y);
 	v[GS_ID] = Int64GetDatum(item->id);
