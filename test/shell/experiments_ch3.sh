@@ -59,7 +59,8 @@ got=$(qv -c "SELECT string_agg(r, ',' ORDER BY p) FROM (SELECT DISTINCT (config 
 tap_is "$got" "$ops" "every search of the 0/100 and 100/0 mixes found its point, every insert was acknowledged ($ops)"
 tap_is "$(qv -c "SELECT count(*) FROM festival.index")" "0" "the runner dropped its indices"
 
-# the claims these runs decide at small scale evaluate to one number each
+# the claims these two files' runs decide at small scale evaluate to one number each
+# (the H-Grid mix file has its own claims and its own test)
 n=0; bad=""
 while IFS= read -r measure; do
     v=$(qv -c "$measure")
@@ -68,7 +69,7 @@ while IFS= read -r measure; do
 done < <(python3 -c "
 import json
 for c in json.load(open('$ROOT/experiments/claims/fevgas2019-thesis.json')):
-    if 'small' in c['scales'] and ('group' in c['experiment'] or 'mix' in c['experiment']):
+    if 'small' in c['scales'] and c['experiment'] in ('experiments/thesis-ch3-group.json', 'experiments/thesis-ch3-mix.json'):
         print(c['measure'])")
 tap_is "$bad" "" "the $n group and mix claims decidable at small scale evaluate to numbers"
 
