@@ -436,6 +436,7 @@ festival_build(PG_FUNCTION_ARGS)
 	BulkItems	bulk = {0};
 	int64		commit_rows;
 	int64		uncommitted = 0;
+	int			jit_level;
 
 	ix = ix_begin_op(name, IX_MODIFY);
 	method = build_method_lookup(ix->structure, method_name);
@@ -467,8 +468,10 @@ festival_build(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	jit_level = source_jit_off();
 	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
 									   CURSOR_OPT_NO_SCROLL);
+	source_jit_restore(jit_level);
 	for (;;)
 	{
 		SPI_cursor_fetch(portal, true, BUILD_FETCH_ROWS);

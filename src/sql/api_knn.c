@@ -97,6 +97,7 @@ measure_batch(KnnMeasure *m, KnnSearch *search, const int64 *ids, int n)
 	bool	   *found = palloc0(n * sizeof(bool));
 	ArrayType  *array;
 	Datum		args[2];
+	int			jit_level;
 
 	CHECK_FOR_INTERRUPTS();
 	memcpy(sorted, ids, n * sizeof(int64));
@@ -107,8 +108,10 @@ measure_batch(KnnMeasure *m, KnnSearch *search, const int64 *ids, int n)
 	args[0] = PointerGetDatum(array);
 	args[1] = PointerGetDatum(m->query_ewkb);
 
+	jit_level = source_jit_off();
 	if (SPI_execute_plan(m->plan, args, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "distance query failed");
+	source_jit_restore(jit_level);
 	MemoryContextSwitchTo(m->cxt);
 	stats->refine_fetch_ns += fest_now_ns() - start;
 	stats->candidates += n;

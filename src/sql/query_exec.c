@@ -239,6 +239,7 @@ refine_candidates(OpenIndex *ix, QueryRun *qr)
 		ArrayType  *array;
 		Datum		args[1];
 		int64		fetch_start;
+		int			jit_level;
 
 		CHECK_FOR_INTERRUPTS();
 		for (int i = 0; i < count; i++)
@@ -247,8 +248,10 @@ refine_candidates(OpenIndex *ix, QueryRun *qr)
 		args[0] = PointerGetDatum(array);
 
 		fetch_start = fest_now_ns();
+		jit_level = source_jit_off();
 		if (SPI_execute_plan(plan, args, NULL, true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "refinement query failed");
+		source_jit_restore(jit_level);
 		stats->refine_fetch_ns += fest_now_ns() - fetch_start;
 
 		for (uint64 r = 0; r < SPI_processed; r++)

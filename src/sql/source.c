@@ -16,6 +16,7 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
+#include "utils/guc.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -206,6 +207,7 @@ source_extent(Oid relid, const char *geom_column, double *box)
 	char	   *p = catalog_postgis_schema();
 	char	   *sql;
 	bool		found = false;
+	int			jit_level;
 
 	sql = psprintf("SELECT %s.st_xmin(e), %s.st_ymin(e), %s.st_xmax(e), %s.st_ymax(e) "
 				   "FROM (SELECT %s.st_extent(%s) AS e FROM %s) AS x WHERE e IS NOT NULL",
@@ -214,8 +216,10 @@ source_extent(Oid relid, const char *geom_column, double *box)
 											  get_rel_name(relid)));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	jit_level = source_jit_off();
 	if (SPI_execute(sql, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not compute the extent of the source table");
+	source_jit_restore(jit_level);
 	if (SPI_processed == 1)
 	{
 		for (int c = 0; c < 4; c++)
@@ -236,4 +240,38 @@ source_extent(Oid relid, const char *geom_column, double *box)
 				box[axis + 2] += 0.5;
 			}
 	return found;
+}
+
+/*
+ * Source queries are planned with jit = off, in a GUC nest level that
+ * source_jit_restore() pops (an ERROR in between pops it at (sub)transaction
+ * abort).  The planner decides JIT (PlannedStmt.jitFlags), so the setting
+ * only has to hold while the query is planned: around SPI_cursor_open or
+ * around each SPI_execute_plan, whose custom and generic plans are made there.
+ *
+ * Why: a source query calls PostGIS on every row, so JIT has nothing to
+ * compile that is worth its cost (at jit_above_cost, a build of 300,000 rows
+ * spends about a quarter of a second in LLVM before the first row).  And a
+ * statement_timeout or cancel that arrives during that compile, in a session
+ * where no PostGIS function has run yet, corrupts the heap: PostGIS's SIGINT
+ * handler touches a thread-local variable of postgis-3.so, whose first use
+ * makes glibc malloc its TLS block inside the signal handler, while the
+ * interrupted code is itself inside malloc (LLVM).  It happens without
+ * festival too (about 1 in 300 fresh sessions with a timeout in the compile
+ * window, none in 700 with jit = off); DESIGN.md, "Source queries".
+ */
+int
+source_jit_off(void)
+{
+	int			nest_level = NewGUCNestLevel();
+
+	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	return nest_level;
+}
+
+void
+source_jit_restore(int nest_level)
+{
+	AtEOXact_GUC(true, nest_level);
 }

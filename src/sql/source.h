@@ -28,5 +28,7 @@ extern char *source_id_expr(OpenIndex *ix);
 extern char *source_geom_expr(OpenIndex *ix);
 extern const char *source_postgis_schema(OpenIndex *ix);
 extern char *source_linear_geom_expr(OpenIndex *ix);
+extern int	source_jit_off(void);
+extern void source_jit_restore(int nest_level);
 
 #endif							/* FEST_SOURCE_H */
