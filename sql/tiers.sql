@@ -439,6 +439,44 @@ SELECT ti_try($q$SELECT festival.close('ti_wf')$q$) AS closed,
 							  EXCEPT ALL SELECT * FROM ti_wf_saved) d) AS differing_after_reopen;
 SELECT * FROM festival.check('ti_wf');
 
+-- A map write that fails (the "tier_map_write" target, half-way through the
+-- temporary file): the map write that marks it in use before the first
+-- page write of a session (after 0: the insert statement fails) and the
+-- flush's map write (after 1: the insert is acknowledged, the flush fails).
+-- The map in place is the one written before, and the index reloads from
+-- it: every acknowledged object answers (each found by its own point),
+-- check() is clean, and the next statements write the map again.
+CREATE TABLE ti_mf_src AS SELECT id, geom FROM fx_pts WHERE id <= 300;
+SELECT festival.create_index('ti_mf', 'rtree', 'ti_slow',
+	'{"page_size": 1024, "fast_device": "ti_fast", "placement": "level", "fast_min_level": 1}', 'ti_mf_src') > 0 AS created;
+SELECT festival.build('ti_mf') > 0 AS built;
+SELECT festival.close('ti_mf');
+CREATE TABLE ti_mf_new AS SELECT id + 100000 AS id, geom FROM fx_pts WHERE id > 300;
+CREATE FUNCTION ti_mf_step(after int, e text, first_id int) RETURNS TABLE (armed text, inserted text, flushed text) LANGUAGE plpgsql AS $$
+BEGIN
+	armed := ti_try(format('SELECT festival.inject_fault(%L, %L, %s, %L)', 'ti_mf', 'tier_map_write', after, e));
+	-- 50 objects in one statement: acknowledged together, or not at all
+	inserted := ti_try(format('SELECT count(festival.insert(%L, id, geom)) FROM ti_mf_new WHERE id BETWEEN %s AND %s',
+							  'ti_mf', first_id, first_id + 49));
+	IF inserted = 'ok' THEN
+		INSERT INTO ti_mf_src SELECT * FROM ti_mf_new WHERE id BETWEEN first_id AND first_id + 49;
+	END IF;
+	flushed := ti_try($q$SELECT festival.flush('ti_mf')$q$);
+	PERFORM festival.clear_fault('ti_mf');
+	RETURN NEXT;
+END $$;
+SELECT s.after, s.e, f.*,
+	   (SELECT count(*) FROM festival.query('ti_mf', ST_MakeEnvelope(-1e6, -1e6, 1e6, 1e6))) = (SELECT count(*) FROM ti_mf_src) AS all_answer,
+	   (SELECT count(*) FROM ti_mf_src s2 WHERE NOT EXISTS (
+			SELECT FROM festival.query('ti_mf', s2.geom) q WHERE q.id = s2.id)) AS missing,
+	   (SELECT count(*) FROM festival.check('ti_mf')) AS problems
+FROM (VALUES (1, 0, 'ENOSPC'), (2, 1, 'EIO'), (3, 1, 'ENOSPC'), (4, 0, 'EIO')) s(step, after, e)
+	 CROSS JOIN LATERAL ti_mf_step(s.after, s.e, 100300 + s.step * 50) f
+ORDER BY s.step;
+SELECT (festival.fault_status('ti_mf')->>'tier_map_write')::int > 0 AS map_written,
+	   ti_try($q$SELECT festival.close('ti_mf')$q$) AS closed;
+SELECT * FROM festival.check('ti_mf');
+
 -------------------------------------------------------------------------------
 -- Bad input.
 -------------------------------------------------------------------------------

@@ -27,7 +27,7 @@
 #include "utils/memutils.h"
 
 const char *const fault_target_names[] = {
-	"write", "read", "sync", "log_write", "log_sync", "tier_write", NULL
+	"write", "read", "sync", "log_write", "log_sync", "tier_write", "tier_map_write", NULL
 };
 
 const char *const fault_error_names[] = {
@@ -248,7 +248,7 @@ fault_check_log(FaultState *fs, FaultTarget target, bool *torn)
 
 /*
  * For a file the index writes itself (the redo log, a tiered index's
- * weights): as fault_check_log, for any target of such a file.
+ * weights and map): as fault_check_log, for any target of such a file.
  */
 int
 fault_check_file(FaultState *fs, FaultTarget target, bool *torn)
@@ -256,7 +256,7 @@ fault_check_file(FaultState *fs, FaultTarget target, bool *torn)
 	FaultError	error;
 
 	Assert(target == FAULT_LOG_WRITE || target == FAULT_LOG_SYNC ||
-		   target == FAULT_TIER_WRITE);
+		   target == FAULT_TIER_WRITE || target == FAULT_TIER_MAP_WRITE);
 	*torn = false;
 	if (fs == NULL)
 		return 0;

@@ -16,7 +16,8 @@
  * device, below the simulated drive, tracing and cache, so it sees exactly
  * what reaches the device.  The redo log, which writes its file itself,
  * calls fault_check_log before each write and sync; the hot-page weights
- * file of a tiered index calls fault_check_file during its write.
+ * file and the tier map of a tiered index call fault_check_file during
+ * their writes.
  *
  * IDENTIFICATION
  *	  src/device/fault.h
@@ -36,6 +37,7 @@ typedef enum FaultTarget
 	FAULT_LOG_WRITE,
 	FAULT_LOG_SYNC,
 	FAULT_TIER_WRITE,			/* a tiered index's weights file (tier/tiermap.c) */
+	FAULT_TIER_MAP_WRITE,		/* a tiered index's page -> tier map (tier/tiermap.c) */
 	FAULT_NTARGETS
 } FaultTarget;
 

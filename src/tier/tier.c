@@ -549,7 +549,7 @@ router_write(PageIO *io, PageIORequest *reqs, int n)
 	if (!ts->open_marked)
 	{
 		tiermap_write(ts->map_path, TIERMAP_OPEN, ts->entry, ts->nentries,
-					  ts->released, ts->nreleased);
+					  ts->released, ts->nreleased, ts->router.fault);
 		ts->open_marked = true;
 	}
 
@@ -774,7 +774,7 @@ router_sync(PageIO *io)
 		return;
 	/* both targets are durable: now the map may name them */
 	tiermap_write(ts->map_path, TIERMAP_OPEN, ts->entry, ts->nentries,
-				  ts->released, ts->nreleased);
+				  ts->released, ts->nreleased, ts->router.fault);
 	ts->open_marked = true;
 	ts->map_dirty = false;
 	/* and only now may the sources go (replayed from the map after a crash) */
@@ -1336,7 +1336,7 @@ tier_mark_clean(TierState *ts)
 	if (!ts->open_marked || ts->npending > 0)
 		return;
 	tiermap_write(ts->map_path, 0, ts->entry, ts->nentries, ts->released,
-				  ts->nreleased);
+				  ts->nreleased, ts->router.fault);
 	ts->open_marked = false;
 }
 

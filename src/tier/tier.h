@@ -156,7 +156,8 @@ extern void tier_mark_clean(TierState *ts);
  */
 #define TIERMAP_OPEN	0x0001
 extern void tiermap_write(const char *path, uint16 flags, const uint8 *entries,
-						  uint64 n, const PageId *released, int nreleased);
+						  uint64 n, const PageId *released, int nreleased,
+						  FaultState *fs);
 extern uint8 *tiermap_read(const char *path, const char *index_name,
 						   uint16 *flags, uint64 *n, PageId **released,
 						   int *nreleased, MemoryContext cxt);

@@ -57,11 +57,37 @@ typedef struct TierMapHeader
 StaticAssertDecl(sizeof(TierMapHeader) == TIERMAP_HEADER,
 				 "TierMapHeader must be 24 bytes");
 
-static void
-write_all(int fd, const char *path, const void *buf, size_t len)
+/*
+ * A file the index writes itself, replaced atomically: the parts are
+ * written to "<path>.tmp", which is fsynced and renamed over path with
+ * durable_rename, so a crash leaves the old file or the new one.  The fault
+ * layer's target (festival.inject_fault) is checked half-way through the
+ * bytes: an error or a crash there leaves half a temporary file and the
+ * file in place untouched.  what names the file in messages; hint is the
+ * error hint for a failed write.
+ */
+typedef struct FilePart
 {
-	const char *p = buf;
+	const void *data;
+	size_t		len;
+} FilePart;
 
+static void
+replace_fail(int fd, int err, const char *fmt_what, const char *what,
+			 const char *path, const char *hint)
+{
+	close(fd);
+	errno = err;
+	ereport(ERROR,
+			(errcode_for_file_access(),
+			 errmsg("could not %s %s \"%s\": %m", fmt_what, what, path),
+			 errhint("%s", hint)));
+}
+
+static void
+write_all(int fd, const char *path, const char *what, const char *hint,
+		  const char *p, size_t len)
+{
 	while (len > 0)
 	{
 		ssize_t		done = write(fd, p, len);
@@ -69,30 +95,80 @@ write_all(int fd, const char *path, const void *buf, size_t len)
 		if (done < 0 && errno == EINTR)
 			continue;
 		if (done <= 0)
-		{
-			int			save = errno;
-
-			close(fd);
-			errno = save;
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not write tier map \"%s\": %m", path),
-					 errhint("Check the space and permissions of the index's device directory.")));
-		}
+			replace_fail(fd, done < 0 ? errno : ENOSPC, "write", what, path, hint);
 		p += done;
 		len -= done;
 	}
 }
 
-/* Replace the map at path, durably and atomically. */
-void
-tiermap_write(const char *path, uint16 flags, const uint8 *entries, uint64 n,
-			  const PageId *released, int nreleased)
+static void
+replace_file(const char *path, const char *what, const char *hint,
+			 const FilePart *parts, int nparts, FaultState *fs,
+			 FaultTarget target)
 {
 	char	   *tmp = psprintf("%s.tmp", path);
+	size_t		total = 0;
+	size_t		half;
+	size_t		written = 0;
+	bool		checked = false;
+	int			fd;
+
+	for (int i = 0; i < nparts; i++)
+		total += parts[i].len;
+	half = total / 2;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY, S_IRUSR | S_IWUSR);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create %s \"%s\": %m", what, tmp),
+				 errhint("Check the space and permissions of the index's device directory.")));
+	for (int i = 0; i < nparts; i++)
+	{
+		const char *p = parts[i].data;
+		size_t		len = parts[i].len;
+
+		/* the part that holds the half-way point is written in two pieces */
+		if (!checked && written + len >= half)
+		{
+			size_t		first = half - written;
+			bool		torn;
+			int			err;
+
+			write_all(fd, tmp, what, hint, p, first);
+			/* a crash fault dies here, leaving half a temporary file */
+			err = fault_check_file(fs, target, &torn);
+			if (err != 0)
+				replace_fail(fd, err, "write", what, tmp, hint);
+			checked = true;
+			p += first;
+			len -= first;
+			written += first;
+		}
+		write_all(fd, tmp, what, hint, p, len);
+		written += len;
+	}
+	Assert(checked && written == total);
+	if (pg_fsync(fd) != 0)
+		replace_fail(fd, errno, "fsync", what, tmp, "Check the index's device.");
+	close(fd);
+	/* the rename is the commit point: old file or new, never a mixture */
+	(void) durable_rename(tmp, path, ERROR);
+	pfree(tmp);
+}
+
+/*
+ * Replace the map at path, durably and atomically.  The fault layer's
+ * "tier_map_write" target fails or kills the write half-way through the
+ * temporary file: the map in place survives.
+ */
+void
+tiermap_write(const char *path, uint16 flags, const uint8 *entries, uint64 n,
+			  const PageId *released, int nreleased, FaultState *fs)
+{
 	TierMapHeader h;
 	pg_crc32c	crc;
-	int			fd;
+	FilePart	parts[3];
 
 	memset(&h, 0, sizeof(h));
 	h.magic = TIERMAP_MAGIC;
@@ -106,30 +182,12 @@ tiermap_write(const char *path, uint16 flags, const uint8 *entries, uint64 n,
 	FIN_CRC32C(crc);
 	h.crc = crc;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY, S_IRUSR | S_IWUSR);
-	if (fd < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not create tier map \"%s\": %m", tmp),
-				 errhint("Check the space and permissions of the index's device directory.")));
-	write_all(fd, tmp, &h, sizeof(h));
-	write_all(fd, tmp, entries, n);
-	write_all(fd, tmp, released, sizeof(PageId) * nreleased);
-	if (pg_fsync(fd) != 0)
-	{
-		int			save = errno;
-
-		close(fd);
-		errno = save;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not fsync tier map \"%s\": %m", tmp),
-				 errhint("Check the index's device.")));
-	}
-	close(fd);
-	/* the rename is the commit point: old map or new, never a mixture */
-	(void) durable_rename(tmp, path, ERROR);
-	pfree(tmp);
+	parts[0] = (FilePart) {&h, sizeof(h)};
+	parts[1] = (FilePart) {entries, n};
+	parts[2] = (FilePart) {released, sizeof(PageId) * nreleased};
+	replace_file(path, "tier map",
+				 "Check the space and permissions of the index's device directory; the map written before stays in place.",
+				 parts, lengthof(parts), fs, FAULT_TIER_MAP_WRITE);
 }
 
 static void
@@ -258,19 +316,16 @@ StaticAssertDecl(sizeof(TierWeightsHeader) == 24,
 
 /*
  * Replace the weights file at path, durably and atomically.  The fault
- * layer's "tier_write" target (festival.inject_fault) fails or kills the
- * write half-way through the temporary file: the file in place survives.
+ * layer's "tier_write" target fails or kills the write half-way through the
+ * temporary file: the file in place survives.
  */
 void
 tierweights_write(const char *path, const void *body, size_t len,
 				  FaultState *fs)
 {
-	char	   *tmp = psprintf("%s.tmp", path);
 	TierWeightsHeader h;
 	pg_crc32c	crc;
-	int			fd;
-	int			err;
-	bool		torn;
+	FilePart	parts[2];
 
 	memset(&h, 0, sizeof(h));
 	h.magic = TIERWEIGHTS_MAGIC;
@@ -281,40 +336,11 @@ tierweights_write(const char *path, const void *body, size_t len,
 	FIN_CRC32C(crc);
 	h.crc = crc;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY, S_IRUSR | S_IWUSR);
-	if (fd < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not create hot-page weights file \"%s\": %m", tmp),
-				 errhint("Check the space and permissions of the index's device directory.")));
-	write_all(fd, tmp, &h, sizeof(h));
-	write_all(fd, tmp, body, len / 2);
-	/* a crash fault dies here, leaving half a temporary file */
-	err = fault_check_file(fs, FAULT_TIER_WRITE, &torn);
-	if (err != 0)
-	{
-		close(fd);
-		errno = err;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not write hot-page weights file \"%s\": %m", tmp),
-				 errhint("Check the space of the index's device directory; the weights written at the previous flush stay in place.")));
-	}
-	write_all(fd, tmp, (const char *) body + len / 2, len - len / 2);
-	if (pg_fsync(fd) != 0)
-	{
-		int			save = errno;
-
-		close(fd);
-		errno = save;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not fsync hot-page weights file \"%s\": %m", tmp),
-				 errhint("Check the index's device.")));
-	}
-	close(fd);
-	(void) durable_rename(tmp, path, ERROR);
-	pfree(tmp);
+	parts[0] = (FilePart) {&h, sizeof(h)};
+	parts[1] = (FilePart) {body, len};
+	replace_file(path, "hot-page weights file",
+				 "Check the space of the index's device directory; the weights written at the previous flush stay in place.",
+				 parts, lengthof(parts), fs, FAULT_TIER_WRITE);
 }
 
 /*

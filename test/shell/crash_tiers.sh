@@ -20,6 +20,10 @@
 # ERRCODE_DATA_CORRUPTED (XX001) naming the map with a hint; a missing map
 # is ERRCODE_UNDEFINED_FILE (58P01).
 #
+# Map: a backend killed half-way through the flush's map write (the
+# tier_map_write target) leaves the map in place: every acknowledged object
+# answers and check() is clean.
+#
 # Weights (the hot-page detector's state, "<index file>.tierhot", written at
 # a flush or close): a backend killed in the middle of writing them (the
 # fault layer's tier_write target with error crash, which dies half-way
@@ -37,7 +41,7 @@
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 
-crash_begin festival_crash_tiers 61 with_device
+crash_begin festival_crash_tiers 67 with_device
 q -c "SET client_min_messages = warning" \
   -c "SELECT festival.create_device('crash_fast', io => 'buffered', profile => 'optane_memory_32gb')" >/dev/null
 
@@ -138,6 +142,30 @@ tap_like "$out" '^check=$' "wcr: and festival.check() is clean"
 tap_like "$out" '^history=0 fast_hot=true$' "wcr: its fast pages count as hot with no history"
 out=$(q -c "SELECT 'rows=' || count(*) FROM festival.query('wcr', ST_MakeEnvelope(-10, -10, 2000, 2000))")
 tap_unlike "$out" 'WARNING' "wcr: the close wrote the weights again"
+
+# map: killed during its write (the tier_map_write target, half-way through
+# the temporary map) at the flush after 20 acknowledged inserts: the map in
+# place (marked in use by the first of them) serves every object
+q -c "SET client_min_messages = warning" \
+  -c "CREATE TABLE mcr_src AS SELECT id, geom FROM wcr_src" \
+  -c "SELECT festival.create_index('mcr', 'rtree', 'crash', '{\"page_size\": 1024, \"fast_device\": \"crash_fast\", \"placement\": \"level\"}', 'mcr_src')" \
+  -c "SELECT festival.build('mcr')" -c "SELECT festival.close('mcr')" >/dev/null
+out=$(psql -X -qAt -c "SET client_min_messages = warning" \
+        -c "INSERT INTO mcr_src SELECT i, pt(i) FROM generate_series(501, 520) i" \
+        -c "SELECT 'acked=' || count(festival.insert('mcr', id, geom)) FROM mcr_src WHERE id > 500" \
+        -c "SELECT festival.inject_fault('mcr', 'tier_map_write', 0, 'crash')" \
+        -c "SELECT festival.flush('mcr')" 2>&1)
+tap_like "$out" '^acked=20$' "mcr: 20 inserts acknowledged"
+tap_like "$out" 'server closed the connection|terminated abnormally|connection to server was lost' "mcr: the backend died during the flush's map write"
+wait_for_server
+tap_ok "$([ -s "$(index_file mcr).tiermap.tmp" ]; echo $?)" "mcr: it left half a temporary map"
+out=$(q -c "SELECT 'rows=' || count(*) FROM festival.query('mcr', ST_MakeEnvelope(-10, -10, 2000, 2000))" \
+        -c "SELECT 'mismatches=' || brute_force_mismatches('mcr', 'mcr_src')" \
+        -c "SELECT 'check=' || coalesce(string_agg(message, '; '), '') FROM festival.check('mcr')" \
+        -c "SELECT festival.close('mcr')")
+tap_like "$out" '^rows=520$' "mcr: every acknowledged object answers"
+tap_like "$out" '^mismatches=0$' "mcr: 16 windows answer as brute force does"
+tap_like "$out" '^check=$' "mcr: festival.check() is clean"
 
 # weights: a backend ended by SIGTERM (the exit path of a clean shutdown)
 q -c "SET client_min_messages = warning" \
