@@ -51,7 +51,6 @@
  */
 #include "index/gridfile.h"
 
-#include "catalog/pg_type_d.h"
 #include "index/spill_sort.h"
 #include "miscadmin.h"
 
@@ -324,16 +323,6 @@ gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 /* ------------------------------------------------------------------ */
 
 /* The external sort's columns, all keys, in sort_item_cmp's order. */
-/* The external sort's columns (spill_sort.h), all of them its keys. */
-enum
-{
-	GS_KEY, GS_X, GS_Y, GS_ID, GS_NCOLS
-};
-
-static const Oid gs_types[GS_NCOLS] = {
-	[GS_KEY] = INT8OID,[GS_X] = FLOAT8OID,[GS_Y] = FLOAT8OID,[GS_ID] = INT8OID
-};
-
 /* A region holding more than a bucket: it is halved (first pass). */
 typedef struct SplitRegion
 {
@@ -344,7 +333,7 @@ typedef struct SplitRegion
 struct GfSpill
 {
 	StructIndex *idx;
-	SpillSort  *sort;			/* by (address as sort_key_u64, x, y, id) */
+	SpillSort  *sort;			/* spill_points_*, keyed by gf_addr_key */
 	/* the second pass */
 	SplitRegion *splits;
 	int64		nsplits;
@@ -361,8 +350,7 @@ gf_spill_begin(StructIndex *idx, const char *method)
 
 	Assert(strcmp(method, "bulk") == 0);
 	sp->idx = idx;
-	/* random access: the sorted points are read twice */
-	sp->sort = spill_sort_begin(GS_NCOLS, gs_types, GS_NCOLS, TUPLESORT_RANDOMACCESS);
+	sp->sort = spill_points_begin();
 	return (BulkSpill *) sp;
 }
 
@@ -371,28 +359,18 @@ void
 gf_spill_put(BulkSpill *spill, const BulkItem *item)
 {
 	GfSpill    *sp = (GfSpill *) spill;
-	Datum		v[GS_NCOLS];
 	double		x = item->box.xmin,
 				y = item->box.ymin;
 	uint64		addr = gf_point_admit(sp->idx, x, y);
 
-	v[GS_KEY] = Int64GetDatum(sort_key_u64(gf_addr_key(addr)));
-	v[GS_X] = Float8GetDatum(x);
-	v[GS_Y] = Float8GetDatum(y);
-	v[GS_ID] = Int64GetDatum(item->id);
-	spill_sort_put(sp->sort, v);
+	spill_points_put(sp->sort, gf_addr_key(addr), x, y, item->id);
 }
 
-/* The next point of the sorted stream and its left-aligned address. */
-static void
-sorted_point(GfSpill *sp, GfBucketEntry *e, uint64 *key)
+/* The next point of the sorted stream; returns its left-aligned address. */
+static inline uint64
+sorted_point(GfSpill *sp, GfBucketEntry *e)
 {
-	const Datum *v = spill_sort_get(sp->sort, "points");
-
-	*key = sort_key_to_u64(DatumGetInt64(v[GS_KEY]));
-	e->x = DatumGetFloat8(v[GS_X]);
-	e->y = DatumGetFloat8(v[GS_Y]);
-	e->id = DatumGetInt64(v[GS_ID]);
+	return spill_points_get(sp->sort, &e->x, &e->y, &e->id);
 }
 
 static int
@@ -427,7 +405,7 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 
 		if (i < n)
 		{
-			sorted_point(sp, &e, &key);
+			key = sorted_point(sp, &e);
 			CHECK_FOR_INTERRUPTS();
 		}
 		if (i == 0)
@@ -498,10 +476,9 @@ cut_streamed(GfSpill *sp, StructIndex *idx, uint64 region, int64 count, uint32 m
 	if (count <= max)
 	{
 		TreeNode   *node = ns_new_node(idx->ns, ns_alloc(idx->ns, 0), 0);
-		uint64		key;
 
 		for (int64 i = 0; i < count; i++)
-			sorted_point(sp, &GfBucketEntries(node)[i], &key);
+			(void) sorted_point(sp, &GfBucketEntries(node)[i]);
 		if (sp->nlevel == sp->maxlevel)
 		{
 			sp->maxlevel *= 2;

@@ -147,3 +147,50 @@ spill_sort_end(SpillSort *ss)
 	FreeTupleDesc(ss->desc);
 	pfree(ss);
 }
+
+/*
+ * Points by (address, x, y, id), every column a key: the order of the
+ * in-memory loads' comparators (gridfile_bulk.c, xbrtree_bulk.c), total
+ * once the id decides.  Random access: both loads read the sorted points
+ * twice.
+ */
+enum
+{
+	SP_KEY, SP_X, SP_Y, SP_ID, SP_NCOLS
+};
+
+static const Oid sp_types[SP_NCOLS] = {
+	[SP_KEY] = INT8OID,[SP_X] = FLOAT8OID,[SP_Y] = FLOAT8OID,[SP_ID] = INT8OID
+};
+
+SpillSort *
+spill_points_begin(void)
+{
+	return spill_sort_begin(SP_NCOLS, sp_types, SP_NCOLS, TUPLESORT_RANDOMACCESS);
+}
+
+void
+spill_points_put(SpillSort *ss, uint64 key, double x, double y, int64 id)
+{
+	Datum		v[SP_NCOLS];
+
+	Assert(ss->desc->natts == SP_NCOLS);
+	v[SP_KEY] = Int64GetDatum(sort_key_u64(key));
+	v[SP_X] = Float8GetDatum(x);
+	v[SP_Y] = Float8GetDatum(y);
+	v[SP_ID] = Int64GetDatum(id);
+	spill_sort_put(ss, v);
+}
+
+/* The next point (the caller reads no more than were put); returns its key. */
+uint64
+spill_points_get(SpillSort *ss, double *x, double *y, int64 *id)
+{
+	const Datum *v = spill_sort_get(ss, "points");
+
+	Assert(ss->desc->natts == SP_NCOLS);
+	*x = DatumGetFloat8(v[SP_X]);
+	*y = DatumGetFloat8(v[SP_Y]);
+	*id = DatumGetInt64(v[SP_ID]);
+	return sort_key_to_u64(DatumGetInt64(v[SP_KEY]));
+}

@@ -24,6 +24,10 @@
  *
  * A row returned by next/get is valid until the next call on the sort.
  *
+ * The grid file and the xBR+-tree sort their points alike, by (address,
+ * x, y, id): spill_points_* is that sort, the address (a uint64) kept as
+ * sort_key_u64 and given back as it was put.
+ *
  * IDENTIFICATION
  *	  src/index/spill_sort.h
  *
@@ -46,6 +50,10 @@ extern const Datum *spill_sort_get(SpillSort *ss, const char *what);
 extern void spill_sort_rescan(SpillSort *ss);
 extern int64 spill_sort_count(const SpillSort *ss);
 extern void spill_sort_end(SpillSort *ss);
+
+extern SpillSort *spill_points_begin(void);
+extern void spill_points_put(SpillSort *ss, uint64 key, double x, double y, int64 id);
+extern uint64 spill_points_get(SpillSort *ss, double *x, double *y, int64 *id);
 
 /*
  * A uint64 key as an int8 of the same order: int8 compares signed, so the

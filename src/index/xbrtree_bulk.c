@@ -553,21 +553,10 @@ build_levels(StructIndex *idx, BulkEntry *level_items, int64 count, uint16 level
 /* ------------------------------------------------------------------ */
 
 /*
- * The first external sort (spill_sort.h): the points in bulk_entry_cmp's
- * order, every column a key.
- */
-enum
-{
-	XS_CODE, XS_X, XS_Y, XS_ID, XS_NCOLS
-};
-
-static const Oid xs_types[XS_NCOLS] = {
-	[XS_CODE] = INT8OID,[XS_X] = FLOAT8OID,[XS_Y] = FLOAT8OID,[XS_ID] = INT8OID
-};
-
-/*
- * The second: the points by node, then by their place in the first (the
- * two keys; unique, so the order is total).
+ * The first external sort is spill_sort.h's spill_points_*, keyed by the
+ * address's code: bulk_entry_cmp's order.  The second: the points by node,
+ * then by their place in the first (the two keys; unique, so the order is
+ * total).
  */
 enum
 {
@@ -582,7 +571,7 @@ static const Oid xn_types[XN_NCOLS] = {
 struct XbrSpill
 {
 	StructIndex *idx;
-	SpillSort  *sort;			/* by (code as sort_key_u64, x, y, id) */
+	SpillSort  *sort;			/* spill_points_*, keyed by the code */
 };
 
 BulkSpill *
@@ -593,8 +582,7 @@ xbr_spill_begin(StructIndex *idx, const char *method)
 	if (strcmp(method, "bulk") != 0)
 		elog(ERROR, "xBR+-tree bulk loader called with method \"%s\"", method);
 	sp->idx = idx;
-	/* random access: the sorted points are read twice */
-	sp->sort = spill_sort_begin(XS_NCOLS, xs_types, XS_NCOLS, TUPLESORT_RANDOMACCESS);
+	sp->sort = spill_points_begin();
 	return (BulkSpill *) sp;
 }
 
@@ -603,28 +591,18 @@ void
 xbr_spill_put(BulkSpill *spill, const BulkItem *item)
 {
 	XbrSpill   *sp = (XbrSpill *) spill;
-	Datum		v[XS_NCOLS];
 	XbrAddr		addr;
 
 	xbr_point_admit(sp->idx, item->box.xmin, item->box.ymin, &addr);
 	Assert(addr.len == XBR_MAX_DEPTH);
-	v[XS_CODE] = Int64GetDatum(sort_key_u64(addr.code));
-	v[XS_X] = Float8GetDatum(item->box.xmin);
-	v[XS_Y] = Float8GetDatum(item->box.ymin);
-	v[XS_ID] = Int64GetDatum(item->id);
-	spill_sort_put(sp->sort, v);
+	spill_points_put(sp->sort, addr.code, item->box.xmin, item->box.ymin, item->id);
 }
 
-/* The next point of the first sort and its address's code. */
-static void
-sorted_point(XbrSpill *sp, XbrLeafEntry *e, uint64 *code)
+/* The next point of the first sort; returns its address's code. */
+static inline uint64
+sorted_point(XbrSpill *sp, XbrLeafEntry *e)
 {
-	const Datum *v = spill_sort_get(sp->sort, "points");
-
-	*code = sort_key_to_u64(DatumGetInt64(v[XS_CODE]));
-	e->x = DatumGetFloat8(v[XS_X]);
-	e->y = DatumGetFloat8(v[XS_Y]);
-	e->id = DatumGetInt64(v[XS_ID]);
+	return spill_points_get(sp->sort, &e->x, &e->y, &e->id);
 }
 
 /*
@@ -657,7 +635,7 @@ find_splits(XbrSpill *sp, uint32 capacity, int64 *nsplits)
 
 		if (i < npoints)
 		{
-			sorted_point(sp, &e, &code);
+			code = sorted_point(sp, &e);
 			CHECK_FOR_INTERRUPTS();
 		}
 		if (i == 0)
@@ -790,10 +768,9 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 	for (int64 i = 0; i < npoints; i++)
 	{
 		XbrLeafEntry e;
-		uint64		code;
 		Datum		v[XN_NCOLS];
 
-		sorted_point(sp, &e, &code);
+		(void) sorted_point(sp, &e);
 		while (r < p.nranges && p.ranges[r].hi <= i)
 			r++;
 		if (r == p.nranges || p.ranges[r].lo > i)
