@@ -20,6 +20,7 @@
  *	spill_sort_get		the next row; the end is an error (the caller knows
  *						how many rows remain)
  *	spill_sort_rescan	read again from the start (TUPLESORT_RANDOMACCESS)
+ *	spill_sort_count	the rows put
  *	spill_sort_end		release the sort, its slots and descriptor
  *
  * A row returned by next/get is valid until the next call on the sort.
