@@ -23,6 +23,10 @@
 -- and, with min_fill 5, the parents of its leaves go to a temporary file.
 -- The grid file and the xBR+-tree (points only) load the points of
 -- bs_src, each twice, and bs_skew, crowded in a corner of their extent.
+-- STR's external sort keys the centres by spill_sort.h's sort_key_f8,
+-- whose negative and zero cases bs_src (centres >= 0) never reaches:
+-- bs_neg has negative centres over many slices, and a run of centres
+-- x = -0 and +0 (equal for float8: y decides) longer than a slice.
 --
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
@@ -56,6 +60,18 @@ CREATE TABLE bs_skew AS
 SELECT i AS id, ST_MakePoint(60 + (i % 125) * 0.32, 60 + (i / 125) * 0.32) AS geom
 FROM generate_series(0, 14999) i
 UNION ALL SELECT 15000, ST_MakePoint(0, 0);
+-- 6000 points at x = -0 or +0 (alternating), then 9000 at x = -1 .. -90,
+-- y negative and positive
+CREATE TABLE bs_neg AS
+SELECT i AS id,
+	   ST_MakePoint(CASE WHEN i >= 6000 THEN -1 - (i % 90)
+					WHEN i % 2 = 0 THEN '-0'::float8 ELSE 0 END,
+					(i % 600 - 300) * 0.1) AS geom
+FROM generate_series(0, 14999) i;
+SELECT count(*) FILTER (WHERE ST_X(geom)::text = '-0') AS minus_zero,
+	   count(*) FILTER (WHERE ST_X(geom)::text = '0') AS plus_zero,
+	   count(*) FILTER (WHERE ST_X(geom) < 0) AS negative
+FROM bs_neg;
 -- 5000 ids, each on three boxes around one centre, no primary key
 CREATE TABLE bs_dup (id bigint NOT NULL, geom geometry NOT NULL);
 INSERT INTO bs_dup
@@ -73,6 +89,7 @@ FROM (VALUES
 	('bs_rtree', 'rtree', '{"page_size": 1024}', 'str', 'bs_src'),
 	('bs_rstar', 'rstartree', '{"page_size": 1024}', 'str', 'bs_src'),
 	('bs_m2', 'rtree', '{"page_size": 1024, "min_fill": 5}', 'str', 'bs_src'),
+	('bs_neg', 'rtree', '{"page_size": 1024}', 'str', 'bs_neg'),
 	('bs_hpack', 'rtree', '{"page_size": 1024, "min_fill": 5}', 'hilbert', 'bs_src'),
 	('bs_hpack_dup', 'rtree', '{"page_size": 1024, "min_fill": 5}', 'hilbert', 'bs_dup'),
 	('bs_hrt', 'hilbert', '{"page_size": 1024, "max_fill": 30}', 'hilbert', 'bs_src'),
@@ -88,7 +105,8 @@ FROM bs_index ORDER BY name;
 -- both sources as one, for the brute force
 CREATE VIEW bs_all AS
 SELECT 'bs_src' AS src, id, geom FROM bs_src UNION ALL SELECT 'bs_dup', id, geom FROM bs_dup
-UNION ALL SELECT 'bs_pts', id, geom FROM bs_pts UNION ALL SELECT 'bs_skew', id, geom FROM bs_skew;
+UNION ALL SELECT 'bs_pts', id, geom FROM bs_pts UNION ALL SELECT 'bs_skew', id, geom FROM bs_skew
+UNION ALL SELECT 'bs_neg', id, geom FROM bs_neg;
 
 -- every node reachable from the root, with its page: (page, level,
 -- position, ref, box); two identical trees give identical rows
@@ -111,6 +129,7 @@ SET client_min_messages = debug1;
 SELECT festival.build('bs_rtree_ext', 'str') AS rtree_ext;
 SELECT festival.build('bs_rstar_ext', 'str') AS rstar_ext;
 SELECT festival.build('bs_m2_ext', 'str') AS m2_ext;
+SELECT festival.build('bs_neg_ext', 'str') AS neg_ext;
 SELECT festival.build('bs_hpack_ext', 'hilbert') AS hpack_ext;
 SELECT festival.build('bs_hpack_dup_ext', 'hilbert') AS hpack_dup_ext;
 SELECT festival.build('bs_hrt_ext', 'hilbert') AS hrt_ext;
@@ -171,5 +190,5 @@ DROP TABLE bs_same;
 SELECT festival.drop_index(name) FROM bs_index ORDER BY name;
 SELECT festival.drop_device('bs_dev');
 DROP VIEW bs_all;
-DROP TABLE bs_src, bs_dup, bs_pts, bs_skew, bs_index, bs_window;
+DROP TABLE bs_src, bs_dup, bs_pts, bs_skew, bs_neg, bs_index, bs_window;
 DROP FUNCTION bs_tree(text);

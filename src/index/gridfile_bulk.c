@@ -51,12 +51,8 @@
  */
 #include "index/gridfile.h"
 
-#include "access/tupdesc.h"
-#include "catalog/pg_operator_d.h"
-#include "catalog/pg_type_d.h"
-#include "executor/tuptable.h"
+#include "index/spill_sort.h"
 #include "miscadmin.h"
-#include "utils/tuplesort.h"
 
 typedef struct SortItem
 {
@@ -327,11 +323,6 @@ gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 /* ------------------------------------------------------------------ */
 
 /* The external sort's columns, all keys, in sort_item_cmp's order. */
-enum
-{
-	GS_KEY, GS_X, GS_Y, GS_ID, GS_NCOLS
-};
-
 /* A region holding more than a bucket: it is halved (first pass). */
 typedef struct SplitRegion
 {
@@ -342,11 +333,7 @@ typedef struct SplitRegion
 struct GfSpill
 {
 	StructIndex *idx;
-	TupleDesc	desc;
-	Tuplesortstate *sort;
-	TupleTableSlot *in;
-	TupleTableSlot *out;
-	int64		n;
+	SpillSort  *sort;			/* spill_points_*, keyed by gf_addr_key */
 	/* the second pass */
 	SplitRegion *splits;
 	int64		nsplits;
@@ -356,47 +343,14 @@ struct GfSpill
 	int64		maxlevel;
 };
 
-/* A left-aligned address as an int8 of the same order. */
-static inline int64
-order_key(uint64 key)
-{
-	return (int64) (key ^ (UINT64CONST(1) << 63));
-}
-
 BulkSpill *
 gf_spill_begin(StructIndex *idx, const char *method)
 {
 	GfSpill    *sp = palloc0(sizeof(GfSpill));
-	AttrNumber	cols[GS_NCOLS];
-	Oid			ops[GS_NCOLS];
-	Oid			collations[GS_NCOLS];
-	bool		nulls_first[GS_NCOLS];
 
 	Assert(strcmp(method, "bulk") == 0);
 	sp->idx = idx;
-	sp->desc = CreateTemplateTupleDesc(GS_NCOLS);
-	for (int i = 0; i < GS_NCOLS; i++)
-	{
-		bool		is_int8 = i == GS_KEY || i == GS_ID;
-
-		TupleDescInitEntry(sp->desc, (AttrNumber) (i + 1), NULL,
-						   is_int8 ? INT8OID : FLOAT8OID, -1, 0);
-		cols[i] = (AttrNumber) (i + 1);
-		ops[i] = is_int8 ? Int8LessOperator : Float8LessOperator;
-		collations[i] = InvalidOid;
-		nulls_first[i] = false;
-	}
-
-	/*
-	 * Half of maintenance_work_mem, as rtree_pack.c: while the caller moves
-	 * its gathered objects in they take less than the other half.  Random
-	 * access: the sorted points are read twice.
-	 */
-	sp->sort = tuplesort_begin_heap(sp->desc, GS_NCOLS, cols, ops, collations,
-									nulls_first, Max(64, maintenance_work_mem / 2),
-									NULL, TUPLESORT_RANDOMACCESS);
-	sp->in = MakeSingleTupleTableSlot(sp->desc, &TTSOpsVirtual);
-	sp->out = MakeSingleTupleTableSlot(sp->desc, &TTSOpsMinimalTuple);
+	sp->sort = spill_points_begin();
 	return (BulkSpill *) sp;
 }
 
@@ -405,34 +359,18 @@ void
 gf_spill_put(BulkSpill *spill, const BulkItem *item)
 {
 	GfSpill    *sp = (GfSpill *) spill;
-	Datum	   *v = sp->in->tts_values;
 	double		x = item->box.xmin,
 				y = item->box.ymin;
 	uint64		addr = gf_point_admit(sp->idx, x, y);
 
-	ExecClearTuple(sp->in);
-	v[GS_KEY] = Int64GetDatum(order_key(gf_addr_key(addr)));
-	v[GS_X] = Float8GetDatum(x);
-	v[GS_Y] = Float8GetDatum(y);
-	v[GS_ID] = Int64GetDatum(item->id);
-	memset(sp->in->tts_isnull, 0, GS_NCOLS * sizeof(bool));
-	ExecStoreVirtualTuple(sp->in);
-	tuplesort_puttupleslot(sp->sort, sp->in);
-	sp->n++;
+	spill_points_put(sp->sort, gf_addr_key(addr), x, y, item->id);
 }
 
-/* The next point of the sorted stream and its left-aligned address. */
-static void
-sorted_point(GfSpill *sp, GfBucketEntry *e, uint64 *key)
+/* The next point of the sorted stream; returns its left-aligned address. */
+static inline uint64
+sorted_point(GfSpill *sp, GfBucketEntry *e)
 {
-	if (!tuplesort_gettupleslot(sp->sort, true, false, sp->out, NULL))
-		elog(ERROR, "external sort of a bulk load returned fewer than " INT64_FORMAT " points",
-			 sp->n);
-	slot_getallattrs(sp->out);
-	*key = (uint64) order_key((uint64) DatumGetInt64(sp->out->tts_values[GS_KEY]));
-	e->x = DatumGetFloat8(sp->out->tts_values[GS_X]);
-	e->y = DatumGetFloat8(sp->out->tts_values[GS_Y]);
-	e->id = DatumGetInt64(sp->out->tts_values[GS_ID]);
+	return spill_points_get(sp->sort, &e->x, &e->y, &e->id);
 }
 
 static int
@@ -455,18 +393,19 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 	int64		second[GF_MAX_DEPTH + 1];
 	int64		maxsplits = 64;
 	uint64		prev = 0;
+	int64		n = spill_sort_count(sp->sort);
 
 	sp->splits = palloc(maxsplits * sizeof(SplitRegion));
 	sp->nsplits = 0;
-	for (int64 i = 0; i <= sp->n; i++)
+	for (int64 i = 0; i <= n; i++)
 	{
 		GfBucketEntry e;
 		uint64		key = 0;
 		int			p;
 
-		if (i < sp->n)
+		if (i < n)
 		{
-			sorted_point(sp, &e, &key);
+			key = sorted_point(sp, &e);
 			CHECK_FOR_INTERRUPTS();
 		}
 		if (i == 0)
@@ -481,7 +420,7 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 			continue;
 		}
 		/* the depth of the deepest region holding both points */
-		if (i == sp->n)
+		if (i == n)
 			p = -1;				/* the end closes every region */
 		else if (key == prev)
 			continue;
@@ -537,10 +476,9 @@ cut_streamed(GfSpill *sp, StructIndex *idx, uint64 region, int64 count, uint32 m
 	if (count <= max)
 	{
 		TreeNode   *node = ns_new_node(idx->ns, ns_alloc(idx->ns, 0), 0);
-		uint64		key;
 
 		for (int64 i = 0; i < count; i++)
-			sorted_point(sp, &GfBucketEntries(node)[i], &key);
+			(void) sorted_point(sp, &GfBucketEntries(node)[i]);
 		if (sp->nlevel == sp->maxlevel)
 		{
 			sp->maxlevel *= 2;
@@ -571,25 +509,23 @@ gf_spill_load(StructIndex *idx, BulkSpill *spill)
 	GfSpill    *sp = (GfSpill *) spill;
 	const GfState *st = (const GfState *) idx->state;
 	PageId		empty_root = idx->ns->meta->root;
+	int64		n = spill_sort_count(sp->sort);
 
 	/*
 	 * More points than a bucket holds, as the caller spills only past
 	 * maintenance_work_mem: gf_bulk_load's one-bucket case does not arise.
 	 */
-	if (sp->n <= st->bucket_max)
+	if (n <= st->bucket_max)
 		elog(ERROR, "bulk load of index \"%s\" spilled only " INT64_FORMAT " points",
-			 idx->name, sp->n);
-	tuplesort_performsort(sp->sort);
+			 idx->name, n);
+	spill_sort_perform(sp->sort);
 	find_splits(sp, idx, st->bucket_max);
-	tuplesort_rescan(sp->sort);
+	spill_sort_rescan(sp->sort);
 	sp->maxlevel = 64;
 	sp->level = palloc(sp->maxlevel * sizeof(GfDirEntry));
-	cut_streamed(sp, idx, GF_ROOT_ADDR, sp->n, st->bucket_max);
+	cut_streamed(sp, idx, GF_ROOT_ADDR, n, st->bucket_max);
 	Assert(sp->next_split == sp->nsplits);
-	tuplesort_end(sp->sort);
-	ExecDropSingleTupleTableSlot(sp->in);
-	ExecDropSingleTupleTableSlot(sp->out);
-	FreeTupleDesc(sp->desc);
+	spill_sort_end(sp->sort);
 	pfree(sp->splits);
 	build_directories(idx, sp->level, sp->nlevel, palloc(sizeof(uint64)), empty_root);
 	pfree(sp);

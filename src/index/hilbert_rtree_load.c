@@ -39,14 +39,11 @@
  */
 #include "index/hilbert_rtree.h"
 
-#include "access/tupdesc.h"
-#include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
-#include "executor/tuptable.h"
 #include "geom/hilbert.h"
+#include "index/spill_sort.h"
 #include "miscadmin.h"
 #include "storage/buffile.h"
-#include "utils/tuplesort.h"
 
 /*
  * The entry counts of the nodes of a level of n entries: M each, the last
@@ -229,20 +226,22 @@ hilbert_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method
 /* bounded memory                                                     */
 /* ------------------------------------------------------------------ */
 
-/* The external sort's columns: the first two are its keys. */
+/* The external sort's columns (spill_sort.h): the first two are its keys. */
 enum
 {
 	HS_KEY, HS_ID, HS_XMIN, HS_YMIN, HS_XMAX, HS_YMAX, HS_NCOLS
 };
 
+static const Oid hs_types[HS_NCOLS] = {
+	[HS_KEY] = INT8OID,[HS_ID] = INT8OID,
+	[HS_XMIN] = FLOAT8OID,[HS_YMIN] = FLOAT8OID,
+	[HS_XMAX] = FLOAT8OID,[HS_YMAX] = FLOAT8OID
+};
+
 struct HilbertSpill
 {
 	Mbr			extent;
-	TupleDesc	desc;
-	Tuplesortstate *sort;
-	TupleTableSlot *in;
-	TupleTableSlot *out;
-	int64		n;
+	SpillSort  *sort;			/* by (h as sort_key_u64, id) */
 	/* leaf_next: a run of leaves equal in (h, id), in hilbert_entry_cmp order */
 	HilbertLeafEntry *ties;
 	int			nties;
@@ -252,41 +251,23 @@ struct HilbertSpill
 	HilbertLeafEntry peek;
 };
 
-/* A Hilbert value as an int8 of the same order (int8 compares signed). */
-static inline int64
-order_key(uint64 h)
-{
-	return (int64) (h ^ (UINT64CONST(1) << 63));
-}
-
 BulkSpill *
 hilbert_spill_begin(StructIndex *idx, const char *method)
 {
 	HilbertState *st = (HilbertState *) idx->state;
 	HilbertSpill *sp;
-	AttrNumber	cols[2] = {HS_KEY + 1, HS_ID + 1};
-	Oid			ops[2] = {Int8LessOperator, Int8LessOperator};
-	Oid			collations[2] = {InvalidOid, InvalidOid};
-	bool		nulls_first[2] = {false, false};
 
 	if (strcmp(method, "hilbert") != 0)
 		elog(ERROR, "unknown bulk load method \"%s\" for the Hilbert R-tree", method);
 	sp = palloc0(sizeof(HilbertSpill));
 	sp->extent = st->extent;
-	sp->desc = CreateTemplateTupleDesc(HS_NCOLS);
-	for (int i = 0; i < HS_NCOLS; i++)
-		TupleDescInitEntry(sp->desc, (AttrNumber) (i + 1), NULL,
-						   i <= HS_ID ? INT8OID : FLOAT8OID, -1, 0);
 
 	/*
-	 * Half of maintenance_work_mem, as rtree_pack.c: while the caller moves
-	 * its gathered objects in they take less than the other half.
+	 * Keyed by (h, id) only: the ties of a repeated id are put in order by
+	 * leaf_next, as the in-memory load's comparator ends on the entry's
+	 * bytes, which no column order reproduces.
 	 */
-	sp->sort = tuplesort_begin_heap(sp->desc, 2, cols, ops, collations,
-									nulls_first, Max(64, maintenance_work_mem / 2),
-									NULL, TUPLESORT_NONE);
-	sp->in = MakeSingleTupleTableSlot(sp->desc, &TTSOpsVirtual);
-	sp->out = MakeSingleTupleTableSlot(sp->desc, &TTSOpsMinimalTuple);
+	sp->sort = spill_sort_begin(HS_NCOLS, hs_types, 2, TUPLESORT_NONE);
 	return (BulkSpill *) sp;
 }
 
@@ -294,35 +275,32 @@ void
 hilbert_spill_put(BulkSpill *spill, const BulkItem *item)
 {
 	HilbertSpill *sp = (HilbertSpill *) spill;
-	Datum	   *v = sp->in->tts_values;
+	Datum		v[HS_NCOLS];
 
-	ExecClearTuple(sp->in);
-	v[HS_KEY] = Int64GetDatum(order_key(hilbert_of_box(&sp->extent, &item->box)));
+	v[HS_KEY] = Int64GetDatum(sort_key_u64(hilbert_of_box(&sp->extent, &item->box)));
 	v[HS_ID] = Int64GetDatum(item->id);
 	v[HS_XMIN] = Float8GetDatum(item->box.xmin);
 	v[HS_YMIN] = Float8GetDatum(item->box.ymin);
 	v[HS_XMAX] = Float8GetDatum(item->box.xmax);
 	v[HS_YMAX] = Float8GetDatum(item->box.ymax);
-	memset(sp->in->tts_isnull, 0, HS_NCOLS * sizeof(bool));
-	ExecStoreVirtualTuple(sp->in);
-	tuplesort_puttupleslot(sp->sort, sp->in);
-	sp->n++;
+	spill_sort_put(sp->sort, v);
 }
 
 /* The next leaf of the performed sort, as the in-memory load builds it. */
 static bool
 sorted_leaf(HilbertSpill *sp, HilbertLeafEntry *leaf)
 {
-	if (!tuplesort_gettupleslot(sp->sort, true, false, sp->out, NULL))
+	const Datum *v = spill_sort_next(sp->sort);
+
+	if (v == NULL)
 		return false;
-	slot_getallattrs(sp->out);
 	memset(leaf, 0, sizeof(*leaf));
-	leaf->hilbert = (uint64) order_key((uint64) DatumGetInt64(sp->out->tts_values[HS_KEY]));
-	leaf->id = DatumGetInt64(sp->out->tts_values[HS_ID]);
-	leaf->box.xmin = DatumGetFloat8(sp->out->tts_values[HS_XMIN]);
-	leaf->box.ymin = DatumGetFloat8(sp->out->tts_values[HS_YMIN]);
-	leaf->box.xmax = DatumGetFloat8(sp->out->tts_values[HS_XMAX]);
-	leaf->box.ymax = DatumGetFloat8(sp->out->tts_values[HS_YMAX]);
+	leaf->hilbert = sort_key_to_u64(DatumGetInt64(v[HS_KEY]));
+	leaf->id = DatumGetInt64(v[HS_ID]);
+	leaf->box.xmin = DatumGetFloat8(v[HS_XMIN]);
+	leaf->box.ymin = DatumGetFloat8(v[HS_YMIN]);
+	leaf->box.xmax = DatumGetFloat8(v[HS_XMAX]);
+	leaf->box.ymax = DatumGetFloat8(v[HS_YMAX]);
 	return true;
 }
 
@@ -339,7 +317,7 @@ leaf_next(HilbertSpill *sp, HilbertLeafEntry *leaf)
 
 		if (!sp->peeked && !sorted_leaf(sp, &sp->peek))
 			elog(ERROR, "external sort of a bulk load returned fewer than " INT64_FORMAT " objects",
-				 sp->n);
+				 spill_sort_count(sp->sort));
 		sp->ties[0] = sp->peek;
 		sp->nties = 1;
 		sp->next = 0;
@@ -377,13 +355,13 @@ hilbert_spill_load(StructIndex *idx, BulkSpill *spill)
 	HilbertState *st = (HilbertState *) idx->state;
 	PageId		empty_root = idx->ns->meta->root;
 	LevelSource src = {0};
-	int64		count = sp->n;
+	int64		count = spill_sort_count(sp->sort);
 	uint16		level = 0;
 
 	if (idx->ns->meta->height != 1)
 		elog(ERROR, "bulk load of index \"%s\" needs the empty tree", idx->name);
 	Assert(count > 0);
-	tuplesort_performsort(sp->sort);
+	spill_sort_perform(sp->sort);
 	sp->maxties = 16;
 	sp->ties = palloc(sp->maxties * sizeof(HilbertLeafEntry));
 	src.sort = sp;
@@ -407,10 +385,7 @@ hilbert_spill_load(StructIndex *idx, BulkSpill *spill)
 		if (src.sort != NULL)
 		{
 			Assert(sp->next == sp->nties && !sp->peeked);
-			tuplesort_end(sp->sort);
-			ExecDropSingleTupleTableSlot(sp->in);
-			ExecDropSingleTupleTableSlot(sp->out);
-			FreeTupleDesc(sp->desc);
+			spill_sort_end(sp->sort);
 			pfree(sp->ties);
 			pfree(sp);
 			src.sort = NULL;

@@ -36,9 +36,9 @@
  * to memory once they do.  Both comparators are total orders (the last
  * keys are the rectangle itself), so the slices hold the same rectangles
  * in the same order and the tree is the in-memory load's, page for page.
- * The centres are the sort's first two keys as int8 (order_key): int8 is
- * pass by value with PostgreSQL's fastest comparator, so most comparisons
- * of the external sort end on the first key without touching the tuple.
+ * The centres are the sort's first two keys as int8 (sort_key_f8, through
+ * spill_sort.h): most comparisons of the external sort end on the first
+ * key without touching the tuple.
  *
  * Hilbert packing in bounded memory: the keys need the extent of every
  * object, so the objects first go to a temporary file (BufFile) while the
@@ -62,14 +62,11 @@
 
 #include <math.h>
 
-#include "access/tupdesc.h"
-#include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
-#include "executor/tuptable.h"
 #include "geom/hilbert.h"
+#include "index/spill_sort.h"
 #include "miscadmin.h"
 #include "storage/buffile.h"
-#include "utils/tuplesort.h"
 
 const BuildMethod rtree_build_methods[] = {
 	{"str", "Sort-Tile-Recursive packing, Leutenegger et al. 1997"},
@@ -169,34 +166,10 @@ compare_key(const PackItem *p, const PackItem *q)
 #include "lib/sort_template.h"
 
 /*
- * A float8 as an int8 of the same order (for finite values): the bits of
- * a non-negative double order as integers; a negative one's magnitude
- * bits are flipped so that larger magnitudes come first.  -0 is made +0
- * first, as float8 compares them equal.
- */
-static inline int64
-order_key(double d)
-{
-	int64		bits;
-
-	if (d == 0)
-		d = 0;
-	memcpy(&bits, &d, sizeof(bits));
-	return bits < 0 ? bits ^ PG_INT64_MAX : bits;
-}
-
-/* A Hilbert value as an int8 of the same order (int8 compares signed). */
-static inline int64
-hilbert_order_key(uint64 h)
-{
-	return (int64) (h ^ (UINT64CONST(1) << 63));
-}
-
-/*
- * Rectangles in PostgreSQL's external sort, ordered as compare_on_axis
- * orders them on x (STR: the centres as order_key) or as compare_key
- * (Hilbert: the value as hilbert_order_key, then 0): the sort keys are the
- * columns, in order.
+ * Rectangles in PostgreSQL's external sort (spill_sort.h), ordered as
+ * compare_on_axis orders them on x (STR: the centres as sort_key_f8) or as
+ * compare_key (Hilbert: the value as sort_key_u64, then 0): the sort keys
+ * are all the columns, in order.
  */
 enum
 {
@@ -204,60 +177,39 @@ enum
 	SPILL_YMAX, SPILL_NCOLS
 };
 
+static const Oid spill_types[SPILL_NCOLS] = {
+	[SPILL_K1] = INT8OID,[SPILL_K2] = INT8OID,[SPILL_REF] = INT8OID,
+	[SPILL_XMIN] = FLOAT8OID,[SPILL_YMIN] = FLOAT8OID,
+	[SPILL_XMAX] = FLOAT8OID,[SPILL_YMAX] = FLOAT8OID
+};
+
 struct BulkSpill
 {
-	TupleDesc	desc;
-	Tuplesortstate *sort;
-	TupleTableSlot *in;			/* virtual: what is put */
-	TupleTableSlot *out;		/* minimal: what is read back */
-	int64		n;
+	SpillSort  *sort;
 	/* Hilbert packing: the objects before the extent is known */
 	BufFile    *raw;
+	int64		nraw;
 	Mbr			extent;
 };
 
 /*
- * A sort of its own, given half of maintenance_work_mem: a level's input
- * and its parents' sort live together, and while the caller moves its
- * gathered objects into the first sort they take less than the other
- * half (api_index.c).
+ * A sort of its own (half of maintenance_work_mem, spill_sort.c): a
+ * level's input and its parents' sort live together.
  */
 static BulkSpill *
 spill_create(void)
 {
 	BulkSpill  *sp = palloc0(sizeof(BulkSpill));
-	AttrNumber	cols[SPILL_NCOLS];
-	Oid			ops[SPILL_NCOLS];
-	Oid			collations[SPILL_NCOLS];
-	bool		nulls_first[SPILL_NCOLS];
 
-	sp->desc = CreateTemplateTupleDesc(SPILL_NCOLS);
-	for (int i = 0; i < SPILL_NCOLS; i++)
-	{
-		bool		is_int8 = i < SPILL_XMIN;
-
-		TupleDescInitEntry(sp->desc, (AttrNumber) (i + 1), NULL,
-						   is_int8 ? INT8OID : FLOAT8OID, -1, 0);
-		cols[i] = (AttrNumber) (i + 1);
-		ops[i] = is_int8 ? Int8LessOperator : Float8LessOperator;
-		collations[i] = InvalidOid;
-		nulls_first[i] = false;
-	}
-	sp->sort = tuplesort_begin_heap(sp->desc, SPILL_NCOLS, cols, ops,
-									collations, nulls_first,
-									Max(64, maintenance_work_mem / 2),
-									NULL, TUPLESORT_NONE);
-	sp->in = MakeSingleTupleTableSlot(sp->desc, &TTSOpsVirtual);
-	sp->out = MakeSingleTupleTableSlot(sp->desc, &TTSOpsMinimalTuple);
+	sp->sort = spill_sort_begin(SPILL_NCOLS, spill_types, SPILL_NCOLS, TUPLESORT_NONE);
 	return sp;
 }
 
 static void
 spill_put_entry(BulkSpill *sp, const RtreeEntry *e, int64 k1, int64 k2)
 {
-	Datum	   *v = sp->in->tts_values;
+	Datum		v[SPILL_NCOLS];
 
-	ExecClearTuple(sp->in);
 	v[SPILL_K1] = Int64GetDatum(k1);
 	v[SPILL_K2] = Int64GetDatum(k2);
 	v[SPILL_REF] = Int64GetDatum(e->ref);
@@ -265,46 +217,33 @@ spill_put_entry(BulkSpill *sp, const RtreeEntry *e, int64 k1, int64 k2)
 	v[SPILL_YMIN] = Float8GetDatum(e->box.ymin);
 	v[SPILL_XMAX] = Float8GetDatum(e->box.xmax);
 	v[SPILL_YMAX] = Float8GetDatum(e->box.ymax);
-	memset(sp->in->tts_isnull, 0, SPILL_NCOLS * sizeof(bool));
-	ExecStoreVirtualTuple(sp->in);
-	tuplesort_puttupleslot(sp->sort, sp->in);
-	sp->n++;
+	spill_sort_put(sp->sort, v);
 }
 
 /* STR's keys: the centre on x, then on y. */
 static void
 spill_put_str(BulkSpill *sp, const RtreeEntry *e)
 {
-	spill_put_entry(sp, e, order_key(e->box.xmin / 2 + e->box.xmax / 2),
-					order_key(e->box.ymin / 2 + e->box.ymax / 2));
+	spill_put_entry(sp, e, sort_key_f8(e->box.xmin / 2 + e->box.xmax / 2),
+					sort_key_f8(e->box.ymin / 2 + e->box.ymax / 2));
 }
 
-/*
- * The next rectangle of a performed sort, with its first key (*k1);
- * false at the end.
- */
-static bool
-spill_get_entry(BulkSpill *sp, RtreeEntry *e, int64 *k1)
+/* A sorted row as the rectangle it holds; returns its first key. */
+static int64
+spill_row_entry(const Datum *v, RtreeEntry *e)
 {
-	if (!tuplesort_gettupleslot(sp->sort, true, false, sp->out, NULL))
-		return false;
-	slot_getallattrs(sp->out);
-	*k1 = DatumGetInt64(sp->out->tts_values[SPILL_K1]);
-	e->ref = DatumGetInt64(sp->out->tts_values[SPILL_REF]);
-	e->box.xmin = DatumGetFloat8(sp->out->tts_values[SPILL_XMIN]);
-	e->box.ymin = DatumGetFloat8(sp->out->tts_values[SPILL_YMIN]);
-	e->box.xmax = DatumGetFloat8(sp->out->tts_values[SPILL_XMAX]);
-	e->box.ymax = DatumGetFloat8(sp->out->tts_values[SPILL_YMAX]);
-	return true;
+	e->ref = DatumGetInt64(v[SPILL_REF]);
+	e->box.xmin = DatumGetFloat8(v[SPILL_XMIN]);
+	e->box.ymin = DatumGetFloat8(v[SPILL_YMIN]);
+	e->box.xmax = DatumGetFloat8(v[SPILL_XMAX]);
+	e->box.ymax = DatumGetFloat8(v[SPILL_YMAX]);
+	return DatumGetInt64(v[SPILL_K1]);
 }
 
 static void
 spill_free(BulkSpill *sp)
 {
-	tuplesort_end(sp->sort);
-	ExecDropSingleTupleTableSlot(sp->in);
-	ExecDropSingleTupleTableSlot(sp->out);
-	FreeTupleDesc(sp->desc);
+	spill_sort_end(sp->sort);
 	if (sp->raw != NULL)
 		BufFileClose(sp->raw);
 	pfree(sp);
@@ -330,7 +269,6 @@ typedef struct PackSource
 	BulkSpill  *sort;
 	BufFile    *file;
 	bool		hilbert;
-	int64		n;
 } PackSource;
 
 static void
@@ -338,12 +276,10 @@ source_next(PackSource *src, PackItem *item)
 {
 	if (src->sort != NULL)
 	{
-		int64		k1;
+		int64		k1 = spill_row_entry(spill_sort_get(src->sort->sort, "rectangles"),
+										 &item->entry);
 
-		if (!spill_get_entry(src->sort, &item->entry, &k1))
-			elog(ERROR, "external sort of a bulk load returned fewer than " INT64_FORMAT " rectangles",
-				 src->n);
-		item->key = src->hilbert ? (uint64) hilbert_order_key((uint64) k1) : 0;
+		item->key = src->hilbert ? sort_key_to_u64(k1) : 0;
 	}
 	else
 		file_read(src->file, item, sizeof(PackItem));
@@ -462,7 +398,7 @@ pack_level_str_spilled(PackLevel *pl, BulkSpill *in, int64 n)
 	int64		slices = (int64) ceil(sqrt((double) nodes));
 	PackItem   *slice = MemoryContextAllocHuge(CurrentMemoryContext,
 											   (n / slices + 1) * sizeof(PackItem));
-	PackSource	src = {.sort = in,.n = n};
+	PackSource	src = {.sort = in};
 
 	for (int64 s = 0; s < slices; s++)
 	{
@@ -535,7 +471,7 @@ rtree_spill_put(BulkSpill *spill, const BulkItem *item)
 	{
 		BufFileWrite(spill->raw, unconstify(BulkItem *, item), sizeof(BulkItem));
 		mbr_extend(&spill->extent, &item->box);
-		spill->n++;
+		spill->nraw++;
 		return;
 	}
 	e.box = item->box;
@@ -558,7 +494,7 @@ hilbert_spill_load(StructIndex *idx, BulkSpill *raw)
 	PackItem   *buf = palloc(st->max_entries * sizeof(PackItem));
 	PackSource	src = {.hilbert = true};
 	PackItem   *items = NULL;
-	int64		n = raw->n;
+	int64		n = raw->nraw;
 	uint16		level = 0;
 
 	Assert(n > 0);
@@ -575,15 +511,14 @@ hilbert_spill_load(StructIndex *idx, BulkSpill *raw)
 		e.box = item.box;
 		e.ref = item.id;
 		spill_put_entry(sorted, &e,
-						hilbert_order_key(hilbert_of_box(&raw->extent, &item.box)), 0);
+						sort_key_u64(hilbert_of_box(&raw->extent, &item.box)), 0);
 		CHECK_FOR_INTERRUPTS();
 	}
 	BufFileClose(raw->raw);
 	raw->raw = NULL;
 	pfree(raw);
-	tuplesort_performsort(sorted->sort);
+	spill_sort_perform(sorted->sort);
 	src.sort = sorted;
-	src.n = n;
 
 	for (;;)
 	{
@@ -628,7 +563,6 @@ hilbert_spill_load(StructIndex *idx, BulkSpill *raw)
 						(errcode_for_file_access(),
 						 errmsg("could not rewind a temporary file of a bulk load: %m")));
 			src.file = pl.file;
-			src.n = n;
 		}
 		else
 			items = pl.parents;
@@ -660,7 +594,7 @@ rtree_spill_load(StructIndex *idx, BulkSpill *spill)
 	PageId		empty_root = idx->ns->meta->root;
 	BulkSpill  *in = spill;
 	PackItem   *items = NULL;
-	int64		n = spill->n;
+	int64		n;
 	uint16		level = 0;
 	PageId		root;
 
@@ -669,6 +603,7 @@ rtree_spill_load(StructIndex *idx, BulkSpill *spill)
 		hilbert_spill_load(idx, spill);
 		return;
 	}
+	n = spill_sort_count(spill->sort);
 	Assert(n > 0);
 	for (;;)
 	{
@@ -691,7 +626,7 @@ rtree_spill_load(StructIndex *idx, BulkSpill *spill)
 												parents_bound(st, n) * sizeof(PackItem));
 		if (in != NULL)
 		{
-			tuplesort_performsort(in->sort);
+			spill_sort_perform(in->sort);
 			pack_level_str_spilled(&pl, in, n);
 			spill_free(in);
 			in = NULL;
@@ -704,7 +639,7 @@ rtree_spill_load(StructIndex *idx, BulkSpill *spill)
 		n = pl.nparents;
 		if (pl.spill != NULL)
 		{
-			Assert(pl.spill->n == n);
+			Assert(spill_sort_count(pl.spill->sort) == n);
 			in = pl.spill;
 		}
 		else
@@ -715,12 +650,13 @@ rtree_spill_load(StructIndex *idx, BulkSpill *spill)
 	}
 	if (in != NULL)
 	{
+		const Datum *v;
 		RtreeEntry	e;
-		int64		k1;
 
-		tuplesort_performsort(in->sort);
-		if (!spill_get_entry(in, &e, &k1))
+		spill_sort_perform(in->sort);
+		if ((v = spill_sort_next(in->sort)) == NULL)
 			elog(ERROR, "external sort of a bulk load lost the root");
+		spill_row_entry(v, &e);
 		root = (PageId) e.ref;
 		spill_free(in);
 	}

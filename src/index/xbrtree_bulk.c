@@ -57,12 +57,9 @@
  */
 #include "index/xbrtree.h"
 
-#include "access/tupdesc.h"
-#include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
-#include "executor/tuptable.h"
+#include "index/spill_sort.h"
 #include "miscadmin.h"
-#include "utils/tuplesort.h"
 
 /* One object of the level being built: its quadrant and its entry. */
 typedef struct BulkEntry
@@ -555,70 +552,27 @@ build_levels(StructIndex *idx, BulkEntry *level_items, int64 count, uint16 level
 /* bounded memory                                                     */
 /* ------------------------------------------------------------------ */
 
-/* The first external sort: the points in bulk_entry_cmp's order. */
-enum
-{
-	XS_CODE, XS_X, XS_Y, XS_ID, XS_NCOLS
-};
-
-/* The second: the points by node, then by their place in the first. */
+/*
+ * The first external sort is spill_sort.h's spill_points_*, keyed by the
+ * address's code: bulk_entry_cmp's order.  The second: the points by node,
+ * then by their place in the first (the two keys; unique, so the order is
+ * total).
+ */
 enum
 {
 	XN_NODE, XN_POS, XN_X, XN_Y, XN_ID, XN_NCOLS
 };
 
+static const Oid xn_types[XN_NCOLS] = {
+	[XN_NODE] = INT8OID,[XN_POS] = INT8OID,
+	[XN_X] = FLOAT8OID,[XN_Y] = FLOAT8OID,[XN_ID] = INT8OID
+};
+
 struct XbrSpill
 {
 	StructIndex *idx;
-	TupleDesc	desc;
-	Tuplesortstate *sort;
-	TupleTableSlot *in;
-	TupleTableSlot *out;
-	int64		n;
+	SpillSort  *sort;			/* spill_points_*, keyed by the code */
 };
-
-/* An address's code as an int8 of the same order. */
-static inline int64
-order_key(uint64 code)
-{
-	return (int64) (code ^ (UINT64CONST(1) << 63));
-}
-
-static Tuplesortstate *
-begin_sort(TupleDesc desc, int nkeys, int sortopt)
-{
-	AttrNumber	cols[XN_NCOLS];
-	Oid			ops[XN_NCOLS];
-	Oid			collations[XN_NCOLS];
-	bool		nulls_first[XN_NCOLS];
-
-	Assert(nkeys <= XN_NCOLS);
-	for (int i = 0; i < nkeys; i++)
-	{
-		cols[i] = (AttrNumber) (i + 1);
-		ops[i] = TupleDescAttr(desc, i)->atttypid == INT8OID ? Int8LessOperator : Float8LessOperator;
-		collations[i] = InvalidOid;
-		nulls_first[i] = false;
-	}
-
-	/*
-	 * Half of maintenance_work_mem, as rtree_pack.c: while the caller moves
-	 * its gathered objects in they take less than the other half.
-	 */
-	return tuplesort_begin_heap(desc, nkeys, cols, ops, collations, nulls_first,
-								Max(64, maintenance_work_mem / 2), NULL, sortopt);
-}
-
-static TupleDesc
-make_desc(int ncols, int float_from, int float_to)
-{
-	TupleDesc	desc = CreateTemplateTupleDesc(ncols);
-
-	for (int i = 0; i < ncols; i++)
-		TupleDescInitEntry(desc, (AttrNumber) (i + 1), NULL,
-						   i >= float_from && i <= float_to ? FLOAT8OID : INT8OID, -1, 0);
-	return desc;
-}
 
 BulkSpill *
 xbr_spill_begin(StructIndex *idx, const char *method)
@@ -628,11 +582,7 @@ xbr_spill_begin(StructIndex *idx, const char *method)
 	if (strcmp(method, "bulk") != 0)
 		elog(ERROR, "xBR+-tree bulk loader called with method \"%s\"", method);
 	sp->idx = idx;
-	sp->desc = make_desc(XS_NCOLS, XS_X, XS_Y);
-	/* random access: the sorted points are read twice */
-	sp->sort = begin_sort(sp->desc, XS_NCOLS, TUPLESORT_RANDOMACCESS);
-	sp->in = MakeSingleTupleTableSlot(sp->desc, &TTSOpsVirtual);
-	sp->out = MakeSingleTupleTableSlot(sp->desc, &TTSOpsMinimalTuple);
+	sp->sort = spill_points_begin();
 	return (BulkSpill *) sp;
 }
 
@@ -641,34 +591,18 @@ void
 xbr_spill_put(BulkSpill *spill, const BulkItem *item)
 {
 	XbrSpill   *sp = (XbrSpill *) spill;
-	Datum	   *v = sp->in->tts_values;
 	XbrAddr		addr;
 
 	xbr_point_admit(sp->idx, item->box.xmin, item->box.ymin, &addr);
 	Assert(addr.len == XBR_MAX_DEPTH);
-	ExecClearTuple(sp->in);
-	v[XS_CODE] = Int64GetDatum(order_key(addr.code));
-	v[XS_X] = Float8GetDatum(item->box.xmin);
-	v[XS_Y] = Float8GetDatum(item->box.ymin);
-	v[XS_ID] = Int64GetDatum(item->id);
-	memset(sp->in->tts_isnull, 0, XS_NCOLS * sizeof(bool));
-	ExecStoreVirtualTuple(sp->in);
-	tuplesort_puttupleslot(sp->sort, sp->in);
-	sp->n++;
+	spill_points_put(sp->sort, addr.code, item->box.xmin, item->box.ymin, item->id);
 }
 
-/* The next point of the first sort and its address's code. */
-static void
-sorted_point(XbrSpill *sp, XbrLeafEntry *e, uint64 *code)
+/* The next point of the first sort; returns its address's code. */
+static inline uint64
+sorted_point(XbrSpill *sp, XbrLeafEntry *e)
 {
-	if (!tuplesort_gettupleslot(sp->sort, true, false, sp->out, NULL))
-		elog(ERROR, "external sort of a bulk load returned fewer than " INT64_FORMAT " points",
-			 sp->n);
-	slot_getallattrs(sp->out);
-	*code = (uint64) order_key((uint64) DatumGetInt64(sp->out->tts_values[XS_CODE]));
-	e->x = DatumGetFloat8(sp->out->tts_values[XS_X]);
-	e->y = DatumGetFloat8(sp->out->tts_values[XS_Y]);
-	e->id = DatumGetInt64(sp->out->tts_values[XS_ID]);
+	return spill_points_get(sp->sort, &e->x, &e->y, &e->id);
 }
 
 /*
@@ -691,21 +625,22 @@ find_splits(XbrSpill *sp, uint32 capacity, int64 *nsplits)
 	SplitQuad  *splits = palloc(max * sizeof(SplitQuad));
 	uint64		prev = 0;
 	XbrLeafEntry cell_first = {0};
+	int64		npoints = spill_sort_count(sp->sort);
 
-	for (int64 i = 0; i <= sp->n; i++)
+	for (int64 i = 0; i <= npoints; i++)
 	{
 		XbrLeafEntry e = {0};
 		uint64		code = 0;
 		int			p;
 
-		if (i < sp->n)
+		if (i < npoints)
 		{
-			sorted_point(sp, &e, &code);
+			code = sorted_point(sp, &e);
 			CHECK_FOR_INTERRUPTS();
 		}
 		if (i == 0)
 			p = -1;				/* opens every quadrant */
-		else if (i == sp->n)
+		else if (i == npoints)
 			p = -1;				/* closes every quadrant */
 		else if (code == prev)
 			continue;
@@ -749,7 +684,7 @@ find_splits(XbrSpill *sp, uint32 capacity, int64 *nsplits)
 			}
 			n++;
 		}
-		if (i == sp->n)
+		if (i == npoints)
 			break;
 		/* open the quadrants deeper than p, and a sub-quadrant of p's */
 		for (int d = p + 1; d <= XBR_MAX_DEPTH; d++)
@@ -803,16 +738,14 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 	PageId		empty_root = idx->ns->meta->root;
 	Partition	p;
 	RunList		none;
-	TupleDesc	ndesc;
-	Tuplesortstate *bynode;
-	TupleTableSlot *nin;
-	TupleTableSlot *nout;
+	SpillSort  *bynode;
 	uint32	   *counts;
 	BulkEntry  *above;
 	PageId		last_page = InvalidPageId;
 	int64		r = 0;
+	int64		npoints = spill_sort_count(sp->sort);
 
-	tuplesort_performsort(sp->sort);
+	spill_sort_perform(sp->sort);
 	memset(&p, 0, sizeof(p));
 	p.idx = idx;
 	p.capacity = st->leaf_max;
@@ -823,49 +756,40 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 	p.maxnodes = 64;
 	p.quadrant = palloc(p.maxnodes * sizeof(XbrAddr));
 	runs_init(&none);
-	partition(&p, 0, sp->n, xbr_addr_root(), 0, &none);
+	partition(&p, 0, npoints, xbr_addr_root(), 0, &none);
 	Assert(none.items == 0);
 	pfree(unconstify(SplitQuad *, p.splits));
 
 	/* the second pass: each point tagged with its node */
 	qsort(p.ranges, p.nranges, sizeof(NodeRange), range_lo_cmp);
 	counts = palloc0(p.nnodes * sizeof(uint32));
-	ndesc = make_desc(XN_NCOLS, XN_X, XN_Y);
-	bynode = begin_sort(ndesc, 2, TUPLESORT_NONE);
-	nin = MakeSingleTupleTableSlot(ndesc, &TTSOpsVirtual);
-	nout = MakeSingleTupleTableSlot(ndesc, &TTSOpsMinimalTuple);
-	tuplesort_rescan(sp->sort);
-	for (int64 i = 0; i < sp->n; i++)
+	bynode = spill_sort_begin(XN_NCOLS, xn_types, 2, TUPLESORT_NONE);
+	spill_sort_rescan(sp->sort);
+	for (int64 i = 0; i < npoints; i++)
 	{
 		XbrLeafEntry e;
-		uint64		code;
-		Datum	   *v = nin->tts_values;
+		Datum		v[XN_NCOLS];
 
-		sorted_point(sp, &e, &code);
+		(void) sorted_point(sp, &e);
 		while (r < p.nranges && p.ranges[r].hi <= i)
 			r++;
 		if (r == p.nranges || p.ranges[r].lo > i)
 			elog(ERROR, "bulk load of index \"%s\" left a point without a node", idx->name);
 		counts[p.ranges[r].node]++;
-		ExecClearTuple(nin);
 		v[XN_NODE] = Int64GetDatum(p.ranges[r].node);
 		v[XN_POS] = Int64GetDatum(i);
 		v[XN_X] = Float8GetDatum(e.x);
 		v[XN_Y] = Float8GetDatum(e.y);
 		v[XN_ID] = Int64GetDatum(e.id);
-		memset(nin->tts_isnull, 0, XN_NCOLS * sizeof(bool));
-		ExecStoreVirtualTuple(nin);
-		tuplesort_puttupleslot(bynode, nin);
+		spill_sort_put(bynode, v);
 		CHECK_FOR_INTERRUPTS();
 	}
-	tuplesort_end(sp->sort);
-	ExecDropSingleTupleTableSlot(sp->in);
-	ExecDropSingleTupleTableSlot(sp->out);
-	FreeTupleDesc(sp->desc);
+	spill_sort_end(sp->sort);
+	sp->sort = NULL;
 	pfree(p.ranges);
 
 	/* the third: the leaves, in build_level's order */
-	tuplesort_performsort(bynode);
+	spill_sort_perform(bynode);
 	above = MemoryContextAllocHuge(CurrentMemoryContext, Max(p.nnodes, 1) * sizeof(BulkEntry));
 	for (int64 k = 0; k < p.nnodes; k++)
 	{
@@ -874,15 +798,12 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 		for (uint32 c = 0; c < counts[k]; c++)
 		{
 			XbrLeafEntry *e = &XbrLeafEntries(node)[node->nentries++];
+			const Datum *v = spill_sort_get(bynode, "points");
 
-			if (!tuplesort_gettupleslot(bynode, true, false, nout, NULL))
-				elog(ERROR, "external sort of a bulk load returned fewer than " INT64_FORMAT " points",
-					 sp->n);
-			slot_getallattrs(nout);
-			Assert(DatumGetInt64(nout->tts_values[XN_NODE]) == k);
-			e->x = DatumGetFloat8(nout->tts_values[XN_X]);
-			e->y = DatumGetFloat8(nout->tts_values[XN_Y]);
-			e->id = DatumGetInt64(nout->tts_values[XN_ID]);
+			Assert(DatumGetInt64(v[XN_NODE]) == k);
+			e->x = DatumGetFloat8(v[XN_X]);
+			e->y = DatumGetFloat8(v[XN_Y]);
+			e->id = DatumGetInt64(v[XN_ID]);
 		}
 		xbr_sort_entries(node);
 		ns_write(idx->ns, node, NS_WRITE_NEW);
@@ -894,10 +815,7 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 		tree_free_node(node);
 		CHECK_FOR_INTERRUPTS();
 	}
-	tuplesort_end(bynode);
-	ExecDropSingleTupleTableSlot(nin);
-	ExecDropSingleTupleTableSlot(nout);
-	FreeTupleDesc(ndesc);
+	spill_sort_end(bynode);
 	pfree(counts);
 	pfree(p.quadrant);
 	if (p.nnodes == 1)
