@@ -21,6 +21,20 @@
  * Freed pages are chained into a free list through their headers' link
  * field; ns_alloc takes the head of that list before growing the file.
  *
+ * With festival.write_through_per_access on, the device is charged as the
+ * disk-based indices of FESTIval (Carniel et al. 2016, 2017) charge it:
+ * their get_rnode/put_rnode go to the drive (direct I/O, no buffer) at
+ * every node access.  A node read that this modification already holds as
+ * a pending image (it wrote the node before) then also reads the page
+ * from the device, and the image is not taken from what that read
+ * returns (the file may not have it yet); a node written k times by one
+ * modification is written k times at the commit (the same final image,
+ * in the same place of the write order).  What the tree becomes, and
+ * when and in which order pages reach the file, stay as without it; only
+ * the extra transfers are added.  An R*-tree insert with a forced
+ * reinsertion is where it matters: each reinserted entry descends again
+ * through the nodes the overflow has just rewritten.
+ *
  * IDENTIFICATION
  *	  src/flash/direct.c
  *
@@ -35,6 +49,9 @@ typedef struct PendingPage
 	PageId		page;
 	uint16		level;
 	bool		is_free;		/* a free-list page, not a node */
+	int			writes;			/* node writes and frees of this page by the
+								 * modification: device writes when
+								 * write_through_per_access is on */
 	char	   *image;			/* page_size bytes, aligned */
 } PendingPage;
 
@@ -62,6 +79,8 @@ typedef struct DirectStore
 	PageId		committed_root; /* root and height as of the last commit */
 	uint32		committed_height;
 } DirectStore;
+
+bool		fest_write_through_per_access = false;
 
 /* Pending pages found by a linear scan; beyond, through slots. */
 #define PENDING_SCAN_MAX 32
@@ -129,6 +148,7 @@ pending_slot(DirectStore *ds, PageId page)
 	}
 	p = &ds->pending[ds->npending++];
 	p->page = page;
+	p->writes = 0;
 	p->image = MemoryContextAlloc(ds->pending_cxt,
 								  ds->ns.page_size + FEST_IO_ALIGN);
 	p->image = (char *) TYPEALIGN(FEST_IO_ALIGN, p->image);
@@ -151,6 +171,24 @@ pending_slot(DirectStore *ds, PageId page)
 }
 
 /*
+ * festival.write_through_per_access: a node this modification has written
+ * is read from the device again, as a store without pending images would
+ * read it; what the device returns is dropped (the file may not hold the
+ * page yet: a read past its end returns a zero page).  A page read ahead
+ * by direct_read_many costs no second read.
+ */
+static void
+charge_pending_read(DirectStore *ds, const PendingPage *p)
+{
+	NodeStore  *ns = &ds->ns;
+
+	Assert(!p->is_free);
+	if (ns_prefetch_find(&ds->prefetch, p->page, NULL) == NULL)
+		pageio_read_one(ns->io, p->page, ds->scratch);
+	ns->stats->reads_per_level[p->level]++;
+}
+
+/*
  * The current image of a page: the pending one if this modification wrote
  * it, otherwise the page read from the device into the scratch buffer.
  * Returns the verification outcome; *image is set either way.
@@ -165,9 +203,14 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 
 	if (p != NULL)
 	{
-		*image = p->image;
 		if (p->is_free != (kind == FEST_PAGE_FREE))
+		{
+			*image = p->image;
 			return FEST_PAGE_WRONG_KIND;
+		}
+		if (fest_write_through_per_access && kind == FEST_PAGE_NODE)
+			charge_pending_read(ds, p);
+		*image = p->image;
 		return FEST_PAGE_OK;
 	}
 
@@ -236,7 +279,7 @@ direct_read_many(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
 	int			nfetch = 0;
 
 	for (int i = 0; i < n; i++)
-		if (pending_find(ds, pages[i]) == NULL &&
+		if ((fest_write_through_per_access || pending_find(ds, pages[i]) == NULL) &&
 			pages[i] >= FEST_FIRST_DATA_PAGE && pages[i] < ns->meta->page_count)
 			fetch[nfetch++] = pages[i];
 	PG_TRY();
@@ -285,6 +328,7 @@ direct_write(NodeStore *ns, const TreeNode *node, NodeWriteKind kind)
 	p = pending_slot(ds, node->page);
 	p->level = node->level;
 	p->is_free = false;
+	p->writes++;
 	ns_serialize(ns, node, p->image);
 }
 
@@ -329,6 +373,7 @@ direct_release(NodeStore *ns, PageId page)
 
 	ns->op_touched = true;
 	ns->stats->nodes_freed++;
+	p->writes++;
 	fest_page_init(p->image, ns->page_size, page, FEST_PAGE_FREE);
 	FestPageGetHeader(p->image)->link = ns->meta->free_head;
 	p->is_free = true;
@@ -382,23 +427,42 @@ pending_cmp(const void *a, const void *b, void *arg)
 }
 
 /*
- * Write one group of pending pages (already sealed) as one array.
+ * Write one group of pending pages (already sealed) as one array.  With
+ * festival.write_through_per_access on, a page the modification wrote k
+ * times is then written k - 1 times more, in rounds (each an array of the
+ * pages that still owe a write): the same image again, so the file ends as
+ * with one write, and the group's place in the commit order is kept.
  */
 static void
 write_group(NodeStore *ns, PendingPage *pages, int n)
 {
 	PageIORequest *reqs;
+	int			round = 0;
 
 	if (n == 0)
 		return;
 	reqs = palloc(n * sizeof(PageIORequest));
-	for (int i = 0; i < n; i++)
+	for (;;)
 	{
-		reqs[i].page = pages[i].page;
-		reqs[i].buf = pages[i].image;
+		int			m = 0;
+
+		for (int i = 0; i < n; i++)
+		{
+			Assert(pages[i].writes >= 1);
+			if (round > 0 && pages[i].writes <= round)
+				continue;
+			reqs[m].page = pages[i].page;
+			reqs[m].buf = pages[i].image;
+			m++;
+		}
+		if (m == 0)
+			break;
+		/* direct_commit sealed every pending page just before */
+		pageio_write_sealed(ns->io, reqs, m);
+		if (!fest_write_through_per_access)
+			break;
+		round++;
 	}
-	/* direct_commit sealed every pending page just before */
-	pageio_write_sealed(ns->io, reqs, n);
 	pfree(reqs);
 }
 
@@ -453,7 +517,8 @@ direct_commit(NodeStore *ns)
 
 		fest_page_seal(p->image, ns->page_size);
 		if (!p->is_free)
-			ns->stats->writes_per_level[p->level]++;
+			ns->stats->writes_per_level[p->level] +=
+				fest_write_through_per_access ? p->writes : 1;
 		count[pending_group(ds, p)]++;
 	}
 	meta_early = ns->meta_dirty &&

@@ -240,6 +240,13 @@ extern void ns_mark_unclean(NodeStore *ns);
 extern void ns_mark_clean(NodeStore *ns);
 
 /* direct.c: the write-through store */
+/*
+ * festival.write_through_per_access (GUC, set by sql/festival.c): the
+ * write-through store charges a device read for every node access and a
+ * device write for every node write, as FESTIval's disk-based indices.
+ */
+extern bool fest_write_through_per_access;
+
 extern NodeStore *direct_store_create(PageIO *io, FestMeta *meta,
 									  const NodeOps *node_ops,
 									  const char *index_name,

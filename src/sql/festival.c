@@ -103,6 +103,18 @@ _PG_init(void)
 							0,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("festival.write_through_per_access",
+							 "Charges the write-through store's device for every node access, as FESTIval's disk-based indices.",
+							 "Off, a modification reads a node it has already written from memory and writes each "
+							 "page once at its commit; on, such a read also reads the page from the device and a node "
+							 "written k times is written k times (Carniel et al. 2016, 2017 read and wrote every node "
+							 "access with direct I/O). The index built is the same either way.",
+							 &fest_write_through_per_access,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomIntVariable("festival.knn_batch",
 							"Most nodes festival.knn reads with one batch of device reads (0 or 1: one at a time).",
 							"Only nodes the search is sure to read join a batch, so answers and the "

@@ -49,9 +49,10 @@ fault_case() {
 # crash_trial <index> <structure> <framework> <op> <position>: a backend
 # that kills itself (SIGKILL) after <position> page writes of <op> (insert:
 # twelve single inserts; flush: festival.flush after 25 buffered inserts).
-# Prints "acked=N" for the statements that returned.
+# Prints "acked=N" for the statements that returned.  CRASH_PRELUDE, if
+# set, is SQL the victim runs first (a SET).
 crash_trial() {
-    local ix=$1 st=$2 fw=$3 op=$4 pos=$5 stmts=""
+    local ix=$1 st=$2 fw=$3 op=$4 pos=$5 stmts="${CRASH_PRELUDE:-}"$'\n'
     q -c "SET client_min_messages = error" \
       -c "SELECT ft_setup('$ix', '$st', '{\"framework\": \"$fw\", \"page_size\": 1024}', 150, 'insert')" >/dev/null
     if [ "$op" = flush ]; then
