@@ -99,10 +99,17 @@ void
 tree_search(StructIndex *idx, const SearchSpec *spec)
 {
 	const NodeOps *nops = idx->ns->node_ops;
-	int			maxstack = 64;
+	/*
+	 * The stack starts on the C stack and moves to palloc'd memory only if
+	 * it outgrows it: a search that allocates nothing leaves the
+	 * operation's memory context untouched, whose reset is then free.
+	 */
+	PageId		stack_start[64];
+	uint16		levels_start[64];
+	int			maxstack = lengthof(stack_start);
 	int			nstack = 0;
-	PageId	   *stack = palloc(maxstack * sizeof(PageId));
-	uint16	   *levels = palloc(maxstack * sizeof(uint16));
+	PageId	   *stack = stack_start;
+	uint16	   *levels = levels_start;
 	FestStats  *stats = idx->stats;
 	bool		at_root = true;
 
@@ -161,8 +168,18 @@ tree_search(StructIndex *idx, const SearchSpec *spec)
 				if (nstack == maxstack)
 				{
 					maxstack *= 2;
-					stack = repalloc(stack, maxstack * sizeof(PageId));
-					levels = repalloc(levels, maxstack * sizeof(uint16));
+					if (stack == stack_start)
+					{
+						stack = palloc(maxstack * sizeof(PageId));
+						levels = palloc(maxstack * sizeof(uint16));
+						memcpy(stack, stack_start, sizeof(stack_start));
+						memcpy(levels, levels_start, sizeof(levels_start));
+					}
+					else
+					{
+						stack = repalloc(stack, maxstack * sizeof(PageId));
+						levels = repalloc(levels, maxstack * sizeof(uint16));
+					}
 				}
 				stack[nstack] = (PageId) nops->entry_ref(entry, node->level);
 				levels[nstack] = node->level - 1;
@@ -172,6 +189,9 @@ tree_search(StructIndex *idx, const SearchSpec *spec)
 		if (!root.shared)
 			tree_free_node(node);
 	}
-	pfree(stack);
-	pfree(levels);
+	if (stack != stack_start)
+	{
+		pfree(stack);
+		pfree(levels);
+	}
 }
