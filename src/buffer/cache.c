@@ -25,6 +25,12 @@
  * I/O (the layer below); cache_hits, cache_misses, cache_evictions and
  * cache_writebacks count the cache's work.
  *
+ * Stamps: every frame's image carries a stamp, new whenever the image
+ * changes (taken from the device or written), never reused.  A reader that
+ * keeps a page decoded (the write-through store's root) passes the stamp
+ * of the image it decoded; a hit on that same image is made and counted as
+ * any hit but copies nothing (cache_read_stamped).
+ *
  * Without a redo log, pages waiting in a write-back cache are lost in a
  * crash like any unflushed change; the clean flag of the meta page says
  * so on the next open.

@@ -40,6 +40,7 @@
  */
 #include "flash/nodestore.h"
 
+#include "stats/jsonbuild.h"
 #include "utils/memutils.h"
 
 typedef struct PendingPage
@@ -81,6 +82,8 @@ typedef struct DirectStore
 	TreeNode   *root_node;
 	bool		root_has_bounds;
 	Mbr			root_bounds;	/* union of root_node's entries' rectangles */
+	uint64		root_decodes;	/* times root_node was (re)made: a gauge of
+								 * festival.stats() */
 } DirectStore;
 
 /* Pending pages found by a linear scan; beyond, through slots. */
@@ -277,6 +280,7 @@ root_keep(DirectStore *ds, PageId page)
 	}
 	ds->root_node = node;
 	ds->root_page = page;
+	ds->root_decodes++;
 }
 
 /*
@@ -675,9 +679,11 @@ direct_flush_some(NodeStore *ns)
 	return NIL;
 }
 
+/* How often the root kept for the window search was decoded (tests). */
 static void
 direct_describe(NodeStore *ns, JsonbParseState **state)
 {
+	jb_int(state, "root_decodes", (int64) ((DirectStore *) ns)->root_decodes);
 }
 
 static List *
