@@ -8,7 +8,8 @@
 -- delete, a rebuild, a reload after a failed write, damage on the device)
 -- is seen by the next query.  Answers are compared with PostGIS's brute
 -- force after every phase; festival.stats()->'buffers'->'root_decodes'
--- says how often the root was decoded.
+-- says how often the root was decoded.  Index files are opened with
+-- O_NOATIME (phase 7).
 --
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
@@ -164,6 +165,14 @@ SELECT rk_try($$SELECT count(*) FROM festival.query('rk_plain', ST_MakeEnvelope(
 SELECT fixture.write_at(path, root * 1024, page) FROM rk_saved;
 SELECT * FROM rk_empty('rk_plain', 10);
 SELECT * FROM rk_verify() WHERE name = 'rk_plain';
+
+-------------------------------------------------------------------------------
+-- Phase 7: index files are read without access-time updates (O_NOATIME):
+-- queries without a cache read the file, and its access time stays
+-------------------------------------------------------------------------------
+SELECT fixture.sh(format('touch -a -d ''2001-02-03 12:00'' %s', path)) FROM rk_saved;
+SELECT answers, pages_read FROM rk_empty('rk_plain', 5);
+SELECT (pg_stat_file(path)).access < '2002-01-01' AS access_time_kept FROM rk_saved;
 
 SELECT name, count(*) AS check_rows FROM rk_index CROSS JOIN LATERAL fixture.check_of(name)
 GROUP BY name, ord ORDER BY ord;
