@@ -174,6 +174,16 @@ SELECT fixture.sh(format('touch -a -d ''2001-02-03 12:00'' %s', path)) FROM rk_s
 SELECT answers, pages_read FROM rk_empty('rk_plain', 5);
 SELECT (pg_stat_file(path)).access < '2002-01-01' AS access_time_kept FROM rk_saved;
 
+-------------------------------------------------------------------------------
+-- Phase 8: the name and window of the call before are no shortcut for
+-- another name (a prefix, a longer one, an invalid one) or SRID
+-------------------------------------------------------------------------------
+SELECT (SELECT count(*) FROM festival.query('rk_plain', ST_MakeEnvelope(0, 0, 25, 25))) AS answers,
+	   (SELECT count(*) FROM rk_src WHERE ST_Intersects(geom, ST_MakeEnvelope(0, 0, 25, 25))) AS brute_force;
+SELECT n, rk_try(format('SELECT count(*) FROM festival.query(%L, ST_MakeEnvelope(0, 0, 25, 25))', n)) AS sqlstate
+FROM unnest(ARRAY['rk_plai', 'rk_plainx', 'rk_plain!', '']) AS n;
+SELECT rk_try($$SELECT count(*) FROM festival.query('rk_plain', ST_MakeEnvelope(0, 0, 25, 25, 4326))$$) AS other_srid;
+
 SELECT name, count(*) AS check_rows FROM rk_index CROSS JOIN LATERAL fixture.check_of(name)
 GROUP BY name, ord ORDER BY ord;
 SELECT festival.drop_index(name) FROM rk_index ORDER BY ord;

@@ -311,6 +311,59 @@ inspect_geometry(InspectState *st, int depth, bool outermost)
 }
 
 /*
+ * The shape of nearly every query window: a little-endian 2D POLYGON of one
+ * ring of five points, with or without an SRID, as PostGIS writes it on
+ * this (little-endian) machine.  Fills info as inspect_geometry would and
+ * returns true; anything else (another shape, a length that does not fit
+ * exactly, a non-finite coordinate) returns false for the general reader,
+ * which then also reports what is wrong.  Every query passes here, so its
+ * cost shows in a query that finds nothing.
+ */
+static bool
+inspect_window(const uint8 *data, size_t len, WkbInfo *info)
+{
+#ifdef WORDS_BIGENDIAN
+	return false;
+#else
+	uint32		type;
+	uint32		counts[2];
+	size_t		pos = 5;
+	double		corners[5][2];
+
+	if (len < 5 || data[0] != 1)
+		return false;
+	memcpy(&type, data + 1, 4);
+	if (type == (WKB_POLYGON | EWKB_SRID_FLAG))
+		pos += 4;
+	else if (type != WKB_POLYGON)
+		return false;
+	if (len != pos + 8 + 5 * 16)
+		return false;
+	memcpy(counts, data + pos, 8);
+	if (counts[0] != 1 || counts[1] != 5)
+		return false;
+	memcpy(corners, data + pos + 8, sizeof(corners));
+
+	memset(info, 0, sizeof(WkbInfo));
+	mbr_set_empty(&info->box);
+	for (int i = 0; i < 5; i++)
+	{
+		if (!isfinite(corners[i][0]) || !isfinite(corners[i][1]))
+			return false;
+		mbr_extend_point(&info->box, corners[i][0], corners[i][1]);
+	}
+	info->type = WKB_POLYGON;
+	if (pos == 9)
+	{
+		info->has_srid = true;
+		memcpy(&info->srid, data + 5, 4);
+	}
+	info->is_rectangle = ring_is_rectangle(corners, &info->box);
+	return true;
+#endif
+}
+
+/*
  * Inspect one geometry.  Returns false with *error set when the WKB is
  * malformed or has non-finite coordinates.
  */
@@ -318,6 +371,9 @@ bool
 wkb_inspect(const uint8 *data, size_t len, WkbInfo *info, const char **error)
 {
 	InspectState st;
+
+	if (inspect_window(data, len, info))
+		return true;
 
 	memset(info, 0, sizeof(WkbInfo));
 	info->empty = true;

@@ -16,6 +16,7 @@
 #include "sql/handle.h"
 #include "sql/xact.h"
 #include "sql/run.h"
+#include "sql/args.h"
 
 #include "buffer/cache.h"
 #include "buffer/tracing.h"
@@ -124,6 +125,31 @@ ix_lookup_open(const char *name)
 		return NULL;
 	last_found = entry->ix;
 	return entry->ix;
+}
+
+/*
+ * An index name argument, as fest_name_arg reads it, into buf.  A name
+ * equal to the handle found last was checked when that handle was opened,
+ * so it is copied without allocating and checking it again: the query of
+ * a statement that calls festival once per row.
+ */
+char *
+ix_name_arg(FunctionCallInfo fcinfo, int argno, char *buf)
+{
+	if (last_found != NULL && !PG_ARGISNULL(argno))
+	{
+		text	   *t = PG_GETARG_TEXT_PP(argno);
+		size_t		len = VARSIZE_ANY_EXHDR(t);
+
+		if (len <= FEST_NAME_MAXLEN && last_found->name[len] == '\0' &&
+			memcmp(VARDATA_ANY(t), last_found->name, len) == 0)
+		{
+			memcpy(buf, last_found->name, len + 1);
+			return buf;
+		}
+	}
+	strlcpy(buf, fest_name_arg(fcinfo, argno, "index"), FEST_NAME_MAXLEN + 1);
+	return buf;
 }
 
 /* A new handle in its own context, registered and marked busy. */
