@@ -184,6 +184,22 @@ SELECT n, rk_try(format('SELECT count(*) FROM festival.query(%L, ST_MakeEnvelope
 FROM unnest(ARRAY['rk_plai', 'rk_plainx', 'rk_plain!', '']) AS n;
 SELECT rk_try($$SELECT count(*) FROM festival.query('rk_plain', ST_MakeEnvelope(0, 0, 25, 25, 4326))$$) AS other_srid;
 
+-------------------------------------------------------------------------------
+-- Phase 9: a root of more than 64 entries, all of them on the search's
+-- stack at once (which then outgrows its first 64 places)
+-------------------------------------------------------------------------------
+CREATE TABLE rk_many AS
+SELECT i::bigint AS id, ST_MakePoint((i % 100) * 3, (i / 100) * 3) AS geom FROM generate_series(1, 6000) AS i;
+SELECT festival.create_index('rk_wide', 'rtree', 'rk_dev', '{"page_size": 4096}', 'rk_many') > 0 AS created,
+	   festival.build('rk_wide') AS built;
+SELECT festival.stats('rk_wide')->>'height' AS height, rk_root_entries('rk_wide') > 64 AS wide_root;
+SELECT ARRAY(SELECT id FROM festival.query('rk_wide', ST_MakeEnvelope(-1, -1, 1000, 1000)) ORDER BY 1)
+	   = ARRAY(SELECT id FROM rk_many ORDER BY 1) AS all_found,
+	   (SELECT count(*) FROM festival.query('rk_wide', ST_MakeEnvelope(2000, 0, 2001, 1))) AS outside;
+SELECT count(*) AS check_rows FROM fixture.check_of('rk_wide');
+SELECT festival.drop_index('rk_wide');
+DROP TABLE rk_many;
+
 SELECT name, count(*) AS check_rows FROM rk_index CROSS JOIN LATERAL fixture.check_of(name)
 GROUP BY name, ord ORDER BY ord;
 SELECT festival.drop_index(name) FROM rk_index ORDER BY ord;
