@@ -25,6 +25,12 @@
  * I/O (the layer below); cache_hits, cache_misses, cache_evictions and
  * cache_writebacks count the cache's work.
  *
+ * Stamps: every frame's image carries a stamp, new whenever the image
+ * changes (taken from the device or written), never reused.  A reader that
+ * keeps a page decoded (the write-through store's root) passes the stamp
+ * of the image it decoded; a hit on that same image is made and counted as
+ * any hit but copies nothing (cache_read_stamped).
+ *
  * Without a redo log, pages waiting in a write-back cache are lost in a
  * crash like any unflushed change; the clean flag of the meta page says
  * so on the next open.
@@ -49,6 +55,7 @@ typedef struct CacheFrame
 	PageId		page;
 	bool		dirty;
 	bool		verified;		/* magic and checksum of image checked good */
+	uint64		stamp;			/* names image; new whenever image changes */
 	char	   *image;			/* page_size bytes, aligned */
 } CacheFrame;
 
@@ -58,6 +65,7 @@ typedef struct CachePageIO
 	PageIO	   *below;
 	Replacement *r;
 	MemoryContext cxt;			/* frames */
+	uint64		next_stamp;		/* for the next image a frame takes (from 1) */
 } CachePageIO;
 
 static int64
@@ -142,6 +150,7 @@ new_frame(CachePageIO *c, PageId page, const char *image)
 	f->page = page;
 	f->dirty = false;
 	f->verified = false;
+	f->stamp = c->next_stamp++;
 	f->image = pageio_alloc_buffer(c->io.page_size);
 	memcpy(f->image, image, c->io.page_size);
 	MemoryContextSwitchTo(old);
@@ -196,6 +205,48 @@ cache_read(PageIO *io, PageIORequest *reqs, int n)
 	pfree(missed);
 }
 
+/*
+ * cache_read of one page for a reader that may hold the frame's image
+ * already (PageIOOps.read_stamped).  The policy sees the same lookup and a
+ * miss the same admission as in cache_read, and the counters move the
+ * same way, so a reader using it leaves the cache as a plain read would.
+ */
+static bool
+cache_read_stamped(PageIO *io, PageId page, char *buf, uint64 *stamp,
+				   bool *verified)
+{
+	CachePageIO *c = (CachePageIO *) io;
+	CacheFrame *f = replacement_lookup(c->r, page);
+	PageIORequest req = {page, buf, false};
+
+	c->below->time_cpu = io->time_cpu;
+	if (f != NULL)
+	{
+		if (!f->verified)
+			f->verified = fest_page_checksum_ok(f->image, io->page_size);
+		io->stats->cache_hits++;
+		/* an image that failed its check is handed up to be reported */
+		if (*stamp != 0 && f->stamp == *stamp && f->verified)
+			return true;
+		memcpy(buf, f->image, io->page_size);
+		*verified = f->verified;
+		*stamp = f->stamp;
+		return false;
+	}
+	io->stats->cache_misses++;
+	pageio_read(c->below, &req, 1);
+	f = new_frame(c, page, buf);
+	f->verified = fest_page_checksum_ok(f->image, io->page_size);
+	*verified = f->verified;
+	*stamp = f->stamp;
+	if (!admit(c, f, false))
+	{
+		free_frame(f);
+		*stamp = 0;
+	}
+	return false;
+}
+
 static void
 cache_write(PageIO *io, PageIORequest *reqs, int n)
 {
@@ -211,6 +262,7 @@ cache_write(PageIO *io, PageIORequest *reqs, int n)
 		if (f != NULL)
 		{
 			memcpy(f->image, reqs[i].buf, io->page_size);
+			f->stamp = c->next_stamp++;
 			f->dirty = true;
 			/* sealed by its writer, or checked at its next hit */
 			f->verified = reqs[i].verified;
@@ -297,7 +349,8 @@ static const PageIOOps cache_pageio_ops = {
 	.sync = cache_sync,
 	.truncate = cache_truncate,
 	.npages = cache_npages,
-	.close = cache_close
+	.close = cache_close,
+	.read_stamped = cache_read_stamped
 };
 
 /*
@@ -317,6 +370,7 @@ cache_pageio_create(PageIO *below, ReplacementPolicy policy, int64 capacity,
 	c->io.label = below->label;
 	c->io.fault = below->fault;
 	c->below = below;
+	c->next_stamp = 1;
 	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "festival page cache",
 								   ALLOCSET_DEFAULT_SIZES);
 	c->r = replacement_create(policy,

@@ -63,6 +63,20 @@ typedef struct PageIOOps
 	uint64		(*npages) (PageIO *io);
 	/* Release descriptors and memory; never raises an error. */
 	void		(*close) (PageIO *io);
+	/*
+	 * Optional (NULL: pageio_read_stamped reads as pageio_read_one does).
+	 * Read one page for a caller that may already hold its image: *stamp
+	 * names the image the caller holds (0: none).  If this layer serves the
+	 * page from memory, its image is still the stamped one and it is known
+	 * good, the access is made and counted exactly as a read would make and
+	 * count it (a cache hit, the policy's reference), nothing is copied and
+	 * true is returned.  Otherwise the page is read into buf as read does,
+	 * *stamp names the image now in memory (0 if this layer keeps none) and
+	 * false is returned.  Stamps are never reused by one layer, so equal
+	 * stamps mean byte-identical images.
+	 */
+	bool		(*read_stamped) (PageIO *io, PageId page, char *buf,
+								 uint64 *stamp, bool *verified);
 } PageIOOps;
 
 struct PageIO
@@ -109,6 +123,26 @@ pageio_read_one(PageIO *io, PageId page, char *buf)
 
 	io->ops->read(io, &req, 1);
 	return req.verified;
+}
+
+/*
+ * Read one page unless *stamp still names this layer's image of it (see
+ * PageIOOps.read_stamped): true means nothing was copied, the caller's
+ * image is current; false means buf holds the page (*verified as
+ * pageio_read_one returns it).
+ */
+static inline bool
+pageio_read_stamped(PageIO *io, PageId page, char *buf, uint64 *stamp,
+					bool *verified)
+{
+	if (io->ops->read_stamped == NULL)
+	{
+		*stamp = 0;
+		*verified = pageio_read_one(io, page, buf);
+		return false;
+	}
+	*verified = false;
+	return io->ops->read_stamped(io, page, buf, stamp, verified);
 }
 
 static inline void

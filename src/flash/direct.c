@@ -35,6 +35,18 @@
  * reinsertion is where it matters: each reinserted entry descends again
  * through the nodes the overflow has just rewritten.
  *
+ * The root, read for a reader that does not change it (ns_read_root: the
+ * window search), is kept decoded with the verified image it came from.
+ * Every such read still goes down the page I/O chain: a page cache that
+ * still holds that very image (its stamp, PageIOOps.read_stamped) counts
+ * the hit and copies nothing; any other read delivers the bytes, and bytes
+ * equal to the kept image are the kept node (a page equal to a verified
+ * one is valid, and decodes to the same node).  So the kept copy needs no
+ * invalidation: a write, a rebuild, a reload or a damaged page all show up
+ * as another stamp or other bytes, and are then verified and decoded as
+ * any read is.  Counters do not change: the read is counted as before
+ * (nodes_visited, reads_per_level, and below it cache hits or pages_read).
+ *
  * IDENTIFICATION
  *	  src/flash/direct.c
  *
@@ -42,6 +54,7 @@
  */
 #include "flash/nodestore.h"
 
+#include "stats/jsonbuild.h"
 #include "utils/memutils.h"
 
 typedef struct PendingPage
@@ -78,6 +91,16 @@ typedef struct DirectStore
 	int			maxreused;
 	PageId		committed_root; /* root and height as of the last commit */
 	uint32		committed_height;
+	/* the root kept decoded (direct_read_root); root_page invalid: none */
+	MemoryContext root_cxt;		/* root_image, root_node; reset to replace */
+	PageId		root_page;
+	uint64		root_stamp;		/* the page cache's stamp of the image, or 0 */
+	char	   *root_image;		/* the verified image root_node came from */
+	TreeNode   *root_node;
+	bool		root_has_bounds;
+	Mbr			root_bounds;	/* union of root_node's entries' rectangles */
+	uint64		root_decodes;	/* times root_node was (re)made: a gauge of
+								 * festival.stats() */
 } DirectStore;
 
 bool		fest_write_through_per_access = false;
@@ -264,6 +287,93 @@ direct_read(NodeStore *ns, PageId page)
 	if (check != FEST_PAGE_OK)
 		report_fetch_failure(ns, page, check, image);
 	return ns_deserialize(ns, image, page);
+}
+
+/*
+ * Keep the node in ds->scratch (verified, page page) as the decoded root,
+ * with the union of its entries' rectangles.
+ */
+static void
+root_keep(DirectStore *ds, PageId page)
+{
+	NodeStore  *ns = &ds->ns;
+	MemoryContext old;
+	TreeNode   *node;
+
+	/* empty until complete: decoding may raise an error */
+	ds->root_page = InvalidPageId;
+	ds->root_node = NULL;
+	MemoryContextReset(ds->root_cxt);
+	old = MemoryContextSwitchTo(ds->root_cxt);
+	node = ns_deserialize(ns, ds->scratch, page);
+	ds->root_image = palloc(ns->page_size);
+	memcpy(ds->root_image, ds->scratch, ns->page_size);
+	MemoryContextSwitchTo(old);
+
+	ds->root_has_bounds = node->nentries > 0;
+	for (uint32 i = 0; i < node->nentries; i++)
+	{
+		Mbr			box;
+
+		ns->node_ops->entry_mbr(NodeEntry(node, i), node->level, &box);
+		if (i == 0)
+			ds->root_bounds = box;
+		else
+			mbr_extend(&ds->root_bounds, &box);
+	}
+	ds->root_node = node;
+	ds->root_page = page;
+	ds->root_decodes++;
+}
+
+/*
+ * ns_read_root: the root as direct_read reads it, handed out from the
+ * decoded copy while the page's image is the one it came from (see the
+ * top of the file).  A root this modification wrote, a prefetched one or
+ * one outside the file goes through direct_read.
+ */
+static void
+direct_read_root(NodeStore *ns, RootRead *out)
+{
+	DirectStore *ds = (DirectStore *) ns;
+	PageId		page = ns->meta->root;
+	uint64		stamp;
+	bool		verified;
+
+	if (ds->npending > 0 || ds->prefetch.n > 0 ||
+		page < FEST_FIRST_DATA_PAGE || page >= ns->meta->page_count)
+	{
+		out->node = direct_read(ns, page);
+		out->shared = false;
+		out->has_bounds = false;
+		return;
+	}
+
+	ns->stats->nodes_visited++;
+	stamp = ds->root_page == page ? ds->root_stamp : 0;
+	if (!pageio_read_stamped(ns->io, page, ds->scratch, &stamp, &verified))
+	{
+		if (ds->root_page != page ||
+			memcmp(ds->scratch, ds->root_image, ns->page_size) != 0)
+		{
+			FestPageCheck check = fest_page_verify_known(ds->scratch, ns->page_size,
+														 page, FEST_PAGE_NODE,
+														 verified);
+
+			if (check != FEST_PAGE_OK)
+				report_fetch_failure(ns, page, check, ds->scratch);
+			root_keep(ds, page);
+		}
+		ds->root_stamp = stamp;
+	}
+	Assert(ds->root_page == page && ds->root_node != NULL);
+	/* counted as direct_fetch counts a node page it delivers */
+	if (ds->root_node->level < FEST_MAX_LEVELS)
+		ns->stats->reads_per_level[ds->root_node->level]++;
+	out->node = ds->root_node;
+	out->shared = true;
+	out->has_bounds = ds->root_has_bounds;
+	out->bounds = ds->root_bounds;
 }
 
 /*
@@ -591,6 +701,10 @@ direct_reset(NodeStore *ns)
 	ds->file_pages = FEST_FIRST_DATA_PAGE;
 	ds->committed_root = InvalidPageId;
 	ds->committed_height = 0;
+	/* not needed for correctness (see direct_read_root), only to free it */
+	ds->root_page = InvalidPageId;
+	ds->root_node = NULL;
+	MemoryContextReset(ds->root_cxt);
 }
 
 static void
@@ -630,9 +744,11 @@ direct_flush_some(NodeStore *ns)
 	return NIL;
 }
 
+/* How often the root kept for the window search was decoded (tests). */
 static void
 direct_describe(NodeStore *ns, JsonbParseState **state)
 {
+	jb_int(state, "root_decodes", (int64) ((DirectStore *) ns)->root_decodes);
 }
 
 static List *
@@ -657,7 +773,8 @@ static const NodeStoreOps direct_store_ops = {
 	.flush_some = direct_flush_some,
 	.buffered = direct_buffered,
 	.describe = direct_describe,
-	.read_many = direct_read_many
+	.read_many = direct_read_many,
+	.read_root = direct_read_root
 };
 
 /*
@@ -683,5 +800,9 @@ direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	ds->file_pages = meta->page_count;
 	ds->committed_root = meta->root;
 	ds->committed_height = meta->height;
+	ds->root_cxt = AllocSetContextCreate(CurrentMemoryContext,
+										 "festival direct store root",
+										 ALLOCSET_SMALL_SIZES);
+	ds->root_page = InvalidPageId;
 	return &ds->ns;
 }

@@ -97,6 +97,17 @@ typedef enum NodeWriteKind
 
 typedef struct NodeStore NodeStore;
 
+/* The root as ns_read_root hands it out. */
+typedef struct RootRead
+{
+	TreeNode   *node;
+	bool		shared;			/* the store's copy: neither change nor free it;
+								 * valid until the next call into the store */
+	bool		has_bounds;		/* bounds is the union of the entries' rectangles
+								 * (false without entries, or not known) */
+	Mbr			bounds;
+} RootRead;
+
 typedef struct NodeStoreOps
 {
 	TreeNode	   *(*read) (NodeStore *ns, PageId page);
@@ -129,6 +140,12 @@ typedef struct NodeStoreOps
 	 */
 	void		(*read_many) (NodeStore *ns, const PageId *pages, int n,
 							  TreeNode **out);
+	/*
+	 * Read the root (meta->root) as read does, with every counter and every
+	 * page access below the same, for a reader that does not change it.
+	 * Optional: NULL reads it with read (ns_read_root).
+	 */
+	void		(*read_root) (NodeStore *ns, RootRead *out);
 } NodeStoreOps;
 
 struct NodeStore
@@ -174,6 +191,23 @@ ns_read_many(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
 	else
 		for (int i = 0; i < n; i++)
 			out[i] = ns->ops->read(ns, pages[i]);
+}
+
+/*
+ * Read the root for a reader that does not change it.  A store may hand out
+ * a copy it keeps decoded (out->shared): the caller must not free it.
+ */
+static inline void
+ns_read_root(NodeStore *ns, RootRead *out)
+{
+	if (ns->ops->read_root != NULL)
+	{
+		ns->ops->read_root(ns, out);
+		return;
+	}
+	out->node = ns->ops->read(ns, ns->meta->root);
+	out->shared = false;
+	out->has_bounds = false;
 }
 
 static inline void

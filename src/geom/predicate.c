@@ -23,6 +23,10 @@ predicate_parse(const char *name)
 {
 	StringInfoData accepted;
 
+	/* the usual spelling first: every query pays for this look-up */
+	for (int i = 0; predicate_names[i] != NULL; i++)
+		if (strcmp(name, predicate_names[i]) == 0)
+			return (FestPredicate) i;
 	for (int i = 0; predicate_names[i] != NULL; i++)
 		if (pg_strcasecmp(name, predicate_names[i]) == 0)
 			return (FestPredicate) i;

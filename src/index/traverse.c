@@ -83,16 +83,35 @@ tree_free_node(TreeNode *node)
 	pfree(node);
 }
 
-/* Depth-first window search with an explicit stack of pages. */
+/*
+ * Depth-first window search with an explicit stack of pages.
+ *
+ * The root is read with ns_read_root, which may hand out the store's
+ * decoded copy (not freed here), with the union of its entries'
+ * rectangles.  predicate_descend is monotone in the box (every level of
+ * the tree relies on it: a parent's entry covers its child's entries), so
+ * a window that fails the union of an internal root's entries fails each
+ * of them: one test decides them all, and they count as examined as when
+ * they are tested one by one (entries_examined does not change).  This is
+ * what makes a window outside the data cost almost nothing.
+ */
 void
 tree_search(StructIndex *idx, const SearchSpec *spec)
 {
 	const NodeOps *nops = idx->ns->node_ops;
-	int			maxstack = 64;
+	/*
+	 * The stack starts on the C stack and moves to palloc'd memory only if
+	 * it outgrows it: a search that allocates nothing leaves the
+	 * operation's memory context untouched, whose reset is then free.
+	 */
+	PageId		stack_start[64];
+	uint16		levels_start[64];
+	int			maxstack = lengthof(stack_start);
 	int			nstack = 0;
-	PageId	   *stack = palloc(maxstack * sizeof(PageId));
-	uint16	   *levels = palloc(maxstack * sizeof(uint16));
+	PageId	   *stack = stack_start;
+	uint16	   *levels = levels_start;
 	FestStats  *stats = idx->stats;
+	bool		at_root = true;
 
 	stack[nstack] = idx->ns->meta->root;
 	levels[nstack] = idx->ns->meta->height - 1;
@@ -101,14 +120,31 @@ tree_search(StructIndex *idx, const SearchSpec *spec)
 	while (nstack > 0)
 	{
 		TreeNode   *node;
+		RootRead	root = {0};
+		uint32		ntest;
 
 		nstack--;
-		node = tree_read_node(idx, (int64) stack[nstack], levels[nstack]);
+		/* a logical leaf (read_leaves) is no page: it is read as any node */
+		if (at_root && !(levels[nstack] == 0 && idx->ops != NULL &&
+						 idx->ops->read_leaves != NULL))
+		{
+			Assert(stack[nstack] == idx->ns->meta->root);
+			ns_read_root(idx->ns, &root);
+			node = root.node;
+		}
+		else
+			node = tree_read_node(idx, (int64) stack[nstack], levels[nstack]);
+		at_root = false;
 		if (node->level != levels[nstack])
 			tree_report_bad_level(idx, node, levels[nstack]);
 		stats->entries_examined += node->nentries;
 
-		for (uint32 i = 0; i < node->nentries; i++)
+		ntest = node->nentries;
+		if (root.has_bounds && node->level > 0 &&
+			!predicate_descend(spec, &root.bounds))
+			ntest = 0;
+
+		for (uint32 i = 0; i < ntest; i++)
 		{
 			const void *entry = NodeEntry(node, i);
 			Mbr			box;
@@ -132,16 +168,30 @@ tree_search(StructIndex *idx, const SearchSpec *spec)
 				if (nstack == maxstack)
 				{
 					maxstack *= 2;
-					stack = repalloc(stack, maxstack * sizeof(PageId));
-					levels = repalloc(levels, maxstack * sizeof(uint16));
+					if (stack == stack_start)
+					{
+						stack = palloc(maxstack * sizeof(PageId));
+						levels = palloc(maxstack * sizeof(uint16));
+						memcpy(stack, stack_start, sizeof(stack_start));
+						memcpy(levels, levels_start, sizeof(levels_start));
+					}
+					else
+					{
+						stack = repalloc(stack, maxstack * sizeof(PageId));
+						levels = repalloc(levels, maxstack * sizeof(uint16));
+					}
 				}
 				stack[nstack] = (PageId) nops->entry_ref(entry, node->level);
 				levels[nstack] = node->level - 1;
 				nstack++;
 			}
 		}
-		tree_free_node(node);
+		if (!root.shared)
+			tree_free_node(node);
 	}
-	pfree(stack);
-	pfree(levels);
+	if (stack != stack_start)
+	{
+		pfree(stack);
+		pfree(levels);
+	}
 }

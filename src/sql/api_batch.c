@@ -84,7 +84,8 @@ read_query_array(FunctionCallInfo fcinfo, int argno, int *count)
 Datum
 festival_query_batch(PG_FUNCTION_ARGS)
 {
-	char	   *name = fest_name_arg(fcinfo, 0, "index");
+	char		name_buf[FEST_NAME_MAXLEN + 1];
+	char	   *name = ix_name_arg(fcinfo, 0, name_buf);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	FestPredicate predicate = predicate_parse(fest_text_arg(fcinfo, 2, "predicate"));
 	double		distance = query_distance_arg(fcinfo, 3, predicate);

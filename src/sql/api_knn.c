@@ -166,7 +166,8 @@ measure_close(KnnMeasure *m)
 Datum
 festival_knn(PG_FUNCTION_ARGS)
 {
-	char	   *name = fest_name_arg(fcinfo, 0, "index");
+	char		name_buf[FEST_NAME_MAXLEN + 1];
+	char	   *name = ix_name_arg(fcinfo, 0, name_buf);
 	ReturnSetInfo *rsinfo;
 	GeomArg		g;
 	int32		k;

@@ -29,7 +29,8 @@ PG_FUNCTION_INFO_V1(festival_query);
 Datum
 festival_query(PG_FUNCTION_ARGS)
 {
-	char	   *name = fest_name_arg(fcinfo, 0, "index");
+	char		name_buf[FEST_NAME_MAXLEN + 1];
+	char	   *name = ix_name_arg(fcinfo, 0, name_buf);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	QueryAsk	ask;
 	OpenIndex  *ix;

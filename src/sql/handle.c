@@ -16,6 +16,7 @@
 #include "sql/handle.h"
 #include "sql/xact.h"
 #include "sql/run.h"
+#include "sql/args.h"
 
 #include "buffer/cache.h"
 #include "buffer/tracing.h"
@@ -55,6 +56,14 @@ typedef struct OpenIndexEntry
 /* Open indices of this session, by name. */
 static HTAB *open_indices = NULL;
 
+/*
+ * The handle ix_lookup_open found last, or NULL: a statement that calls
+ * festival on one index per row finds it again without hashing its name.
+ * Cleared when that handle is discarded, the only way one leaves
+ * open_indices.
+ */
+static OpenIndex *last_found = NULL;
+
 static HTAB *
 registry(void)
 {
@@ -89,7 +98,9 @@ fest_validate_name(const char *what, const char *name)
 	{
 		unsigned char c = (unsigned char) name[i];
 
-		if (!(isalpha(c) || c == '_' || (i > 0 && isdigit(c))) || c >= 128)
+		/* ASCII only: no locale's isalpha() (a call per character, per call) */
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+			  (i > 0 && c >= '0' && c <= '9')))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_NAME),
 					 errmsg("invalid %s name \"%s\"", what, name),
@@ -102,10 +113,43 @@ ix_lookup_open(const char *name)
 {
 	OpenIndexEntry *entry;
 
+	if (last_found != NULL && strcmp(last_found->name, name) == 0)
+	{
+		Assert(hash_search(open_indices, name, HASH_FIND, NULL) != NULL);
+		return last_found;
+	}
 	if (open_indices == NULL)
 		return NULL;
 	entry = hash_search(open_indices, name, HASH_FIND, NULL);
-	return entry ? entry->ix : NULL;
+	if (entry == NULL)
+		return NULL;
+	last_found = entry->ix;
+	return entry->ix;
+}
+
+/*
+ * An index name argument, as fest_name_arg reads it, into buf.  A name
+ * equal to the handle found last was checked when that handle was opened,
+ * so it is copied without allocating and checking it again: the query of
+ * a statement that calls festival once per row.
+ */
+char *
+ix_name_arg(FunctionCallInfo fcinfo, int argno, char *buf)
+{
+	if (last_found != NULL && !PG_ARGISNULL(argno))
+	{
+		text	   *t = PG_GETARG_TEXT_PP(argno);
+		size_t		len = VARSIZE_ANY_EXHDR(t);
+
+		if (len <= FEST_NAME_MAXLEN && last_found->name[len] == '\0' &&
+			memcmp(VARDATA_ANY(t), last_found->name, len) == 0)
+		{
+			memcpy(buf, last_found->name, len + 1);
+			return buf;
+		}
+	}
+	strlcpy(buf, fest_name_arg(fcinfo, argno, "index"), FEST_NAME_MAXLEN + 1);
+	return buf;
 }
 
 /* A new handle in its own context, registered and marked busy. */
@@ -148,6 +192,8 @@ ix_discard(OpenIndex *ix)
 	if (ix->lock_held)
 		LockRelease(&ix->locktag, ExclusiveLock, true);
 	hash_search(open_indices, ix->name, HASH_REMOVE, NULL);
+	if (last_found == ix)
+		last_found = NULL;
 	MemoryContextDelete(ix->cxt);
 }
 
@@ -974,9 +1020,8 @@ ix_end_op(OpenIndex *ix)
 	op->index_ns += (fest_now_ns() - ix->op_start_ns) - op->refine_ns;
 	if (ix->op_track_cpu)
 		op->index_cpu_ns += (fest_cpu_ns() - ix->op_start_cpu_ns) - op->refine_cpu_ns;
-	fest_stats_add(&ix->totals, op);
-	run_account(ix, op);
-	fest_stats_reset(op);
+	/* into the index's totals and the run's, and zeroed, in one pass */
+	fest_stats_drain(op, &ix->totals, run_account(ix));
 	ix->ns->ops->end_op(ix->ns);
 	MemoryContextReset(ix->op_cxt);
 	ix->busy = false;

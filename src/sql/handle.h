@@ -45,6 +45,7 @@
 #include "sql/catalog.h"
 #include "stats/stats.h"
 
+#include "fmgr.h"
 #include "storage/lock.h"
 
 typedef struct OpenIndex
@@ -105,6 +106,7 @@ extern void ix_commit(OpenIndex *ix);
 extern void ix_flush(OpenIndex *ix);
 extern void ix_end_op(OpenIndex *ix);
 extern OpenIndex *ix_lookup_open(const char *name);
+extern char *ix_name_arg(FunctionCallInfo fcinfo, int argno, char *buf);
 extern OpenIndex *ix_create_file(IndexCatalog *cat,
 									const StructureOps *structure,
 									FestConfig *config);

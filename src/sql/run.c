@@ -265,17 +265,21 @@ run_store_trace(RunState *run)
 	trace->stored += n;
 }
 
-/* Add an operation's figures to the run, if one is active. */
-void
-run_account(OpenIndex *ix, const FestStats *op)
+/*
+ * An operation on ix ends: if a run is active, commit the operation's page
+ * accesses to its trace, record ix's configuration in it, and return the
+ * run's counters for the caller to add the operation's to (ix_end_op adds
+ * them to the index's totals in the same pass); NULL without a run.
+ */
+FestStats *
+run_account(OpenIndex *ix)
 {
 	ListCell   *lc;
 	MemoryContext old;
 	RunIndexConfig *entry;
 
 	if (current_run == NULL)
-		return;
-	fest_stats_add(&current_run->stats, op);
+		return NULL;
 	if (current_run->trace != NULL)
 	{
 		iotrace_commit(current_run->trace);
@@ -285,7 +289,7 @@ run_account(OpenIndex *ix, const FestStats *op)
 
 	foreach(lc, current_run->indices)
 		if (strcmp(((RunIndexConfig *) lfirst(lc))->name, ix->name) == 0)
-			return;
+			return &current_run->stats;
 
 	old = MemoryContextSwitchTo(current_run->cxt);
 	entry = palloc(sizeof(RunIndexConfig));
@@ -295,6 +299,7 @@ run_account(OpenIndex *ix, const FestStats *op)
 	entry->config = ix_config_jsonb(ix);
 	current_run->indices = lappend(current_run->indices, entry);
 	MemoryContextSwitchTo(old);
+	return &current_run->stats;
 }
 
 Datum

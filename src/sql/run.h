@@ -14,7 +14,7 @@
 
 #include "sql/handle.h"
 
-extern void run_account(OpenIndex *ix, const FestStats *op);
+extern FestStats *run_account(OpenIndex *ix);
 extern void run_discard_failed_io(void);
 extern IoTrace *run_current_trace(void);
 

@@ -34,6 +34,47 @@ fest_stats_add(FestStats *into, const FestStats *from)
 }
 
 /*
+ * Add from to into and, unless it is NULL, to also; then zero from.  This
+ * ends every operation, and an operation moves few counters (a query
+ * writes, splits and logs nothing), so from is scanned eight counters at a
+ * time and only groups with a non-zero one are touched: a third of the
+ * time of two sums and a reset over all of them, which showed in the cost
+ * of a call that finds nothing.
+ */
+void
+fest_stats_drain(FestStats *from, FestStats *into, FestStats *also)
+{
+	int64	   *src = (int64 *) from;
+	int64	   *dst = (int64 *) into;
+	int64	   *dst2 = (int64 *) also;
+	int			n = sizeof(FestStats) / sizeof(int64);
+	int			i;
+
+	Assert(from != into && from != also && (into != also || also == NULL));
+	for (i = 0; i + 8 <= n; i += 8)
+	{
+		/* spelt out: the compiler then tests a group without a loop */
+		if ((src[i] | src[i + 1] | src[i + 2] | src[i + 3] |
+			 src[i + 4] | src[i + 5] | src[i + 6] | src[i + 7]) == 0)
+			continue;
+		for (int j = i; j < i + 8; j++)
+		{
+			dst[j] += src[j];
+			if (dst2 != NULL)
+				dst2[j] += src[j];
+			src[j] = 0;
+		}
+	}
+	for (; i < n; i++)
+	{
+		dst[i] += src[i];
+		if (dst2 != NULL)
+			dst2[i] += src[i];
+		src[i] = 0;
+	}
+}
+
+/*
  * Push one level-indexed array as a JSON object {"0": n, "1": n, ...},
  * listing only the levels that saw traffic.
  */

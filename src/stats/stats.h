@@ -154,6 +154,7 @@ fest_cpu_ns(void)
 
 extern void fest_stats_reset(FestStats *stats);
 extern void fest_stats_add(FestStats *into, const FestStats *from);
+extern void fest_stats_drain(FestStats *from, FestStats *into, FestStats *also);
 extern Jsonb *fest_stats_to_jsonb(const FestStats *stats);
 extern void fest_stats_push_jsonb(const FestStats *stats,
 								  JsonbParseState **state);
