@@ -121,7 +121,7 @@ def load_claims():
             if not isinstance(c, dict) or not REQUIRED <= set(c) or set(c) - CLAIM_KEYS:
                 raise ReproduceError(
                     f"{path}: claim {name} must have the keys {sorted(REQUIRED)} "
-                    f"(and optionally paper_value, note), not {sorted(c) if isinstance(c, dict) else c}")
+                    f"(and optionally paper_value, also, note), not {sorted(c) if isinstance(c, dict) else c}")
             if c["id"] in seen:
                 raise ReproduceError(f"{path}: claim id {c['id']} appears twice")
             seen.add(c["id"])
