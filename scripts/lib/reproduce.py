@@ -8,6 +8,10 @@ claim's measure and writes DIR/report.md and DIR/report.html: first the
 claim table, then the per-experiment charts (scripts/report), then one
 traced build replayed on every shipped drive (festival.replay).
 
+A claim whose measure compares runs of two experiments names the second
+(and any further) in "also": a list of experiment files run like its
+"experiment" whenever the claim is chosen.
+
 Measures are SQL over festival.run; they may use the temporary view
 claim_run that this script creates in its session:
 
@@ -38,7 +42,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CLAIM_KEYS = {"id", "paper", "where", "claim", "paper_value", "experiment", "measure",
+CLAIM_KEYS = {"id", "paper", "where", "claim", "paper_value", "experiment", "also", "measure",
               "holds", "scales", "note"}
 REQUIRED = {"id", "paper", "where", "claim", "experiment", "measure", "holds", "scales"}
 OPS = {">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
@@ -117,7 +121,7 @@ def load_claims():
             if not isinstance(c, dict) or not REQUIRED <= set(c) or set(c) - CLAIM_KEYS:
                 raise ReproduceError(
                     f"{path}: claim {name} must have the keys {sorted(REQUIRED)} "
-                    f"(and optionally paper_value, note), not {sorted(c) if isinstance(c, dict) else c}")
+                    f"(and optionally paper_value, also, note), not {sorted(c) if isinstance(c, dict) else c}")
             if c["id"] in seen:
                 raise ReproduceError(f"{path}: claim id {c['id']} appears twice")
             seen.add(c["id"])
@@ -125,6 +129,20 @@ def load_claims():
                 raise ReproduceError(f"{path}: claim {name}: holds.op must be one of {sorted(OPS)}")
             if c["experiment"] is not None and not os.path.exists(os.path.join(ROOT, c["experiment"])):
                 raise ReproduceError(f"{path}: claim {name}: no experiment file {c['experiment']}")
+            also = c.get("also", [])
+            # "also": the further experiments the measure reads; only next to
+            # an experiment, each once, each a file
+            if (not isinstance(also, list) or not all(isinstance(a, str) for a in also)
+                    or ("also" in c and not also)):
+                raise ReproduceError(f"{path}: claim {name}: also must be a non-empty list of "
+                                     "experiment files")
+            if also and c["experiment"] is None:
+                raise ReproduceError(f"{path}: claim {name}: also needs an experiment")
+            if len(set(also)) != len(also) or c["experiment"] in also:
+                raise ReproduceError(f"{path}: claim {name}: also names an experiment twice")
+            for a in also:
+                if not os.path.exists(os.path.join(ROOT, a)):
+                    raise ReproduceError(f"{path}: claim {name}: no experiment file {a}")
             c["_file"] = os.path.relpath(path, ROOT)
             claims.append(c)
     return claims
@@ -143,6 +161,11 @@ def select(claims, patterns):
         raise ReproduceError(f"no claim matches {', '.join(unmatched)}; "
                              "scripts/reproduce --list shows them")
     return out
+
+
+def experiments_of(c):
+    """The experiment files a claim's measure reads: its experiment, then its also list."""
+    return ([c["experiment"]] if c["experiment"] else []) + c.get("also", [])
 
 
 def experiment_name(path):
@@ -179,8 +202,9 @@ def has_form(path, scale):
 
 def evaluate(conn, c, scale, formless=()):
     """(status, ours, why) for one claim."""
-    if c["experiment"] in formless:
-        return UNDECIDED, None, f"{c['experiment']} has no {scale} form"
+    for p in experiments_of(c):
+        if p in formless:
+            return UNDECIDED, None, f"{p} has no {scale} form"
     if c["experiment"] is None or c["measure"] is None:
         note = c.get("note", "")
         # a claim without an experiment is either impossible offline (its note
@@ -391,8 +415,9 @@ def main(argv):
             conn.execute("CREATE EXTENSION IF NOT EXISTS festival CASCADE")
             paths = []
             for c in claims:
-                if c["experiment"] and c["measure"] and c["experiment"] not in paths:
-                    paths.append(c["experiment"])
+                for p in experiments_of(c) if c["measure"] else []:
+                    if p not in paths:
+                        paths.append(p)
             # an experiment without a form for this scale is not run: its
             # claims cannot be decided here (e.g. the thesis's "laptop" forms)
             formless = [p for p in paths if not has_form(p, args.scale)]
