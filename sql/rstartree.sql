@@ -222,6 +222,21 @@ SELECT ord, name, rs_digest(name) AS modified_tree,
 	   (festival.stats(name)->>'entries')::bigint = (SELECT count(*) FROM rs_big) AS entries_exact,
 	   (SELECT count(*) FROM festival.check(name)) AS check_rows
 FROM rs_big_index ORDER BY ord;
+-- The node pages in the file, read raw after splits, reinsertions and
+-- deletes: the bytes after a node's entries are zero (ns_serialize zeroes
+-- only the header and that tail, not the whole page first), so equal trees
+-- are equal files.  Counted: node pages, and those with a non-zero tail.
+SELECT i.ord, count(*) > 0 AS node_pages,
+	   count(*) FILTER (WHERE ltrim(substr(pg, 33 + fixture.get_le(pg, 20, 4)::int
+										  * (s.st->'config'->'derived'->>'entry_bytes')::int),
+									'\x00'::bytea) <> ''::bytea) AS dirty_tails
+FROM rs_big_index i
+	 CROSS JOIN LATERAL (SELECT festival.flush(i.name), festival.stats(i.name) AS st) s
+	 CROSS JOIN LATERAL generate_series(2, (s.st->>'pages')::bigint - 1) p
+	 CROSS JOIN LATERAL fixture.read_page(s.st->>'file',
+										  (s.st->'config'->'options'->>'page_size')::int, p) pg
+WHERE get_byte(pg, 7) = 2
+GROUP BY i.ord ORDER BY i.ord;
 SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM rs_big_index) s;
 DROP TABLE rs_big, rs_big_later, rs_big_gone, rs_big_index;
 
