@@ -209,7 +209,14 @@ release_quietly(OpenIndex *ix)
 
 /*
  * At session end, write and mark clean every index that is not in the
- * middle of an operation.  Errors are logged and do not stop the exit.
+ * middle of an operation.  proc_exit is in progress here, so elog turns an
+ * ERROR into FATAL and release_quietly's catch is not reached: the first
+ * flush that fails is logged as FATAL and the exit goes on without
+ * flushing the indices after it.  Nothing acknowledged is lost that way:
+ * each such index is still marked unclean on disk (FAST and eFIND replay
+ * their redo log at the next open; the write-through store wrote every
+ * acknowledged change at its commit).  test/shell/unclean_shutdown.sh
+ * makes an exit flush fail and checks the next session.
  */
 static void
 fest_session_exit(int code, Datum arg)
