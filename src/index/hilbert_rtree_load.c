@@ -43,7 +43,6 @@
 #include "geom/hilbert.h"
 #include "index/spill_sort.h"
 #include "miscadmin.h"
-#include "storage/buffile.h"
 
 /*
  * The entry counts of the nodes of a level of n entries: M each, the last
@@ -83,24 +82,6 @@ typedef struct LevelSource
 
 static void leaf_next(HilbertSpill *sp, HilbertLeafEntry *leaf);
 
-static void
-file_read(BufFile *file, void *data, size_t size)
-{
-	if (BufFileRead(file, data, size) != size)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read a temporary file of a bulk load: %m")));
-}
-
-static void
-file_rewind(BufFile *file)
-{
-	if (BufFileSeek(file, 0, 0, SEEK_SET) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not rewind a temporary file of a bulk load: %m")));
-}
-
 /* The next count entries of src (of esize bytes each) into dst. */
 static void
 source_take(LevelSource *src, char *dst, uint32 count, uint32 esize, int64 offset)
@@ -113,7 +94,7 @@ source_take(LevelSource *src, char *dst, uint32 count, uint32 esize, int64 offse
 			leaf_next(src->sort, (HilbertLeafEntry *) (dst + (size_t) i * esize));
 	}
 	else
-		file_read(src->file, dst, (size_t) count * esize);
+		spill_file_read(src->file, dst, (size_t) count * esize);
 }
 
 /*
@@ -398,7 +379,7 @@ hilbert_spill_load(StructIndex *idx, BulkSpill *spill)
 		src.array = NULL;
 		if (file != NULL)
 		{
-			file_rewind(file);
+			spill_file_rewind(file);
 			src.file = file;
 		}
 		else

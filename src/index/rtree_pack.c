@@ -66,7 +66,6 @@
 #include "geom/hilbert.h"
 #include "index/spill_sort.h"
 #include "miscadmin.h"
-#include "storage/buffile.h"
 
 const BuildMethod rtree_build_methods[] = {
 	{"str", "Sort-Tile-Recursive packing, Leutenegger et al. 1997"},
@@ -249,16 +248,6 @@ spill_free(BulkSpill *sp)
 	pfree(sp);
 }
 
-/* Read exactly size bytes of a temporary file, or fail. */
-static void
-file_read(BufFile *file, void *data, size_t size)
-{
-	if (BufFileRead(file, data, size) != size)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read a temporary file of a bulk load: %m")));
-}
-
 /*
  * Where a level's entries come from when they are not in one array: a
  * performed external sort (k1 is then the Hilbert key, or unused) or a
@@ -282,7 +271,7 @@ source_next(PackSource *src, PackItem *item)
 		item->key = src->hilbert ? sort_key_to_u64(k1) : 0;
 	}
 	else
-		file_read(src->file, item, sizeof(PackItem));
+		spill_file_read(src->file, item, sizeof(PackItem));
 }
 
 typedef struct PackLevel
@@ -362,6 +351,21 @@ pack_run_streamed(PackLevel *pl, PackSource *src, int64 k, PackItem *buf)
 		write_node(pl, buf, size);
 		done += size;
 	}
+}
+
+/* A level of a packed tree, about to be written; no destination yet. */
+static PackLevel
+pack_level_begin(StructIndex *idx, const RtreeState *st, uint16 level)
+{
+	PackLevel	pl = {0};
+
+	if (level >= FEST_MAX_LEVELS)
+		elog(ERROR, "packed tree of index \"%s\" would exceed %d levels",
+			 idx->name, FEST_MAX_LEVELS);
+	pl.idx = idx;
+	pl.level = level;
+	pl.max_entries = st->max_entries;
+	return pl;
 }
 
 /*
@@ -498,16 +502,13 @@ hilbert_spill_load(StructIndex *idx, BulkSpill *raw)
 	uint16		level = 0;
 
 	Assert(n > 0);
-	if (BufFileSeek(raw->raw, 0, 0, SEEK_SET) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not rewind a temporary file of a bulk load: %m")));
+	spill_file_rewind(raw->raw);
 	for (int64 i = 0; i < n; i++)
 	{
 		BulkItem	item;
 		RtreeEntry	e;
 
-		file_read(raw->raw, &item, sizeof(BulkItem));
+		spill_file_read(raw->raw, &item, sizeof(BulkItem));
 		e.box = item.box;
 		e.ref = item.id;
 		spill_put_entry(sorted, &e,
@@ -522,14 +523,8 @@ hilbert_spill_load(StructIndex *idx, BulkSpill *raw)
 
 	for (;;)
 	{
-		PackLevel	pl = {0};
+		PackLevel	pl = pack_level_begin(idx, st, level);
 
-		if (level >= FEST_MAX_LEVELS)
-			elog(ERROR, "packed tree of index \"%s\" would exceed %d levels",
-				 idx->name, FEST_MAX_LEVELS);
-		pl.idx = idx;
-		pl.level = level;
-		pl.max_entries = st->max_entries;
 		if (parents_over_budget(st, n))
 		{
 			elog(DEBUG1, "the parents of level %d of index \"%s\" go to a temporary file",
@@ -558,10 +553,7 @@ hilbert_spill_load(StructIndex *idx, BulkSpill *raw)
 		n = pl.nparents;
 		if (pl.file != NULL)
 		{
-			if (BufFileSeek(pl.file, 0, 0, SEEK_SET) != 0)
-				ereport(ERROR,
-						(errcode_for_file_access(),
-						 errmsg("could not rewind a temporary file of a bulk load: %m")));
+			spill_file_rewind(pl.file);
 			src.file = pl.file;
 		}
 		else
@@ -607,14 +599,8 @@ rtree_spill_load(StructIndex *idx, BulkSpill *spill)
 	Assert(n > 0);
 	for (;;)
 	{
-		PackLevel	pl = {0};
+		PackLevel	pl = pack_level_begin(idx, st, level);
 
-		if (level >= FEST_MAX_LEVELS)
-			elog(ERROR, "packed tree of index \"%s\" would exceed %d levels",
-				 idx->name, FEST_MAX_LEVELS);
-		pl.idx = idx;
-		pl.level = level;
-		pl.max_entries = st->max_entries;
 		if (in != NULL && parents_over_budget(st, n))
 		{
 			elog(DEBUG1, "the parents of level %d of index \"%s\" go to an external sort",
@@ -704,14 +690,8 @@ rtree_bulk_load(StructIndex *idx, BulkItem *objects, int64 n, const char *method
 
 	for (;;)
 	{
-		PackLevel	pl = {0};
+		PackLevel	pl = pack_level_begin(idx, st, level);
 
-		if (level >= FEST_MAX_LEVELS)
-			elog(ERROR, "packed tree of index \"%s\" would exceed %d levels",
-				 idx->name, FEST_MAX_LEVELS);
-		pl.idx = idx;
-		pl.level = level;
-		pl.max_entries = st->max_entries;
 		pl.parents = MemoryContextAllocHuge(CurrentMemoryContext,
 											parents_bound(st, n) * sizeof(PackItem));
 		if (str)

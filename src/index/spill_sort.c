@@ -194,3 +194,21 @@ spill_points_get(SpillSort *ss, double *x, double *y, int64 *id)
 	*id = DatumGetInt64(v[SP_ID]);
 	return sort_key_to_u64(DatumGetInt64(v[SP_KEY]));
 }
+
+void
+spill_file_read(BufFile *file, void *data, size_t size)
+{
+	if (BufFileRead(file, data, size) != size)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read a temporary file of a bulk load: %m")));
+}
+
+void
+spill_file_rewind(BufFile *file)
+{
+	if (BufFileSeek(file, 0, 0, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not rewind a temporary file of a bulk load: %m")));
+}

@@ -39,6 +39,7 @@
 
 #include "festival.h"
 
+#include "storage/buffile.h"
 #include "utils/tuplesort.h"
 
 typedef struct SpillSort SpillSort;
@@ -51,6 +52,13 @@ extern const Datum *spill_sort_get(SpillSort *ss, const char *what);
 extern void spill_sort_rescan(SpillSort *ss);
 extern int64 spill_sort_count(const SpillSort *ss);
 extern void spill_sort_end(SpillSort *ss);
+
+/*
+ * The loads' temporary files (BufFile) of fixed-size records, written in
+ * order and read back: a short read or a failed rewind is an error.
+ */
+extern void spill_file_read(BufFile *file, void *data, size_t size);
+extern void spill_file_rewind(BufFile *file);
 
 extern SpillSort *spill_points_begin(void);
 extern void spill_points_put(SpillSort *ss, uint64 key, double x, double y, int64 id);
