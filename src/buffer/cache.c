@@ -157,6 +157,35 @@ new_frame(CachePageIO *c, PageId page, const char *image)
 	return f;
 }
 
+/* A hit on frame f: an image written into the cache is checked once, here. */
+static void
+frame_hit(CachePageIO *c, CacheFrame *f)
+{
+	if (!f->verified)
+		f->verified = fest_page_checksum_ok(f->image, c->io.page_size);
+	c->io.stats->cache_hits++;
+}
+
+/*
+ * A page just read from the device into buf: a frame for it, checked
+ * (every image that comes from the device is), then admitted or dropped.
+ * Returns the frame, or NULL if the policy did not admit it.
+ */
+static CacheFrame *
+frame_from_device(CachePageIO *c, PageId page, const char *buf, bool *verified)
+{
+	CacheFrame *f = new_frame(c, page, buf);
+
+	f->verified = fest_page_checksum_ok(f->image, c->io.page_size);
+	*verified = f->verified;
+	if (!admit(c, f, false))
+	{
+		free_frame(f);
+		return NULL;
+	}
+	return f;
+}
+
 static void
 cache_read(PageIO *io, PageIORequest *reqs, int n)
 {
@@ -172,12 +201,9 @@ cache_read(PageIO *io, PageIORequest *reqs, int n)
 
 		if (f != NULL)
 		{
-			/* an image written into the cache is checked once, here */
-			if (!f->verified)
-				f->verified = fest_page_checksum_ok(f->image, io->page_size);
+			frame_hit(c, f);
 			memcpy(reqs[i].buf, f->image, io->page_size);
 			reqs[i].verified = f->verified;
-			io->stats->cache_hits++;
 		}
 		else
 		{
@@ -191,15 +217,8 @@ cache_read(PageIO *io, PageIORequest *reqs, int n)
 		/* the misses go to the device together */
 		pageio_read(c->below, misses, nmiss);
 		for (int i = 0; i < nmiss; i++)
-		{
-			CacheFrame *f = new_frame(c, misses[i].page, misses[i].buf);
-
-			/* every image that comes from the device is checked */
-			f->verified = fest_page_checksum_ok(f->image, io->page_size);
-			reqs[missed[i]].verified = f->verified;
-			if (!admit(c, f, false))
-				free_frame(f);
-		}
+			(void) frame_from_device(c, misses[i].page, misses[i].buf,
+									 &reqs[missed[i]].verified);
 	}
 	pfree(misses);
 	pfree(missed);
@@ -222,9 +241,7 @@ cache_read_stamped(PageIO *io, PageId page, char *buf, uint64 *stamp,
 	c->below->time_cpu = io->time_cpu;
 	if (f != NULL)
 	{
-		if (!f->verified)
-			f->verified = fest_page_checksum_ok(f->image, io->page_size);
-		io->stats->cache_hits++;
+		frame_hit(c, f);
 		/* an image that failed its check is handed up to be reported */
 		if (*stamp != 0 && f->stamp == *stamp && f->verified)
 			return true;
@@ -235,15 +252,8 @@ cache_read_stamped(PageIO *io, PageId page, char *buf, uint64 *stamp,
 	}
 	io->stats->cache_misses++;
 	pageio_read(c->below, &req, 1);
-	f = new_frame(c, page, buf);
-	f->verified = fest_page_checksum_ok(f->image, io->page_size);
-	*verified = f->verified;
-	*stamp = f->stamp;
-	if (!admit(c, f, false))
-	{
-		free_frame(f);
-		*stamp = 0;
-	}
+	f = frame_from_device(c, page, buf, verified);
+	*stamp = f != NULL ? f->stamp : 0;
 	return false;
 }
 
