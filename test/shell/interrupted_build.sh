@@ -55,8 +55,10 @@ out=$(psql -X -qAt -c "SET festival.progress_interval = 0" -c "SET statement_tim
         -c "SELECT 'entries=' || (festival.stats('s')->>'entries')" \
         -c "SELECT 'errors=' || count(*) FROM festival.check('s') WHERE severity = 'error' AND message NOT LIKE 'the index holds % entries but source table %'" \
         -c "SELECT 'query=' || count(*) FROM festival.query('s', ST_MakeEnvelope(0, 0, 200000, 200000))" 2>&1)
-if printf '%s' "$out" | grep -q 'built=300000'; then expect=300000; else expect=0; fi
-tap_like "$out" "entries=$expect" "a cancelled bulk load leaves the empty tree ($expect entries)"
+# the cancel may also arrive after the root was set, before build() returns:
+# the whole tree is then in place (measured: at 500 ms for a 490 ms load)
+if printf '%s' "$out" | grep -qE 'built=300000|entries=300000'; then expect=300000; else expect=0; fi
+tap_like "$out" "entries=$expect" "a cancelled bulk load leaves the empty tree or the whole one ($expect entries)"
 if [ $expect = 0 ]; then
     tap_like "$out" 'index "s" is incompletely built' "a query is refused: the build did not finish"
 else
