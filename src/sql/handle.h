@@ -72,6 +72,7 @@ typedef struct OpenIndex
 	bool		open_complete;	/* opened (or created) successfully */
 	bool		busy;			/* an operation is running */
 	bool		committing;		/* pages are being written */
+	bool		exit_flush_tried;	/* the session-end hook began its flush */
 	int			op_nest_level;	/* transaction nesting level of the operation */
 	bool		needs_reload;	/* an ERROR interrupted an operation */
 	bool		reload_consistent;	/* ... and left the file as it was */

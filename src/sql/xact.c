@@ -209,14 +209,24 @@ release_quietly(OpenIndex *ix)
 
 /*
  * At session end, write and mark clean every index that is not in the
- * middle of an operation.  proc_exit is in progress here, so elog turns an
- * ERROR into FATAL and release_quietly's catch is not reached: the first
- * flush that fails is logged as FATAL and the exit goes on without
- * flushing the indices after it.  Nothing acknowledged is lost that way:
- * each such index is still marked unclean on disk (FAST and eFIND replay
- * their redo log at the next open; the write-through store wrote every
- * acknowledged change at its commit).  test/shell/unclean_shutdown.sh
- * makes an exit flush fail and checks the next session.
+ * middle of an operation.
+ *
+ * proc_exit is in progress here, so elog turns an ERROR into FATAL, which
+ * does not return to release_quietly's catch: it logs the error and calls
+ * proc_exit again, which goes on with the before_shmem_exit callbacks still
+ * registered.  So before each index's flush this function registers itself
+ * once more (the slot it runs from is free again, so the list does not
+ * grow) and takes that registration back when the flush returns.  If the
+ * flush fails, the nested proc_exit runs it again, and it flushes the
+ * indices after the failed one; exit_flush_tried keeps the failed one from
+ * being tried twice.  Every index whose own flush works is written and
+ * marked clean, whatever another index's flush does: with a write-back
+ * cache and no redo log, acknowledged changes would otherwise be lost at a
+ * normal exit.  An index whose flush failed stays marked unclean on disk
+ * (FAST and eFIND replay their redo log at the next open; the
+ * write-through store without a cache wrote every acknowledged change at
+ * its commit).  test/shell/unclean_shutdown.sh makes an exit flush fail
+ * and checks both indices in the next session.
  */
 static void
 fest_session_exit(int code, Datum arg)
@@ -228,7 +238,12 @@ fest_session_exit(int code, Datum arg)
 	{
 		OpenIndex  *ix = (OpenIndex *) lfirst(lc);
 
+		if (ix->exit_flush_tried)
+			continue;			/* its flush failed: leave it as it is */
+		ix->exit_flush_tried = true;
+		before_shmem_exit(fest_session_exit, (Datum) 0);
 		release_quietly(ix);
+		cancel_before_shmem_exit(fest_session_exit, (Datum) 0);
 		ix_discard(ix);
 	}
 }

@@ -10,7 +10,7 @@ fresh_database festival_unclean
 if [ "$(q -c "SELECT inet_server_addr() IS NULL")" != "t" ]; then
     tap_skip_all "needs a server on a local Unix socket (the test kills a backend)"
 fi
-tap_plan 14
+tap_plan 18
 
 q <<'SQL' >/dev/null
 SET client_min_messages = warning;
@@ -68,19 +68,32 @@ tap_is "$out" "true" "the meta page says clean again"
 # The exit hook's flush fails (EIO at its first page write): the session
 # still ends normally, the error is logged, and the next open replays the
 # redo log, so the 300 acknowledged inserts held in FAST's buffer are there.
+# The same session also changed 'uc', whose write-back cache holds its
+# acknowledged inserts until a flush: the hook still flushes it after the
+# failed one ('uc' comes after 'uf' in the session's table of open indices,
+# which before the fix ended the hook's flushing; 'uc' was then lost).
 q -c "SET client_min_messages = warning" \
   -c "SELECT festival.create_index('uf', 'rtree', 'unclean', '{\"framework\": \"fast\", \"page_size\": 1024}', 'pts')" \
-  -c "SELECT festival.build('uf')" -c "SELECT festival.close('uf')" >/dev/null
+  -c "SELECT festival.create_index('uc', 'rtree', 'unclean', '{\"cache\": \"lru\", \"cache_size\": \"1MB\", \"page_size\": 1024}', 'pts')" \
+  -c "SELECT festival.build('uf')" -c "SELECT festival.close('uf')" \
+  -c "SELECT festival.build('uc')" -c "SELECT festival.close('uc')" >/dev/null
 out=$(psql -X -qAt -c "INSERT INTO pts SELECT i, ST_MakePoint(i % 100 + 0.25, i / 100 + 0.25) FROM generate_series(5201, 5500) i" \
         -c "SELECT 'acked=' || count(festival.insert('uf', id, geom)) FROM pts WHERE id > 5200" \
+        -c "SELECT 'cached=' || count(festival.insert('uc', id, geom)) FROM pts WHERE id > 5200" \
         -c "SELECT 'armed=' || festival.inject_fault('uf', 'write', 0, 'EIO')" 2>&1)
 tap_like "$out" '^acked=300$' "a FAST session acknowledged 300 inserts, then armed a write fault"
+tap_like "$out" '^cached=300$' "the same session acknowledged 300 inserts into a cached index"
 sleep 0.5
 out=$(q -c "SELECT 'rows=' || count(*) FROM festival.query('uf', ST_MakeEnvelope(-1, -1, 200, 200))" \
         -c "SELECT 'errors=' || count(*) FROM festival.check('uf') WHERE severity = 'error'")
 tap_like "$out" 'not closed cleanly|recover|replay' "the next open finds the failed exit flush and recovers"
 tap_like "$out" '^rows=5500$' "every acknowledged insert is in the index"
 tap_like "$out" '^errors=0$' "check() finds no error"
+out=$(q -c "SELECT 'rows=' || count(*) FROM festival.query('uc', ST_MakeEnvelope(-1, -1, 200, 200))" \
+        -c "SELECT 'errors=' || count(*) FROM festival.check('uc') WHERE severity = 'error'")
+tap_like "$out" '^rows=5500$' "the cached index was flushed after the failed one: every acknowledged insert is there"
+tap_unlike "$out" 'not closed cleanly' "the cached index opens without a warning: its exit flush marked it clean"
+tap_like "$out" '^errors=0$' "check() finds no error in the cached index"
 
 psql -X -q -d postgres -c "DROP DATABASE festival_unclean" >/dev/null 2>&1
 tap_done
