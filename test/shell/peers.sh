@@ -18,7 +18,7 @@ case "${PGHOST:-}" in
     *) tap_skip_all "peak memory is read from /proc: needs a local server" ;;
 esac
 fresh_database festival_peers_test
-tap_plan 13
+tap_plan 14
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -46,26 +46,40 @@ tap_like "$out" '^\| structure=rtree split=quadratic build=str \| workload=build
 tap_like "$out" '^\| structure=xbrtree build=bulk \| workload=empty \| peer=gist \| [0-9.]+ \([0-9.]+ vs [0-9.]+ µs/call\)' \
     "empty windows per call against GiST"
 
-# Every build ratio of the printed table against medians from festival.run.
-printed=$(awk -F' [|] ' '/^\| structure=.* \| workload=build \| / {
+# Every build ratio of the printed tables (elapsed, then backend CPU time)
+# against medians from festival.run.
+build_ratios() {   # build_ratios FIRST-LINE-REGEX: the build rows of the table after it
+    awk -F' [|] ' -v start="$1" '
+        $0 ~ start { on = 1; next }
+        on && /^#/ { on = 0 }
+        on && /^\| structure=.* \| workload=build \| / {
         c = $1; sub(/^\| /, "", c); p = $3; sub(/ variant=.*/, "", p)
-        for (i = 4; i <= NF; i++) { v = $i; sub(/ *\|$/, "", v); if (v != "") printf "%s|%s|%d|%s\n", c, p, i - 3, v } }' "$work/out" | sort)
-computed=$(qv <<'SQL' | sort
+        for (i = 4; i <= NF; i++) { v = $i; sub(/ *\|$/, "", v); if (v != "") printf "%s|%s|%d|%s\n", c, p, i - 3, v } }' "$work/out" | sort
+}
+medians_ratios() {   # medians_ratios COLUMN: the same ratios from festival.run
+    qv <<SQL | sort
 WITH m AS (
     SELECT regexp_replace(regexp_replace(label, ' (framework=none|page=4096|device=wl_peers_smoke|n=\d+|workload=build|rep=\d+)', '', 'g'), '^exp=peers_smoke ', '') AS conf,
            substring(label FROM ' n=(\d+)')::int AS n,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY wall_seconds) AS wall
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY $1) AS t
     FROM festival.run WHERE label LIKE 'exp=peers_smoke % workload=build %' GROUP BY 1, 2
 ), sizes AS (SELECT n, row_number() OVER (ORDER BY n) AS col FROM (SELECT DISTINCT n FROM m) s)
-SELECT format('%s|%s|%s|%s', f.conf, split_part(p.conf, ' ', 1), s.col, to_char(f.wall / p.wall, 'FM9999990.00'))
+SELECT format('%s|%s|%s|%s', f.conf, split_part(p.conf, ' ', 1), s.col,
+              CASE WHEN f.t > 0 AND p.t > 0 THEN to_char(f.t / p.t, 'FM9999990.00') ELSE '-' END)
 FROM m f JOIN m p USING (n) JOIN sizes s USING (n)
 WHERE f.conf LIKE 'structure=%' AND (
       (p.conf = 'peer=gist build=insert' AND f.conf LIKE '% build=insert')
    OR (p.conf = 'peer=gist build=create_index' AND f.conf NOT LIKE '% build=insert')
-   OR (p.conf = 'peer=libspatialindex variant=rstar build=insert' AND f.conf LIKE 'structure=rstartree %build=insert'));
+   OR ('$1' = 'wall_seconds' AND p.conf = 'peer=libspatialindex variant=rstar build=insert'
+       AND f.conf LIKE 'structure=rstartree %build=insert'));
 SQL
-)
+}
+printed=$(build_ratios '^## festival / peers')
+computed=$(medians_ratios wall_seconds)
 tap_is "$printed" "$computed" "every build ratio equals the ratio of the medians in festival.run"
+printed=$(build_ratios '^### In backend CPU time')
+computed=$(medians_ratios cpu_seconds)
+tap_is "$printed" "$computed" "every build ratio in backend CPU time equals the ratio of the cpu_seconds medians (no libspatialindex row)"
 tap_is "$(qv -c "SELECT count(*) FROM festival.run WHERE label LIKE 'exp=peers_smoke % build=insert n=10000 %'")" "0" \
     "no one-at-a-time build beyond max_points (5M scaled: 2500)"
 tap_is "$(qv -c "SELECT count(*) FILTER (WHERE (config -> 'experiment' ->> 'peak_anon_bytes')::bigint > 0
