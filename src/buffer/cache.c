@@ -11,7 +11,12 @@
  *
  * Frames are pinned only while a transfer copies them: the PageIO calls
  * copy pages in and out, so no frame is in use between calls and any may
- * be evicted.
+ * be evicted.  The one exception is a loan (cache_read_borrow, see
+ * device/pageio.h): a hit hands the reader a pointer into the frame
+ * instead of a copy, valid until the reader's next call on the cache.
+ * Every call ends the loan first (begin_call), and only calls evict, free
+ * or overwrite frames, so a lent frame cannot change while lent; debug
+ * builds Assert it where frames are freed or overwritten.
  *
  * Checksums: a frame remembers whether its image's magic and checksum were
  * found good since the image last changed.  A page read from the device is
@@ -66,6 +71,7 @@ typedef struct CachePageIO
 	Replacement *r;
 	MemoryContext cxt;			/* frames */
 	uint64		next_stamp;		/* for the next image a frame takes (from 1) */
+	CacheFrame *lent;			/* frame lent by cache_read_borrow, or NULL */
 } CachePageIO;
 
 static int64
@@ -74,9 +80,22 @@ frame_bytes(CachePageIO *c)
 	return c->io.page_size;
 }
 
-static void
-free_frame(CacheFrame *f)
+/*
+ * Every call on the cache starts here: it ends the loan of the previous
+ * call (PageIO.lend_epoch tells the borrower, pageio_loan_valid).
+ */
+static inline void
+begin_call(CachePageIO *c)
 {
+	c->io.lend_epoch++;
+	c->lent = NULL;
+	c->below->time_cpu = c->io.time_cpu;
+}
+
+static void
+free_frame(CachePageIO *c, CacheFrame *f)
+{
+	Assert(f != c->lent);
 	pageio_free_buffer(f->image);
 	pfree(f);
 }
@@ -123,7 +142,7 @@ write_back(CachePageIO *c, List *frames, bool free_them)
 	pfree(dirty);
 	if (free_them)
 		foreach(lc, frames)
-			free_frame((CacheFrame *) lfirst(lc));
+			free_frame(c, (CacheFrame *) lfirst(lc));
 }
 
 /* Offer a frame to the policy; evicted frames are written back. */
@@ -180,7 +199,7 @@ frame_from_device(CachePageIO *c, PageId page, const char *buf, bool *verified)
 	*verified = f->verified;
 	if (!admit(c, f, false))
 	{
-		free_frame(f);
+		free_frame(c, f);
 		return NULL;
 	}
 	return f;
@@ -194,7 +213,7 @@ cache_read(PageIO *io, PageIORequest *reqs, int n)
 	int		   *missed = palloc(n * sizeof(int));	/* their places in reqs */
 	int			nmiss = 0;
 
-	c->below->time_cpu = io->time_cpu;
+	begin_call(c);
 	for (int i = 0; i < n; i++)
 	{
 		CacheFrame *f = replacement_lookup(c->r, reqs[i].page);
@@ -238,7 +257,7 @@ cache_read_stamped(PageIO *io, PageId page, char *buf, uint64 *stamp,
 	CacheFrame *f = replacement_lookup(c->r, page);
 	PageIORequest req = {page, buf, false};
 
-	c->below->time_cpu = io->time_cpu;
+	begin_call(c);
 	if (f != NULL)
 	{
 		frame_hit(c, f);
@@ -257,6 +276,33 @@ cache_read_stamped(PageIO *io, PageId page, char *buf, uint64 *stamp,
 	return false;
 }
 
+/*
+ * cache_read of one page that lends the frame on a hit instead of copying
+ * it (PageIOOps.read_borrow); a miss reads into buf and admits the page as
+ * cache_read does.  Lookup, admission and counters are cache_read's.
+ */
+static const char *
+cache_read_borrow(PageIO *io, PageId page, char *buf, bool *verified)
+{
+	CachePageIO *c = (CachePageIO *) io;
+	CacheFrame *f;
+	PageIORequest req = {page, buf, false};
+
+	begin_call(c);
+	f = replacement_lookup(c->r, page);
+	if (f != NULL)
+	{
+		frame_hit(c, f);
+		*verified = f->verified;
+		c->lent = f;
+		return f->image;
+	}
+	io->stats->cache_misses++;
+	pageio_read(c->below, &req, 1);
+	(void) frame_from_device(c, page, buf, verified);
+	return buf;
+}
+
 static void
 cache_write(PageIO *io, PageIORequest *reqs, int n)
 {
@@ -264,13 +310,14 @@ cache_write(PageIO *io, PageIORequest *reqs, int n)
 	PageIORequest *through = palloc(n * sizeof(PageIORequest));
 	int			nthrough = 0;
 
-	c->below->time_cpu = io->time_cpu;
+	begin_call(c);
 	for (int i = 0; i < n; i++)
 	{
 		CacheFrame *f = replacement_lookup(c->r, reqs[i].page);
 
 		if (f != NULL)
 		{
+			Assert(f != c->lent);
 			memcpy(f->image, reqs[i].buf, io->page_size);
 			f->stamp = c->next_stamp++;
 			f->dirty = true;
@@ -283,7 +330,7 @@ cache_write(PageIO *io, PageIORequest *reqs, int n)
 		f->verified = reqs[i].verified;
 		if (!admit(c, f, false))
 		{
-			free_frame(f);
+			free_frame(c, f);
 			through[nthrough++] = reqs[i];
 		}
 	}
@@ -299,7 +346,7 @@ cache_sync(PageIO *io)
 	CachePageIO *c = (CachePageIO *) io;
 	List	   *all = replacement_all(c->r);
 
-	c->below->time_cpu = io->time_cpu;
+	begin_call(c);
 	write_back(c, all, false);
 	list_free(all);
 	pageio_sync(c->below);
@@ -309,9 +356,11 @@ static void
 cache_truncate(PageIO *io, uint64 npages)
 {
 	CachePageIO *c = (CachePageIO *) io;
-	List	   *all = replacement_all(c->r);
+	List	   *all;
 	ListCell   *lc;
 
+	begin_call(c);
+	all = replacement_all(c->r);
 	foreach(lc, all)
 	{
 		CacheFrame *f = (CacheFrame *) lfirst(lc);
@@ -319,7 +368,7 @@ cache_truncate(PageIO *io, uint64 npages)
 		if (f->page >= npages)
 		{
 			replacement_remove(c->r, f->page);
-			free_frame(f);
+			free_frame(c, f);
 		}
 	}
 	list_free(all);
@@ -330,9 +379,13 @@ static uint64
 cache_npages(PageIO *io)
 {
 	CachePageIO *c = (CachePageIO *) io;
-	uint64		n = c->below->ops->npages(c->below);
-	List	   *all = replacement_all(c->r);
+	uint64		n;
+	List	   *all;
 	ListCell   *lc;
+
+	begin_call(c);
+	n = c->below->ops->npages(c->below);
+	all = replacement_all(c->r);
 
 	foreach(lc, all)
 	{
@@ -350,6 +403,7 @@ cache_close(PageIO *io)
 {
 	CachePageIO *c = (CachePageIO *) io;
 
+	begin_call(c);
 	c->below->ops->close(c->below);
 }
 
@@ -360,7 +414,8 @@ static const PageIOOps cache_pageio_ops = {
 	.truncate = cache_truncate,
 	.npages = cache_npages,
 	.close = cache_close,
-	.read_stamped = cache_read_stamped
+	.read_stamped = cache_read_stamped,
+	.read_borrow = cache_read_borrow
 };
 
 /*

@@ -15,6 +15,15 @@
  * submissions separately in the FestStats it was given.
  *
  * Buffers are page_size bytes, aligned to FEST_IO_ALIGN (O_DIRECT needs it).
+ *
+ * Loans: a layer that holds page images in memory (a page cache) may lend
+ * one to a reader instead of copying it (PageIOOps.read_borrow): the
+ * reader gets a const pointer into the layer's frame, valid only until its
+ * next call on that PageIO, whatever the call.  Such a layer bumps
+ * lend_epoch at every call, so a reader can Assert that no call came
+ * between the loan and its last use of the image (pageio_loan_valid).
+ * Layers that do not lend leave lend_epoch alone; pageio_read_borrow then
+ * reads into the caller's buffer.
  * Errors are raised with ereport; a read past the end of the file returns a
  * zero page, which page verification then reports.
  *
@@ -77,6 +86,16 @@ typedef struct PageIOOps
 	 */
 	bool		(*read_stamped) (PageIO *io, PageId page, char *buf,
 								 uint64 *stamp, bool *verified);
+	/*
+	 * Optional (NULL: pageio_read_borrow reads into buf as pageio_read_one
+	 * does).  Read one page, made and counted exactly as read makes and
+	 * counts it, and return its image: either buf, filled as read fills
+	 * it, or this layer's own copy, lent until the next call on this PageIO
+	 * (see Loans above) and never to be written.  *verified as read sets
+	 * the request's flag.
+	 */
+	const char *(*read_borrow) (PageIO *io, PageId page, char *buf,
+								bool *verified);
 } PageIOOps;
 
 struct PageIO
@@ -88,6 +107,8 @@ struct PageIO
 	const char *label;			/* for messages: the file path */
 	/* the fault layer's state below this PageIO, or NULL (device/fault.h) */
 	struct FaultState *fault;
+	/* bumped at every call by a layer that lends images (see Loans) */
+	uint64		lend_epoch;
 };
 
 static inline void
@@ -143,6 +164,33 @@ pageio_read_stamped(PageIO *io, PageId page, char *buf, uint64 *stamp,
 	}
 	*verified = false;
 	return io->ops->read_stamped(io, page, buf, stamp, verified);
+}
+
+/*
+ * Read one page, borrowing the image from the PageIO if it lends it (see
+ * PageIOOps.read_borrow), otherwise into buf.  The result is valid until
+ * the next call on io; *verified as pageio_read_one returns it.
+ */
+static inline const char *
+pageio_read_borrow(PageIO *io, PageId page, char *buf, bool *verified)
+{
+	if (io->ops->read_borrow == NULL)
+	{
+		*verified = pageio_read_one(io, page, buf);
+		return buf;
+	}
+	*verified = false;
+	return io->ops->read_borrow(io, page, buf, verified);
+}
+
+/*
+ * Is an image borrowed from io when its lend_epoch was epoch still lent?
+ * For Asserts: a reader takes the epoch just after pageio_read_borrow.
+ */
+static inline bool
+pageio_loan_valid(const PageIO *io, uint64 epoch)
+{
+	return io->lend_epoch == epoch;
 }
 
 static inline void

@@ -47,6 +47,13 @@
  * any read is.  Counters do not change: the read is counted as before
  * (nodes_visited, reads_per_level, and below it cache hits or pages_read).
  *
+ * Other node reads take the image without a copy where they can: a page
+ * cache that lends its frames (pageio_read_borrow) hands the frame itself,
+ * valid until the next call on the PageIO, and a page read ahead is used
+ * in the read-ahead buffer; the image is verified and decoded (or its
+ * free-list link read) before anything else is asked of the PageIO.  Only
+ * a PageIO that does not lend reads into the scratch buffer.
+ *
  * IDENTIFICATION
  *	  src/flash/direct.c
  *
@@ -101,6 +108,8 @@ typedef struct DirectStore
 	Mbr			root_bounds;	/* union of root_node's entries' rectangles */
 	uint64		root_decodes;	/* times root_node was (re)made: a gauge of
 								 * festival.stats() */
+	uint64		lent_reads;		/* pages decoded straight from a page cache's
+								 * frame (PageIOOps.read_borrow): a gauge */
 } DirectStore;
 
 bool		fest_write_through_per_access = false;
@@ -213,17 +222,23 @@ charge_pending_read(DirectStore *ds, const PendingPage *p)
 
 /*
  * The current image of a page: the pending one if this modification wrote
- * it, otherwise the page read from the device into the scratch buffer.
- * Returns the verification outcome; *image is set either way.
+ * it, a page read ahead by direct_read_many, otherwise the page as the
+ * page I/O chain delivers it: lent by a page cache that holds it (no copy),
+ * or read into the scratch buffer.  A lent image is valid only until the
+ * next call on ns->io, so callers use it before any other read or write
+ * (they Assert it with pageio_loan_valid and *epoch).  Returns the
+ * verification outcome; *image is set either way.
  */
 static FestPageCheck
-direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image)
+direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image,
+			 uint64 *epoch)
 {
 	NodeStore  *ns = &ds->ns;
 	PendingPage *p = pending_find(ds, page);
 	FestPageCheck check;
 	bool		verified;
 
+	*epoch = ns->io->lend_epoch;
 	if (p != NULL)
 	{
 		if (p->is_free != (kind == FEST_PAGE_FREE))
@@ -243,16 +258,19 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 		return FEST_PAGE_WRONG_ID;
 	}
 
-	if ((*image = ns_prefetch_find(&ds->prefetch, page, &verified)) != NULL)
-		memcpy(ds->scratch, *image, ns->page_size);
-	else
-		verified = pageio_read_one(ns->io, page, ds->scratch);
-	*image = ds->scratch;
+	/* a read-ahead image stays until ns_prefetch_clear: no copy either */
+	if ((*image = ns_prefetch_find(&ds->prefetch, page, &verified)) == NULL)
+	{
+		*image = pageio_read_borrow(ns->io, page, ds->scratch, &verified);
+		*epoch = ns->io->lend_epoch;
+		if (*image != ds->scratch)
+			ds->lent_reads++;
+	}
 	/* a cache's verified image needs no second checksum */
-	check = fest_page_verify_known(ds->scratch, ns->page_size, page, kind, verified);
+	check = fest_page_verify_known(*image, ns->page_size, page, kind, verified);
 	if (check == FEST_PAGE_OK && kind == FEST_PAGE_NODE)
 	{
-		uint16		level = FestPageGetHeader(ds->scratch)->level;
+		uint16		level = FestPageGetHeader(*image)->level;
 
 		if (level < FEST_MAX_LEVELS)
 			ns->stats->reads_per_level[level]++;
@@ -281,12 +299,16 @@ direct_read(NodeStore *ns, PageId page)
 	DirectStore *ds = (DirectStore *) ns;
 	const char *image;
 	FestPageCheck check;
+	uint64		epoch;
+	TreeNode   *node;
 
 	ns->stats->nodes_visited++;
-	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image);
+	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch);
 	if (check != FEST_PAGE_OK)
 		report_fetch_failure(ns, page, check, image);
-	return ns_deserialize(ns, image, page);
+	node = ns_deserialize(ns, image, page);
+	Assert(pageio_loan_valid(ns->io, epoch));
+	return node;
 }
 
 /*
@@ -414,14 +436,16 @@ direct_read_checked(NodeStore *ns, PageId page, TreeNode **node)
 	DirectStore *ds = (DirectStore *) ns;
 	const char *image;
 	FestPageCheck check;
+	uint64		epoch;
 
 	*node = NULL;
 	ns->stats->nodes_visited++;
-	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image);
+	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch);
 	if (check == FEST_PAGE_OK && !ns_header_plausible(ns, image))
 		check = FEST_PAGE_IMPOSSIBLE;
 	if (check == FEST_PAGE_OK)
 		*node = ns_deserialize(ns, image, page);
+	Assert(pageio_loan_valid(ns->io, epoch));
 	return check;
 }
 
@@ -454,12 +478,14 @@ direct_alloc(NodeStore *ns, uint16 level)
 	{
 		const char *image;
 		FestPageCheck check;
+		uint64		epoch;
 
 		page = ns->meta->free_head;
-		check = direct_fetch(ds, page, FEST_PAGE_FREE, &image);
+		check = direct_fetch(ds, page, FEST_PAGE_FREE, &image, &epoch);
 		if (check != FEST_PAGE_OK)
 			report_fetch_failure(ns, page, check, image);
 		ns->meta->free_head = FestPageGetHeader(image)->link;
+		Assert(pageio_loan_valid(ns->io, epoch));
 		ns->meta->free_count--;
 		if (ds->nreused == ds->maxreused)
 		{
@@ -717,10 +743,13 @@ static FestPageCheck
 direct_read_free_link(NodeStore *ns, PageId page, PageId *link)
 {
 	const char *image;
-	FestPageCheck check = direct_fetch((DirectStore *) ns, page, FEST_PAGE_FREE, &image);
+	uint64		epoch;
+	FestPageCheck check = direct_fetch((DirectStore *) ns, page, FEST_PAGE_FREE,
+									   &image, &epoch);
 
 	if (check == FEST_PAGE_OK)
 		*link = FestPageGetHeader(image)->link;
+	Assert(pageio_loan_valid(ns->io, epoch));
 	return check;
 }
 
@@ -744,11 +773,17 @@ direct_flush_some(NodeStore *ns)
 	return NIL;
 }
 
-/* How often the root kept for the window search was decoded (tests). */
+/*
+ * How often the root kept for the window search was decoded, and how many
+ * pages were read from a page cache's frame without a copy (tests).
+ */
 static void
 direct_describe(NodeStore *ns, JsonbParseState **state)
 {
-	jb_int(state, "root_decodes", (int64) ((DirectStore *) ns)->root_decodes);
+	DirectStore *ds = (DirectStore *) ns;
+
+	jb_int(state, "root_decodes", (int64) ds->root_decodes);
+	jb_int(state, "lent_reads", (int64) ds->lent_reads);
 }
 
 static List *
