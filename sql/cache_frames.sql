@@ -8,6 +8,11 @@
 -- same rows: the trees, the counters of the work done and the answers must
 -- be the same, and festival.check() must find nothing.
 --
+-- The store also hands its pages to such a cache unsealed
+-- ('unsealed_writes'): the cache seals each when it leaves for the device
+-- (eviction, flush, a page it does not admit).  After a flush the file is
+-- byte for byte its twin's, and read back alone every page is sealed.
+--
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
 
@@ -77,6 +82,54 @@ FROM cf_index i ORDER BY i.ord;
 
 -- check() reads every node (through the frames too) and finds nothing
 SELECT i.name, c.* FROM cf_index i CROSS JOIN LATERAL festival.check(i.name) c;
+
+-- pages the store handed to the cache unsealed: only lru-family caches take them
+SELECT i.name, (festival.stats(i.name)->'buffers'->>'unsealed_writes')::bigint > 0 AS unsealed
+FROM cf_index i ORDER BY i.ord;
+
+-- the index file's node pages (after its two meta pages), as bytes
+CREATE FUNCTION cf_pages(idx text) RETURNS text LANGUAGE sql AS $$
+	SELECT md5(pg_read_binary_file(f, 2048, (pg_stat_file(f)).size - 2048))
+	FROM (SELECT festival.stats(idx)->>'file' AS f) s
+$$;
+
+-- after a flush every file holds what its twin without a cache holds, byte
+-- for byte: the pages sealed as they left the cache carry the checksums the
+-- store sealed itself before
+SELECT count(*) AS flushed FROM (SELECT festival.flush(name) FROM cf_index) s;
+SELECT i.name, cf_pages(i.name) = cf_pages(i.twin) AS same_bytes,
+	   festival.stats(i.name)->>'clean_on_disk' AS clean
+FROM cf_index i ORDER BY i.ord;
+
+-- more rows one at a time, with windows in between (the kept root is read
+-- from the cache, unsealed after each insert), then deletes
+CREATE TABLE cf_more (id bigint PRIMARY KEY, geom geometry(Point));
+INSERT INTO cf_more SELECT 10000 + i, ST_MakePoint((i * 613) % 1200, (i * 331) % 1100)
+FROM generate_series(1, 300) AS i;
+SELECT i.name, count(*) FILTER (WHERE festival.insert(i.name, m.id, m.geom)) AS inserted,
+	   sum((SELECT count(*) FROM festival.query(i.name, ST_Expand(m.geom, 30)))) AS found
+FROM cf_index i CROSS JOIN LATERAL (SELECT * FROM cf_more ORDER BY id) m
+GROUP BY i.name, i.ord ORDER BY i.ord;
+INSERT INTO cf_src SELECT * FROM cf_more;
+SELECT i.name, count(*) FILTER (WHERE festival.delete(i.name, s.id, s.geom)) AS deleted
+FROM cf_index i CROSS JOIN LATERAL (SELECT * FROM cf_src WHERE id % 7 = 0 ORDER BY id) s
+GROUP BY i.name, i.ord ORDER BY i.ord;
+DELETE FROM cf_src WHERE id % 7 = 0;
+SELECT i.name, cf_wrong(i.name) AS wrong, cf_work(i.name) = cf_work(i.twin) AS same_work,
+	   (festival.stats(i.name)->'buffers'->>'root_decodes')::bigint =
+	   (festival.stats(i.twin)->'buffers'->>'root_decodes')::bigint AS same_root_decodes
+FROM cf_index i ORDER BY i.ord;
+SELECT i.name, c.* FROM cf_index i CROSS JOIN LATERAL festival.check(i.name) c;
+
+-- flushed and closed, each index is read back from its file alone: every
+-- page there is sealed (check() verifies each checksum) and the same bytes
+-- as its twin's
+SELECT count(*) AS flushed FROM (SELECT festival.flush(name) FROM cf_index) s;
+SELECT count(*) AS closed FROM (SELECT festival.close(name) FROM cf_index) s;
+SELECT i.name, cf_pages(i.name) = cf_pages(i.twin) AS same_bytes
+FROM cf_index i ORDER BY i.ord;
+SELECT i.name, c.* FROM cf_index i CROSS JOIN LATERAL festival.check(i.name) c;
+SELECT i.name, cf_wrong(i.name) AS wrong FROM cf_index i ORDER BY i.ord;
 
 SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM cf_index) s;
 SELECT festival.drop_device('cf_dev');

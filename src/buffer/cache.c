@@ -26,12 +26,26 @@
  * then every hit hands the image up marked verified (PageIORequest), and
  * the node store checks only its header instead of a CRC of the whole page.
  * A page that fails stays unverified, so its readers check it (and report
- * it) every time.  pages_read and pages_written keep counting the device's
+ * it) every time.
+ *
+ * Sealing: the write-through store writes its pages unsealed
+ * (PageIORequest.unsealed, fest_page_write_unsealed): their checksum field
+ * is stale, and a frame holding one is verified (the image comes from the
+ * store's memory) but not sealed.  It is sealed exactly once, when it
+ * leaves the cache: written back at eviction or sync (write_back), or
+ * written through when the policy does not admit it.  So a page modified
+ * by many batches between two write-backs costs one CRC, and the device
+ * only ever receives sealed pages.  Sealing changes the checksum field, so
+ * it gives the frame a new stamp (below).  Readers of an unsealed frame
+ * get it marked verified and check its header only; the one reader that
+ * compares whole images (the write-through store's kept root) compares
+ * the checksum field only for images that are not verified.
+ *  pages_read and pages_written keep counting the device's
  * I/O (the layer below); cache_hits, cache_misses, cache_evictions and
  * cache_writebacks count the cache's work.
  *
  * Stamps: every frame's image carries a stamp, new whenever the image
- * changes (taken from the device or written), never reused.  A reader that
+ * changes (taken from the device, written, or sealed), never reused.  A reader that
  * keeps a page decoded (the write-through store's root) passes the stamp
  * of the image it decoded; a hit on that same image is made and counted as
  * any hit but copies nothing (cache_read_stamped).
@@ -59,7 +73,10 @@ typedef struct CacheFrame
 {
 	PageId		page;
 	bool		dirty;
-	bool		verified;		/* magic and checksum of image checked good */
+	bool		verified;		/* image known good: magic and checksum checked,
+								 * or written unsealed by the store */
+	bool		sealed;			/* checksum field matches the image; false
+								 * only for a dirty, verified frame */
 	uint64		stamp;			/* names image; new whenever image changes */
 	char	   *image;			/* page_size bytes, aligned */
 } CacheFrame;
@@ -131,6 +148,14 @@ write_back(CachePageIO *c, List *frames, bool free_them)
 		qsort(dirty, n, sizeof(CacheFrame *), frame_cmp);
 		for (int i = 0; i < n; i++)
 		{
+			/* an image written unsealed is sealed once, as it leaves */
+			if (!dirty[i]->sealed)
+			{
+				Assert(dirty[i]->verified);
+				fest_page_seal(dirty[i]->image, c->io.page_size);
+				dirty[i]->sealed = true;
+				dirty[i]->stamp = c->next_stamp++;
+			}
 			reqs[i].page = dirty[i]->page;
 			reqs[i].buf = dirty[i]->image;
 			dirty[i]->dirty = false;
@@ -169,6 +194,7 @@ new_frame(CachePageIO *c, PageId page, const char *image)
 	f->page = page;
 	f->dirty = false;
 	f->verified = false;
+	f->sealed = true;
 	f->stamp = c->next_stamp++;
 	f->image = pageio_alloc_buffer(c->io.page_size);
 	memcpy(f->image, image, c->io.page_size);
@@ -180,8 +206,12 @@ new_frame(CachePageIO *c, PageId page, const char *image)
 static void
 frame_hit(CachePageIO *c, CacheFrame *f)
 {
+	Assert(f->sealed || f->verified);
 	if (!f->verified)
 		f->verified = fest_page_checksum_ok(f->image, c->io.page_size);
+	/* a verified, sealed image must still be intact */
+	Assert(!f->verified || !f->sealed ||
+		   fest_page_checksum_ok(f->image, c->io.page_size));
 	c->io.stats->cache_hits++;
 }
 
@@ -321,16 +351,21 @@ cache_write(PageIO *io, PageIORequest *reqs, int n)
 			memcpy(f->image, reqs[i].buf, io->page_size);
 			f->stamp = c->next_stamp++;
 			f->dirty = true;
-			/* sealed by its writer, or checked at its next hit */
+			/* sealed by its writer, unsealed, or checked at its next hit */
 			f->verified = reqs[i].verified;
+			f->sealed = !reqs[i].unsealed;
 			continue;
 		}
 		f = new_frame(c, reqs[i].page, reqs[i].buf);
 		f->dirty = true;
 		f->verified = reqs[i].verified;
+		f->sealed = !reqs[i].unsealed;
 		if (!admit(c, f, false))
 		{
 			free_frame(c, f);
+			/* not admitted: it leaves now, so it is sealed now */
+			if (reqs[i].unsealed)
+				fest_page_seal(reqs[i].buf, io->page_size);
 			through[nthrough++] = reqs[i];
 		}
 	}
@@ -415,7 +450,8 @@ static const PageIOOps cache_pageio_ops = {
 	.npages = cache_npages,
 	.close = cache_close,
 	.read_stamped = cache_read_stamped,
-	.read_borrow = cache_read_borrow
+	.read_borrow = cache_read_borrow,
+	.takes_unsealed = true
 };
 
 /*

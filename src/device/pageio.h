@@ -56,6 +56,15 @@ typedef struct PageIORequest
 	 * it, pageio_write clears it), so a cache need not check it again.
 	 */
 	bool		verified;
+	/*
+	 * Write only: the image is final and known good but its checksum field
+	 * is not computed (fest_page_write_unsealed, format/page.c, sets it
+	 * with verified, and only for a PageIO whose ops take unsealed images;
+	 * pageio_write and pageio_write_sealed clear it).  Such a PageIO (the
+	 * write-back page cache) seals the image exactly once, when it writes
+	 * it below; nothing below it ever sees an unsealed image.
+	 */
+	bool		unsealed;
 } PageIORequest;
 
 typedef struct PageIOOps
@@ -96,6 +105,13 @@ typedef struct PageIOOps
 	 */
 	const char *(*read_borrow) (PageIO *io, PageId page, char *buf,
 								bool *verified);
+	/*
+	 * write accepts requests marked unsealed (PageIORequest.unsealed) and
+	 * seals them before they go below.  False for every layer that passes
+	 * images on or stores them (devices, fault, sim, tracing, clru, tiers):
+	 * fest_page_write_unsealed seals for them first.
+	 */
+	bool		takes_unsealed;
 } PageIOOps;
 
 struct PageIO
@@ -123,7 +139,10 @@ static inline void
 pageio_write(PageIO *io, PageIORequest *reqs, int n)
 {
 	for (int i = 0; i < n; i++)
+	{
 		reqs[i].verified = false;
+		reqs[i].unsealed = false;
+	}
 	io->ops->write(io, reqs, n);
 }
 
@@ -132,7 +151,10 @@ static inline void
 pageio_write_sealed(PageIO *io, PageIORequest *reqs, int n)
 {
 	for (int i = 0; i < n; i++)
+	{
 		reqs[i].verified = true;
+		reqs[i].unsealed = false;
+	}
 	io->ops->write(io, reqs, n);
 }
 

@@ -18,6 +18,12 @@
  *	- so does an ERROR while writing the new pages (a full disk): they are
  *	  cut off again and nothing refers to them.
  *
+ * The pages go down unsealed (fest_page_write_unsealed): a write-back page
+ * cache (buffer/cache.c) takes them so and computes each page's checksum
+ * once, when the page leaves it for the device, instead of at every commit
+ * that changed it; any other PageIO gets them sealed at the commit, as
+ * before.  What reaches the device is the same bytes either way.
+ *
  * Freed pages are chained into a free list through their headers' link
  * field; ns_alloc takes the head of that list before growing the file.
  *
@@ -110,6 +116,8 @@ typedef struct DirectStore
 								 * festival.stats() */
 	uint64		lent_reads;		/* pages decoded straight from a page cache's
 								 * frame (PageIOOps.read_borrow): a gauge */
+	uint64		unsealed_writes;	/* pages handed to a page cache unsealed,
+									 * to be sealed when they leave it: a gauge */
 } DirectStore;
 
 bool		fest_write_through_per_access = false;
@@ -330,6 +338,12 @@ root_keep(DirectStore *ds, PageId page)
 	node = ns_deserialize(ns, ds->scratch, page);
 	ds->root_image = palloc(ns->page_size);
 	memcpy(ds->root_image, ds->scratch, ns->page_size);
+	/*
+	 * A page cache may hold the root unsealed, its checksum field stale
+	 * until the page leaves the cache: keep the copy as the device will
+	 * have it, so that root_is_kept can compare a device's image whole.
+	 */
+	fest_page_seal(ds->root_image, ns->page_size);
 	MemoryContextSwitchTo(old);
 
 	ds->root_has_bounds = node->nentries > 0;
@@ -346,6 +360,29 @@ root_keep(DirectStore *ds, PageId page)
 	ds->root_node = node;
 	ds->root_page = page;
 	ds->root_decodes++;
+}
+
+/*
+ * Is image (page page, verified as the read said) the kept root's?  The
+ * kept copy is sealed (root_keep), so bytes equal to it are a valid page.
+ * An image known good from memory may be waiting unsealed in a write-back
+ * cache, its checksum field stale: for it the rest of the page decides.
+ */
+static bool
+root_is_kept(DirectStore *ds, PageId page, const char *image, bool verified)
+{
+	const size_t skip = offsetof(FestPageHeader, magic);
+	uint32		page_size = ds->ns.page_size;
+
+	StaticAssertStmt(offsetof(FestPageHeader, checksum) == 0 &&
+					 offsetof(FestPageHeader, magic) == sizeof(uint32),
+					 "the checksum field must be the page's first 4 bytes");
+	if (ds->root_page != page)
+		return false;
+	if (memcmp(image, ds->root_image, page_size) == 0)
+		return true;
+	return verified &&
+		memcmp(image + skip, ds->root_image + skip, page_size - skip) == 0;
 }
 
 /*
@@ -375,8 +412,7 @@ direct_read_root(NodeStore *ns, RootRead *out)
 	stamp = ds->root_page == page ? ds->root_stamp : 0;
 	if (!pageio_read_stamped(ns->io, page, ds->scratch, &stamp, &verified))
 	{
-		if (ds->root_page != page ||
-			memcmp(ds->scratch, ds->root_image, ns->page_size) != 0)
+		if (!root_is_kept(ds, page, ds->scratch, verified))
 		{
 			FestPageCheck check = fest_page_verify_known(ds->scratch, ns->page_size,
 														 page, FEST_PAGE_NODE,
@@ -563,15 +599,19 @@ pending_cmp(const void *a, const void *b, void *arg)
 }
 
 /*
- * Write one group of pending pages (already sealed) as one array.  With
+ * Write one group of pending pages as one array, unsealed: a write-back
+ * page cache seals each when it leaves the cache (once, however many
+ * batches changed it meanwhile), any other PageIO gets them sealed
+ * (fest_page_write_unsealed).  With
  * festival.write_through_per_access on, a page the modification wrote k
  * times is then written k - 1 times more, in rounds (each an array of the
  * pages that still owe a write): the same image again, so the file ends as
  * with one write, and the group's place in the commit order is kept.
  */
 static void
-write_group(NodeStore *ns, PendingPage *pages, int n)
+write_group(DirectStore *ds, PendingPage *pages, int n)
 {
+	NodeStore  *ns = &ds->ns;
 	PageIORequest *reqs;
 	int			round = 0;
 
@@ -593,8 +633,8 @@ write_group(NodeStore *ns, PendingPage *pages, int n)
 		}
 		if (m == 0)
 			break;
-		/* direct_commit sealed every pending page just before */
-		pageio_write_sealed(ns->io, reqs, m);
+		if (fest_page_write_unsealed(ns->io, reqs, m))
+			ds->unsealed_writes += m;
 		if (!fest_write_through_per_access)
 			break;
 		round++;
@@ -651,7 +691,6 @@ direct_commit(NodeStore *ns)
 		 */
 		Assert(i == 0 || pending_cmp(&ds->pending[i - 1], p, ds) < 0);
 
-		fest_page_seal(p->image, ns->page_size);
 		if (!p->is_free)
 			ns->stats->writes_per_level[p->level] +=
 				fest_write_through_per_access ? p->writes : 1;
@@ -666,16 +705,16 @@ direct_commit(NodeStore *ns)
 	{
 		PendingPage *next = ds->pending;
 
-		write_group(ns, next, count[GROUP_EXTENDING]);
+		write_group(ds, next, count[GROUP_EXTENDING]);
 		next += count[GROUP_EXTENDING];
 		ns->overwriting = count[GROUP_REUSED] > 0;
-		write_group(ns, next, count[GROUP_REUSED]);
+		write_group(ds, next, count[GROUP_REUSED]);
 		next += count[GROUP_REUSED];
 		if (meta_early)
 			ns_write_meta(ns);
 		if (count[GROUP_EXISTING] + count[GROUP_FREED] > 0)
 			ns->overwriting = true;
-		write_group(ns, next, count[GROUP_EXISTING] + count[GROUP_FREED]);
+		write_group(ds, next, count[GROUP_EXISTING] + count[GROUP_FREED]);
 		Assert(next + count[GROUP_EXISTING] + count[GROUP_FREED] ==
 			   ds->pending + ds->npending);
 		if (ns->meta_dirty)
@@ -774,8 +813,9 @@ direct_flush_some(NodeStore *ns)
 }
 
 /*
- * How often the root kept for the window search was decoded, and how many
- * pages were read from a page cache's frame without a copy (tests).
+ * How often the root kept for the window search was decoded, how many
+ * pages were read from a page cache's frame without a copy, and how many
+ * were handed to it unsealed (tests).
  */
 static void
 direct_describe(NodeStore *ns, JsonbParseState **state)
@@ -784,6 +824,7 @@ direct_describe(NodeStore *ns, JsonbParseState **state)
 
 	jb_int(state, "root_decodes", (int64) ds->root_decodes);
 	jb_int(state, "lent_reads", (int64) ds->lent_reads);
+	jb_int(state, "unsealed_writes", (int64) ds->unsealed_writes);
 }
 
 static List *
