@@ -10,8 +10,11 @@
 --
 -- The store also hands its pages to such a cache unsealed
 -- ('unsealed_writes'): the cache seals each when it leaves for the device
--- (eviction, flush, a page it does not admit).  After a flush the file is
--- byte for byte its twin's, and read back alone every page is sealed.
+-- (eviction, flush, a page it does not admit: s2q's first misses).  It
+-- gives the cache the buffers of its page images instead of a copy
+-- ('given_images'), and takes the frames' old buffers back for its next
+-- pages.  After a flush the file is byte for byte its twin's, and read
+-- back alone every page is sealed.
 --
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
@@ -46,7 +49,8 @@ INSERT INTO cf_index VALUES
 	(5, 'cf_clru', 'cf_none', 'rtree', '{"page_size": 1024, "split": "quadratic", "cache": "clru", "cache_size": "64kB", "cache_clru_pages": 8}'),
 	(6, 'cf_star_none', 'cf_star_none', 'rstartree', '{"page_size": 1024}'),
 	(7, 'cf_star_lru', 'cf_star_none', 'rstartree', '{"page_size": 1024, "cache": "lru", "cache_size": "1MB"}'),
-	(8, 'cf_star_hlru', 'cf_star_none', 'rstartree', '{"page_size": 1024, "cache": "hlru", "cache_size": "12kB"}');
+	(8, 'cf_star_hlru', 'cf_star_none', 'rstartree', '{"page_size": 1024, "cache": "hlru", "cache_size": "12kB"}'),
+	(9, 'cf_s2q', 'cf_none', 'rtree', '{"page_size": 1024, "split": "quadratic", "cache": "s2q", "cache_size": "16kB"}');
 
 SELECT festival.create_device('cf_dev', io => 'buffered');
 SELECT name, festival.create_index(name, structure, 'cf_dev', options, 'cf_src') > 0 AS created,
@@ -83,8 +87,10 @@ FROM cf_index i ORDER BY i.ord;
 -- check() reads every node (through the frames too) and finds nothing
 SELECT i.name, c.* FROM cf_index i CROSS JOIN LATERAL festival.check(i.name) c;
 
--- pages the store handed to the cache unsealed: only lru-family caches take them
-SELECT i.name, (festival.stats(i.name)->'buffers'->>'unsealed_writes')::bigint > 0 AS unsealed
+-- pages the store handed to the cache unsealed, and those whose buffer the
+-- cache took as a frame's image: only lru-family caches take them
+SELECT i.name, (festival.stats(i.name)->'buffers'->>'unsealed_writes')::bigint > 0 AS unsealed,
+	   (festival.stats(i.name)->'buffers'->>'given_images')::bigint > 0 AS given
 FROM cf_index i ORDER BY i.ord;
 
 -- the index file's node pages (after its two meta pages), as bytes

@@ -40,6 +40,11 @@
  * get it marked verified and check its header only; the one reader that
  * compares whole images (the write-through store's kept root) compares
  * the checksum field only for images that are not verified.
+ *
+ * Given buffers: a writer may give its buffer away (PageIORequest.donate,
+ * the write-through store): a hit swaps it with the frame's image and
+ * hands the old one back, a new frame keeps it, a page not admitted is
+ * written through from it and it stays the writer's.  No copy either way.
  *  pages_read and pages_written keep counting the device's
  * I/O (the layer below); cache_hits, cache_misses, cache_evictions and
  * cache_writebacks count the cache's work.
@@ -113,7 +118,8 @@ static void
 free_frame(CachePageIO *c, CacheFrame *f)
 {
 	Assert(f != c->lent);
-	pageio_free_buffer(f->image);
+	if (f->image != NULL)
+		pageio_free_buffer(f->image);
 	pfree(f);
 }
 
@@ -185,18 +191,28 @@ admit(CachePageIO *c, CacheFrame *f, bool force)
 	return admitted;
 }
 
+/* A frame for page holding buf itself (a donated buffer), clean. */
 static CacheFrame *
-new_frame(CachePageIO *c, PageId page, const char *image)
+new_frame_taking(CachePageIO *c, PageId page, char *buf)
 {
 	CacheFrame *f = MemoryContextAlloc(c->cxt, sizeof(CacheFrame));
-	MemoryContext old = MemoryContextSwitchTo(c->cxt);
 
 	f->page = page;
 	f->dirty = false;
 	f->verified = false;
 	f->sealed = true;
 	f->stamp = c->next_stamp++;
-	f->image = pageio_alloc_buffer(c->io.page_size);
+	f->image = buf;
+	return f;
+}
+
+/* A frame for page holding a copy of image, clean. */
+static CacheFrame *
+new_frame(CachePageIO *c, PageId page, const char *image)
+{
+	MemoryContext old = MemoryContextSwitchTo(c->cxt);
+	CacheFrame *f = new_frame_taking(c, page, pageio_alloc_buffer(c->io.page_size));
+
 	memcpy(f->image, image, c->io.page_size);
 	MemoryContextSwitchTo(old);
 	return f;
@@ -348,7 +364,16 @@ cache_write(PageIO *io, PageIORequest *reqs, int n)
 		if (f != NULL)
 		{
 			Assert(f != c->lent);
-			memcpy(f->image, reqs[i].buf, io->page_size);
+			if (reqs[i].donate)
+			{
+				/* the writer's buffer becomes the frame, the old one its */
+				char	   *old = f->image;
+
+				f->image = reqs[i].buf;
+				reqs[i].buf = old;
+			}
+			else
+				memcpy(f->image, reqs[i].buf, io->page_size);
 			f->stamp = c->next_stamp++;
 			f->dirty = true;
 			/* sealed by its writer, unsealed, or checked at its next hit */
@@ -356,12 +381,22 @@ cache_write(PageIO *io, PageIORequest *reqs, int n)
 			f->sealed = !reqs[i].unsealed;
 			continue;
 		}
-		f = new_frame(c, reqs[i].page, reqs[i].buf);
+		if (reqs[i].donate)
+			f = new_frame_taking(c, reqs[i].page, reqs[i].buf);
+		else
+			f = new_frame(c, reqs[i].page, reqs[i].buf);
 		f->dirty = true;
 		f->verified = reqs[i].verified;
 		f->sealed = !reqs[i].unsealed;
-		if (!admit(c, f, false))
+		if (admit(c, f, false))
 		{
+			if (reqs[i].donate)
+				reqs[i].buf = NULL;	/* taken, nothing in return */
+		}
+		else
+		{
+			if (reqs[i].donate)
+				f->image = NULL;	/* the writer keeps its buffer */
 			free_frame(c, f);
 			/* not admitted: it leaves now, so it is sealed now */
 			if (reqs[i].unsealed)
@@ -451,7 +486,8 @@ static const PageIOOps cache_pageio_ops = {
 	.close = cache_close,
 	.read_stamped = cache_read_stamped,
 	.read_borrow = cache_read_borrow,
-	.takes_unsealed = true
+	.takes_unsealed = true,
+	.takes_buffers = true
 };
 
 /*

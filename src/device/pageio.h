@@ -65,6 +65,16 @@ typedef struct PageIORequest
 	 * it below; nothing below it ever sees an unsealed image.
 	 */
 	bool		unsealed;
+	/*
+	 * Write only: the caller gives buf away (only to a PageIO whose ops
+	 * take buffers; pageio_write and pageio_write_sealed clear it).  After
+	 * the call buf is the caller's buffer back (not taken), another buffer
+	 * now the caller's (the layer's old image of the page), or NULL (taken,
+	 * nothing in return).  Buffers so exchanged come from
+	 * pageio_alloc_buffer in memory contexts that last as long as the
+	 * PageIO, and whoever holds one last frees it with pageio_free_buffer.
+	 */
+	bool		donate;
 } PageIORequest;
 
 typedef struct PageIOOps
@@ -112,6 +122,8 @@ typedef struct PageIOOps
 	 * fest_page_write_unsealed seals for them first.
 	 */
 	bool		takes_unsealed;
+	/* write accepts requests marked donate (PageIORequest.donate). */
+	bool		takes_buffers;
 } PageIOOps;
 
 struct PageIO
@@ -142,6 +154,7 @@ pageio_write(PageIO *io, PageIORequest *reqs, int n)
 	{
 		reqs[i].verified = false;
 		reqs[i].unsealed = false;
+		reqs[i].donate = false;
 	}
 	io->ops->write(io, reqs, n);
 }
@@ -154,6 +167,7 @@ pageio_write_sealed(PageIO *io, PageIORequest *reqs, int n)
 	{
 		reqs[i].verified = true;
 		reqs[i].unsealed = false;
+		reqs[i].donate = false;
 	}
 	io->ops->write(io, reqs, n);
 }

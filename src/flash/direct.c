@@ -22,7 +22,10 @@
  * cache (buffer/cache.c) takes them so and computes each page's checksum
  * once, when the page leaves it for the device, instead of at every commit
  * that changed it; any other PageIO gets them sealed at the commit, as
- * before.  What reaches the device is the same bytes either way.
+ * before.  What reaches the device is the same bytes either way.  Such a
+ * cache also takes the images' buffers as its frames instead of copying
+ * them (PageIORequest.donate), and gives back the frames' old buffers,
+ * which the store uses for its next modification's images (spare).
  *
  * Freed pages are chained into a free list through their headers' link
  * field; ns_alloc takes the head of that list before growing the file.
@@ -84,7 +87,20 @@ typedef struct PendingPage
 typedef struct DirectStore
 {
 	NodeStore	ns;				/* must be first */
-	MemoryContext pending_cxt;	/* page images of the open modification */
+	MemoryContext pending_cxt;	/* page images of the open modification
+								 * (unless pooled) */
+	/*
+	 * pooled: the PageIO takes buffers (a write-back page cache), so the
+	 * pending images are given to it at the commit instead of copied
+	 * (PageIORequest.donate) and come from spare, the buffers it gave
+	 * back, or from pageio_alloc_buffer in store_cxt; the spares are freed
+	 * at flush and reset.
+	 */
+	bool		pooled;
+	MemoryContext store_cxt;	/* the open index's, where spare lives */
+	char	  **spare;
+	int			nspare;
+	int			maxspare;
 	PendingPage *pending;
 	int			npending;
 	int			maxpending;
@@ -118,6 +134,8 @@ typedef struct DirectStore
 								 * frame (PageIOOps.read_borrow): a gauge */
 	uint64		unsealed_writes;	/* pages handed to a page cache unsealed,
 									 * to be sealed when they leave it: a gauge */
+	uint64		given_images;	/* pending images the cache took as its frame
+								 * instead of a copy: a gauge */
 } DirectStore;
 
 bool		fest_write_through_per_access = false;
@@ -173,6 +191,60 @@ pending_find(DirectStore *ds, PageId page)
 	return NULL;
 }
 
+/* A buffer for a pending image (its content is written whole by the caller). */
+static char *
+image_alloc(DirectStore *ds)
+{
+	char	   *image;
+	MemoryContext old;
+
+	if (!ds->pooled)
+	{
+		image = MemoryContextAlloc(ds->pending_cxt, ds->ns.page_size + FEST_IO_ALIGN);
+		return (char *) TYPEALIGN(FEST_IO_ALIGN, image);
+	}
+	if (ds->nspare > 0)
+		return ds->spare[--ds->nspare];
+	/* it may become a cache frame: it must outlive the modification */
+	old = MemoryContextSwitchTo(ds->store_cxt);
+	image = pageio_alloc_buffer(ds->ns.page_size);
+	MemoryContextSwitchTo(old);
+	return image;
+}
+
+/*
+ * After a commit or a reset: the pending pages' buffers become spares
+ * (pooled; NULL: given to the cache).  Unpooled images go with pending_cxt.
+ */
+static void
+images_to_spare(DirectStore *ds)
+{
+	if (!ds->pooled)
+		return;
+	for (int i = 0; i < ds->npending; i++)
+	{
+		char	   *image = ds->pending[i].image;
+
+		if (image == NULL)
+			continue;
+		if (ds->nspare == ds->maxspare)
+		{
+			ds->maxspare *= 2;
+			ds->spare = repalloc(ds->spare, ds->maxspare * sizeof(char *));
+		}
+		ds->spare[ds->nspare++] = image;
+		ds->pending[i].image = NULL;
+	}
+}
+
+/* Free the spare buffers (at flush and reset: a build holds them until its flush). */
+static void
+spare_free(DirectStore *ds)
+{
+	while (ds->nspare > 0)
+		pageio_free_buffer(ds->spare[--ds->nspare]);
+}
+
 static PendingPage *
 pending_slot(DirectStore *ds, PageId page)
 {
@@ -189,9 +261,7 @@ pending_slot(DirectStore *ds, PageId page)
 	p = &ds->pending[ds->npending++];
 	p->page = page;
 	p->writes = 0;
-	p->image = MemoryContextAlloc(ds->pending_cxt,
-								  ds->ns.page_size + FEST_IO_ALIGN);
-	p->image = (char *) TYPEALIGN(FEST_IO_ALIGN, p->image);
+	p->image = image_alloc(ds);
 	if (ds->slots != NULL && 2 * ds->npending > ds->nslots)
 		pending_forget_index(ds);	/* rebuilt larger below */
 	if (ds->slots == NULL)
@@ -607,6 +677,8 @@ pending_cmp(const void *a, const void *b, void *arg)
  * times is then written k - 1 times more, in rounds (each an array of the
  * pages that still owe a write): the same image again, so the file ends as
  * with one write, and the group's place in the commit order is kept.
+ * A pooled store gives its images to the cache (one round only): each
+ * page's image is then the buffer the cache gave back, or NULL.
  */
 static void
 write_group(DirectStore *ds, PendingPage *pages, int n)
@@ -614,6 +686,7 @@ write_group(DirectStore *ds, PendingPage *pages, int n)
 	NodeStore  *ns = &ds->ns;
 	PageIORequest *reqs;
 	int			round = 0;
+	bool		donate = ds->pooled && !fest_write_through_per_access;
 
 	if (n == 0)
 		return;
@@ -633,8 +706,18 @@ write_group(DirectStore *ds, PendingPage *pages, int n)
 		}
 		if (m == 0)
 			break;
-		if (fest_page_write_unsealed(ns->io, reqs, m))
+		if (fest_page_write_unsealed(ns->io, reqs, m, donate))
 			ds->unsealed_writes += m;
+		if (donate)
+		{
+			Assert(m == n);
+			for (int i = 0; i < n; i++)
+			{
+				if (reqs[i].buf != pages[i].image)
+					ds->given_images++;
+				pages[i].image = reqs[i].buf;
+			}
+		}
 		if (!fest_write_through_per_access)
 			break;
 		round++;
@@ -722,6 +805,13 @@ direct_commit(NodeStore *ns)
 	}
 	PG_CATCH();
 	{
+		/*
+		 * Which buffers the cache took is unknown now: forget them all (the
+		 * handle is reloaded after an ERROR, which frees them).
+		 */
+		if (ds->pooled)
+			for (int i = 0; i < ds->npending; i++)
+				ds->pending[i].image = NULL;
 		if (!ns->overwriting && count[GROUP_EXTENDING] > 0)
 		{
 			/*
@@ -740,6 +830,7 @@ direct_commit(NodeStore *ns)
 	ds->committed_root = ns->meta->root;
 	ds->committed_height = ns->meta->height;
 	ds->nreused = 0;
+	images_to_spare(ds);
 	ds->npending = 0;
 	MemoryContextReset(ds->pending_cxt);
 	pending_forget_index(ds);
@@ -750,6 +841,7 @@ static void
 direct_flush(NodeStore *ns)
 {
 	direct_commit(ns);
+	spare_free((DirectStore *) ns);
 	ns_mark_clean(ns);
 }
 
@@ -758,6 +850,8 @@ direct_reset(NodeStore *ns)
 {
 	DirectStore *ds = (DirectStore *) ns;
 
+	images_to_spare(ds);
+	spare_free(ds);
 	ds->npending = 0;
 	ds->nreused = 0;
 	MemoryContextReset(ds->pending_cxt);
@@ -814,8 +908,9 @@ direct_flush_some(NodeStore *ns)
 
 /*
  * How often the root kept for the window search was decoded, how many
- * pages were read from a page cache's frame without a copy, and how many
- * were handed to it unsealed (tests).
+ * pages were read from a page cache's frame without a copy, how many were
+ * handed to it unsealed and how many of those it took as its frames'
+ * images (tests).
  */
 static void
 direct_describe(NodeStore *ns, JsonbParseState **state)
@@ -825,6 +920,7 @@ direct_describe(NodeStore *ns, JsonbParseState **state)
 	jb_int(state, "root_decodes", (int64) ds->root_decodes);
 	jb_int(state, "lent_reads", (int64) ds->lent_reads);
 	jb_int(state, "unsealed_writes", (int64) ds->unsealed_writes);
+	jb_int(state, "given_images", (int64) ds->given_images);
 }
 
 static List *
@@ -872,6 +968,10 @@ direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	ds->maxreused = 8;
 	ds->reused = palloc(ds->maxreused * sizeof(PageId));
 	ds->scratch = pageio_alloc_buffer(io->page_size);
+	ds->pooled = io->ops->takes_buffers;
+	ds->store_cxt = CurrentMemoryContext;
+	ds->maxspare = 16;
+	ds->spare = palloc(ds->maxspare * sizeof(char *));
 	/* pages past the meta's count are leftovers of a failed commit */
 	ds->file_pages = meta->page_count;
 	ds->committed_root = meta->root;

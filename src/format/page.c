@@ -52,10 +52,13 @@ fest_page_seal(char *page, uint32 page_size)
  * seals each once, when it writes it below) gets them as they are, marked
  * verified and unsealed; any other PageIO gets them sealed here first, in
  * place, so a device, the fault layer, clru or the tiers never see a stale
- * checksum.  Returns whether they went unsealed.
+ * checksum.  With donate, the buffers are given to a PageIO that takes
+ * buffers (PageIORequest.donate: each reqs[i].buf is then the caller's
+ * buffer back, another one, or NULL); any other keeps them the caller's.
+ * Returns whether they went unsealed.
  */
 bool
-fest_page_write_unsealed(PageIO *io, PageIORequest *reqs, int n)
+fest_page_write_unsealed(PageIO *io, PageIORequest *reqs, int n, bool donate)
 {
 	if (!io->ops->takes_unsealed)
 	{
@@ -69,6 +72,7 @@ fest_page_write_unsealed(PageIO *io, PageIORequest *reqs, int n)
 		Assert(FestPageGetHeader(reqs[i].buf)->magic == FEST_PAGE_MAGIC);
 		reqs[i].verified = true;
 		reqs[i].unsealed = true;
+		reqs[i].donate = donate && io->ops->takes_buffers;
 	}
 	io->ops->write(io, reqs, n);
 	return true;

@@ -93,7 +93,8 @@ typedef enum FestPageCheck
 extern void fest_page_init(char *page, uint32 page_size, PageId page_id,
 						   FestPageKind kind);
 extern void fest_page_seal(char *page, uint32 page_size);
-extern bool fest_page_write_unsealed(PageIO *io, PageIORequest *reqs, int n);
+extern bool fest_page_write_unsealed(PageIO *io, PageIORequest *reqs, int n,
+									 bool donate);
 extern FestPageCheck fest_page_verify(const char *page, uint32 page_size,
 									  PageId expected_id,
 									  FestPageKind expected_kind);
