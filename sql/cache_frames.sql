@@ -108,7 +108,11 @@ SELECT i.name, cf_pages(i.name) = cf_pages(i.twin) AS same_bytes,
 FROM cf_index i ORDER BY i.ord;
 
 -- more rows one at a time, with windows in between (the kept root is read
--- from the cache, unsealed after each insert), then deletes
+-- from the cache, unsealed after each insert), charged as FESTIval charges
+-- them (write_through_per_access: a node this insert wrote is read again
+-- through the cache, and written as often as the insert wrote it), then
+-- deletes
+SET festival.write_through_per_access = on;
 CREATE TABLE cf_more (id bigint PRIMARY KEY, geom geometry(Point));
 INSERT INTO cf_more SELECT 10000 + i, ST_MakePoint((i * 613) % 1200, (i * 331) % 1100)
 FROM generate_series(1, 300) AS i;
@@ -116,6 +120,7 @@ SELECT i.name, count(*) FILTER (WHERE festival.insert(i.name, m.id, m.geom)) AS 
 	   sum((SELECT count(*) FROM festival.query(i.name, ST_Expand(m.geom, 30)))) AS found
 FROM cf_index i CROSS JOIN LATERAL (SELECT * FROM cf_more ORDER BY id) m
 GROUP BY i.name, i.ord ORDER BY i.ord;
+RESET festival.write_through_per_access;
 INSERT INTO cf_src SELECT * FROM cf_more;
 SELECT i.name, count(*) FILTER (WHERE festival.delete(i.name, s.id, s.geom)) AS deleted
 FROM cf_index i CROSS JOIN LATERAL (SELECT * FROM cf_src WHERE id % 7 = 0 ORDER BY id) s

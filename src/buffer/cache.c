@@ -45,15 +45,16 @@
  * the write-through store): a hit swaps it with the frame's image and
  * hands the old one back, a new frame keeps it, a page not admitted is
  * written through from it and it stays the writer's.  No copy either way.
- *  pages_read and pages_written keep counting the device's
- * I/O (the layer below); cache_hits, cache_misses, cache_evictions and
+ *
+ * Counters: pages_read and pages_written keep counting the device's I/O
+ * (the layer below); cache_hits, cache_misses, cache_evictions and
  * cache_writebacks count the cache's work.
  *
  * Stamps: every frame's image carries a stamp, new whenever the image
- * changes (taken from the device, written, or sealed), never reused.  A reader that
- * keeps a page decoded (the write-through store's root) passes the stamp
- * of the image it decoded; a hit on that same image is made and counted as
- * any hit but copies nothing (cache_read_stamped).
+ * changes (taken from the device, written, or sealed), never reused.  A
+ * reader that keeps a page decoded (the write-through store's root) passes
+ * the stamp of the image it decoded; a hit on that same image is made and
+ * counted as any hit but copies nothing (cache_read_stamped).
  *
  * Without a redo log, pages waiting in a write-back cache are lost in a
  * crash like any unflushed change; the clean flag of the meta page says

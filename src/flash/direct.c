@@ -237,7 +237,7 @@ images_to_spare(DirectStore *ds)
 	}
 }
 
-/* Free the spare buffers (at flush and reset: a build holds them until its flush). */
+/* Free the spare buffers (flush, reset): a build holds them until its flush. */
 static void
 spare_free(DirectStore *ds)
 {
@@ -325,7 +325,11 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 			return FEST_PAGE_WRONG_KIND;
 		}
 		if (fest_write_through_per_access && kind == FEST_PAGE_NODE)
+		{
 			charge_pending_read(ds, p);
+			/* that read was a call on the PageIO; the image is no loan */
+			*epoch = ns->io->lend_epoch;
+		}
 		*image = p->image;
 		return FEST_PAGE_OK;
 	}
