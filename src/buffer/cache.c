@@ -11,7 +11,12 @@
  *
  * Frames are pinned only while a transfer copies them: the PageIO calls
  * copy pages in and out, so no frame is in use between calls and any may
- * be evicted.
+ * be evicted.  The one exception is a loan (cache_read_borrow, see
+ * device/pageio.h): a hit hands the reader a pointer into the frame
+ * instead of a copy, valid until the reader's next call on the cache.
+ * Every call ends the loan first (begin_call), and only calls evict, free
+ * or overwrite frames, so a lent frame cannot change while lent; debug
+ * builds Assert it where frames are freed or overwritten.
  *
  * Checksums: a frame remembers whether its image's magic and checksum were
  * found good since the image last changed.  A page read from the device is
@@ -21,15 +26,35 @@
  * then every hit hands the image up marked verified (PageIORequest), and
  * the node store checks only its header instead of a CRC of the whole page.
  * A page that fails stays unverified, so its readers check it (and report
- * it) every time.  pages_read and pages_written keep counting the device's
- * I/O (the layer below); cache_hits, cache_misses, cache_evictions and
+ * it) every time.
+ *
+ * Sealing: the write-through store writes its pages unsealed
+ * (PageIORequest.unsealed, fest_page_write_unsealed): their checksum field
+ * is stale, and a frame holding one is verified (the image comes from the
+ * store's memory) but not sealed.  It is sealed exactly once, when it
+ * leaves the cache: written back at eviction or sync (write_back), or
+ * written through when the policy does not admit it.  So a page modified
+ * by many batches between two write-backs costs one CRC, and the device
+ * only ever receives sealed pages.  Sealing changes the checksum field, so
+ * it gives the frame a new stamp (below).  Readers of an unsealed frame
+ * get it marked verified and check its header only; the one reader that
+ * compares whole images (the write-through store's kept root) compares
+ * the checksum field only for images that are not verified.
+ *
+ * Given buffers: a writer may give its buffer away (PageIORequest.donate,
+ * the write-through store): a hit swaps it with the frame's image and
+ * hands the old one back, a new frame keeps it, a page not admitted is
+ * written through from it and it stays the writer's.  No copy either way.
+ *
+ * Counters: pages_read and pages_written keep counting the device's I/O
+ * (the layer below); cache_hits, cache_misses, cache_evictions and
  * cache_writebacks count the cache's work.
  *
  * Stamps: every frame's image carries a stamp, new whenever the image
- * changes (taken from the device or written), never reused.  A reader that
- * keeps a page decoded (the write-through store's root) passes the stamp
- * of the image it decoded; a hit on that same image is made and counted as
- * any hit but copies nothing (cache_read_stamped).
+ * changes (taken from the device, written, or sealed), never reused.  A
+ * reader that keeps a page decoded (the write-through store's root) passes
+ * the stamp of the image it decoded; a hit on that same image is made and
+ * counted as any hit but copies nothing (cache_read_stamped).
  *
  * Without a redo log, pages waiting in a write-back cache are lost in a
  * crash like any unflushed change; the clean flag of the meta page says
@@ -54,7 +79,10 @@ typedef struct CacheFrame
 {
 	PageId		page;
 	bool		dirty;
-	bool		verified;		/* magic and checksum of image checked good */
+	bool		verified;		/* image known good: magic and checksum checked,
+								 * or written unsealed by the store */
+	bool		sealed;			/* checksum field matches the image; false
+								 * only for a dirty, verified frame */
 	uint64		stamp;			/* names image; new whenever image changes */
 	char	   *image;			/* page_size bytes, aligned */
 } CacheFrame;
@@ -66,6 +94,7 @@ typedef struct CachePageIO
 	Replacement *r;
 	MemoryContext cxt;			/* frames */
 	uint64		next_stamp;		/* for the next image a frame takes (from 1) */
+	CacheFrame *lent;			/* frame lent by cache_read_borrow, or NULL */
 } CachePageIO;
 
 static int64
@@ -74,10 +103,24 @@ frame_bytes(CachePageIO *c)
 	return c->io.page_size;
 }
 
-static void
-free_frame(CacheFrame *f)
+/*
+ * Every call on the cache starts here: it ends the loan of the previous
+ * call (PageIO.lend_epoch tells the borrower, pageio_loan_valid).
+ */
+static inline void
+begin_call(CachePageIO *c)
 {
-	pageio_free_buffer(f->image);
+	c->io.lend_epoch++;
+	c->lent = NULL;
+	c->below->time_cpu = c->io.time_cpu;
+}
+
+static void
+free_frame(CachePageIO *c, CacheFrame *f)
+{
+	Assert(f != c->lent);
+	if (f->image != NULL)
+		pageio_free_buffer(f->image);
 	pfree(f);
 }
 
@@ -112,6 +155,14 @@ write_back(CachePageIO *c, List *frames, bool free_them)
 		qsort(dirty, n, sizeof(CacheFrame *), frame_cmp);
 		for (int i = 0; i < n; i++)
 		{
+			/* an image written unsealed is sealed once, as it leaves */
+			if (!dirty[i]->sealed)
+			{
+				Assert(dirty[i]->verified);
+				fest_page_seal(dirty[i]->image, c->io.page_size);
+				dirty[i]->sealed = true;
+				dirty[i]->stamp = c->next_stamp++;
+			}
 			reqs[i].page = dirty[i]->page;
 			reqs[i].buf = dirty[i]->image;
 			dirty[i]->dirty = false;
@@ -123,7 +174,7 @@ write_back(CachePageIO *c, List *frames, bool free_them)
 	pfree(dirty);
 	if (free_them)
 		foreach(lc, frames)
-			free_frame((CacheFrame *) lfirst(lc));
+			free_frame(c, (CacheFrame *) lfirst(lc));
 }
 
 /* Offer a frame to the policy; evicted frames are written back. */
@@ -141,17 +192,28 @@ admit(CachePageIO *c, CacheFrame *f, bool force)
 	return admitted;
 }
 
+/* A frame for page holding buf itself (a donated buffer), clean. */
 static CacheFrame *
-new_frame(CachePageIO *c, PageId page, const char *image)
+new_frame_taking(CachePageIO *c, PageId page, char *buf)
 {
 	CacheFrame *f = MemoryContextAlloc(c->cxt, sizeof(CacheFrame));
-	MemoryContext old = MemoryContextSwitchTo(c->cxt);
 
 	f->page = page;
 	f->dirty = false;
 	f->verified = false;
+	f->sealed = true;
 	f->stamp = c->next_stamp++;
-	f->image = pageio_alloc_buffer(c->io.page_size);
+	f->image = buf;
+	return f;
+}
+
+/* A frame for page holding a copy of image, clean. */
+static CacheFrame *
+new_frame(CachePageIO *c, PageId page, const char *image)
+{
+	MemoryContext old = MemoryContextSwitchTo(c->cxt);
+	CacheFrame *f = new_frame_taking(c, page, pageio_alloc_buffer(c->io.page_size));
+
 	memcpy(f->image, image, c->io.page_size);
 	MemoryContextSwitchTo(old);
 	return f;
@@ -161,8 +223,12 @@ new_frame(CachePageIO *c, PageId page, const char *image)
 static void
 frame_hit(CachePageIO *c, CacheFrame *f)
 {
+	Assert(f->sealed || f->verified);
 	if (!f->verified)
 		f->verified = fest_page_checksum_ok(f->image, c->io.page_size);
+	/* a verified, sealed image must still be intact */
+	Assert(!f->verified || !f->sealed ||
+		   fest_page_checksum_ok(f->image, c->io.page_size));
 	c->io.stats->cache_hits++;
 }
 
@@ -180,7 +246,7 @@ frame_from_device(CachePageIO *c, PageId page, const char *buf, bool *verified)
 	*verified = f->verified;
 	if (!admit(c, f, false))
 	{
-		free_frame(f);
+		free_frame(c, f);
 		return NULL;
 	}
 	return f;
@@ -194,7 +260,7 @@ cache_read(PageIO *io, PageIORequest *reqs, int n)
 	int		   *missed = palloc(n * sizeof(int));	/* their places in reqs */
 	int			nmiss = 0;
 
-	c->below->time_cpu = io->time_cpu;
+	begin_call(c);
 	for (int i = 0; i < n; i++)
 	{
 		CacheFrame *f = replacement_lookup(c->r, reqs[i].page);
@@ -238,7 +304,7 @@ cache_read_stamped(PageIO *io, PageId page, char *buf, uint64 *stamp,
 	CacheFrame *f = replacement_lookup(c->r, page);
 	PageIORequest req = {page, buf, false};
 
-	c->below->time_cpu = io->time_cpu;
+	begin_call(c);
 	if (f != NULL)
 	{
 		frame_hit(c, f);
@@ -257,6 +323,33 @@ cache_read_stamped(PageIO *io, PageId page, char *buf, uint64 *stamp,
 	return false;
 }
 
+/*
+ * cache_read of one page that lends the frame on a hit instead of copying
+ * it (PageIOOps.read_borrow); a miss reads into buf and admits the page as
+ * cache_read does.  Lookup, admission and counters are cache_read's.
+ */
+static const char *
+cache_read_borrow(PageIO *io, PageId page, char *buf, bool *verified)
+{
+	CachePageIO *c = (CachePageIO *) io;
+	CacheFrame *f;
+	PageIORequest req = {page, buf, false};
+
+	begin_call(c);
+	f = replacement_lookup(c->r, page);
+	if (f != NULL)
+	{
+		frame_hit(c, f);
+		*verified = f->verified;
+		c->lent = f;
+		return f->image;
+	}
+	io->stats->cache_misses++;
+	pageio_read(c->below, &req, 1);
+	(void) frame_from_device(c, page, buf, verified);
+	return buf;
+}
+
 static void
 cache_write(PageIO *io, PageIORequest *reqs, int n)
 {
@@ -264,26 +357,51 @@ cache_write(PageIO *io, PageIORequest *reqs, int n)
 	PageIORequest *through = palloc(n * sizeof(PageIORequest));
 	int			nthrough = 0;
 
-	c->below->time_cpu = io->time_cpu;
+	begin_call(c);
 	for (int i = 0; i < n; i++)
 	{
 		CacheFrame *f = replacement_lookup(c->r, reqs[i].page);
 
 		if (f != NULL)
 		{
-			memcpy(f->image, reqs[i].buf, io->page_size);
+			Assert(f != c->lent);
+			if (reqs[i].donate)
+			{
+				/* the writer's buffer becomes the frame, the old one its */
+				char	   *old = f->image;
+
+				f->image = reqs[i].buf;
+				reqs[i].buf = old;
+			}
+			else
+				memcpy(f->image, reqs[i].buf, io->page_size);
 			f->stamp = c->next_stamp++;
 			f->dirty = true;
-			/* sealed by its writer, or checked at its next hit */
+			/* sealed by its writer, unsealed, or checked at its next hit */
 			f->verified = reqs[i].verified;
+			f->sealed = !reqs[i].unsealed;
 			continue;
 		}
-		f = new_frame(c, reqs[i].page, reqs[i].buf);
+		if (reqs[i].donate)
+			f = new_frame_taking(c, reqs[i].page, reqs[i].buf);
+		else
+			f = new_frame(c, reqs[i].page, reqs[i].buf);
 		f->dirty = true;
 		f->verified = reqs[i].verified;
-		if (!admit(c, f, false))
+		f->sealed = !reqs[i].unsealed;
+		if (admit(c, f, false))
 		{
-			free_frame(f);
+			if (reqs[i].donate)
+				reqs[i].buf = NULL;	/* taken, nothing in return */
+		}
+		else
+		{
+			if (reqs[i].donate)
+				f->image = NULL;	/* the writer keeps its buffer */
+			free_frame(c, f);
+			/* not admitted: it leaves now, so it is sealed now */
+			if (reqs[i].unsealed)
+				fest_page_seal(reqs[i].buf, io->page_size);
 			through[nthrough++] = reqs[i];
 		}
 	}
@@ -299,7 +417,7 @@ cache_sync(PageIO *io)
 	CachePageIO *c = (CachePageIO *) io;
 	List	   *all = replacement_all(c->r);
 
-	c->below->time_cpu = io->time_cpu;
+	begin_call(c);
 	write_back(c, all, false);
 	list_free(all);
 	pageio_sync(c->below);
@@ -309,9 +427,11 @@ static void
 cache_truncate(PageIO *io, uint64 npages)
 {
 	CachePageIO *c = (CachePageIO *) io;
-	List	   *all = replacement_all(c->r);
+	List	   *all;
 	ListCell   *lc;
 
+	begin_call(c);
+	all = replacement_all(c->r);
 	foreach(lc, all)
 	{
 		CacheFrame *f = (CacheFrame *) lfirst(lc);
@@ -319,7 +439,7 @@ cache_truncate(PageIO *io, uint64 npages)
 		if (f->page >= npages)
 		{
 			replacement_remove(c->r, f->page);
-			free_frame(f);
+			free_frame(c, f);
 		}
 	}
 	list_free(all);
@@ -330,9 +450,13 @@ static uint64
 cache_npages(PageIO *io)
 {
 	CachePageIO *c = (CachePageIO *) io;
-	uint64		n = c->below->ops->npages(c->below);
-	List	   *all = replacement_all(c->r);
+	uint64		n;
+	List	   *all;
 	ListCell   *lc;
+
+	begin_call(c);
+	n = c->below->ops->npages(c->below);
+	all = replacement_all(c->r);
 
 	foreach(lc, all)
 	{
@@ -350,6 +474,7 @@ cache_close(PageIO *io)
 {
 	CachePageIO *c = (CachePageIO *) io;
 
+	begin_call(c);
 	c->below->ops->close(c->below);
 }
 
@@ -360,7 +485,10 @@ static const PageIOOps cache_pageio_ops = {
 	.truncate = cache_truncate,
 	.npages = cache_npages,
 	.close = cache_close,
-	.read_stamped = cache_read_stamped
+	.read_stamped = cache_read_stamped,
+	.read_borrow = cache_read_borrow,
+	.takes_unsealed = true,
+	.takes_buffers = true
 };
 
 /*

@@ -15,6 +15,15 @@
  * submissions separately in the FestStats it was given.
  *
  * Buffers are page_size bytes, aligned to FEST_IO_ALIGN (O_DIRECT needs it).
+ *
+ * Loans: a layer that holds page images in memory (a page cache) may lend
+ * one to a reader instead of copying it (PageIOOps.read_borrow): the
+ * reader gets a const pointer into the layer's frame, valid only until its
+ * next call on that PageIO, whatever the call.  Such a layer bumps
+ * lend_epoch at every call, so a reader can Assert that no call came
+ * between the loan and its last use of the image (pageio_loan_valid).
+ * Layers that do not lend leave lend_epoch alone; pageio_read_borrow then
+ * reads into the caller's buffer.
  * Errors are raised with ereport; a read past the end of the file returns a
  * zero page, which page verification then reports.
  *
@@ -47,6 +56,25 @@ typedef struct PageIORequest
 	 * it, pageio_write clears it), so a cache need not check it again.
 	 */
 	bool		verified;
+	/*
+	 * Write only: the image is final and known good but its checksum field
+	 * is not computed (fest_page_write_unsealed, format/page.c, sets it
+	 * with verified, and only for a PageIO whose ops take unsealed images;
+	 * pageio_write and pageio_write_sealed clear it).  Such a PageIO (the
+	 * write-back page cache) seals the image exactly once, when it writes
+	 * it below; nothing below it ever sees an unsealed image.
+	 */
+	bool		unsealed;
+	/*
+	 * Write only: the caller gives buf away (only to a PageIO whose ops
+	 * take buffers; pageio_write and pageio_write_sealed clear it).  After
+	 * the call buf is the caller's buffer back (not taken), another buffer
+	 * now the caller's (the layer's old image of the page), or NULL (taken,
+	 * nothing in return).  Buffers so exchanged come from
+	 * pageio_alloc_buffer in memory contexts that last as long as the
+	 * PageIO, and whoever holds one last frees it with pageio_free_buffer.
+	 */
+	bool		donate;
 } PageIORequest;
 
 typedef struct PageIOOps
@@ -77,6 +105,25 @@ typedef struct PageIOOps
 	 */
 	bool		(*read_stamped) (PageIO *io, PageId page, char *buf,
 								 uint64 *stamp, bool *verified);
+	/*
+	 * Optional (NULL: pageio_read_borrow reads into buf as pageio_read_one
+	 * does).  Read one page, made and counted exactly as read makes and
+	 * counts it, and return its image: either buf, filled as read fills
+	 * it, or this layer's own copy, lent until the next call on this PageIO
+	 * (see Loans above) and never to be written.  *verified as read sets
+	 * the request's flag.
+	 */
+	const char *(*read_borrow) (PageIO *io, PageId page, char *buf,
+								bool *verified);
+	/*
+	 * write accepts requests marked unsealed (PageIORequest.unsealed) and
+	 * seals them before they go below.  False for every layer that passes
+	 * images on or stores them (devices, fault, sim, tracing, clru, tiers):
+	 * fest_page_write_unsealed seals for them first.
+	 */
+	bool		takes_unsealed;
+	/* write accepts requests marked donate (PageIORequest.donate). */
+	bool		takes_buffers;
 } PageIOOps;
 
 struct PageIO
@@ -88,6 +135,8 @@ struct PageIO
 	const char *label;			/* for messages: the file path */
 	/* the fault layer's state below this PageIO, or NULL (device/fault.h) */
 	struct FaultState *fault;
+	/* bumped at every call by a layer that lends images (see Loans) */
+	uint64		lend_epoch;
 };
 
 static inline void
@@ -102,7 +151,11 @@ static inline void
 pageio_write(PageIO *io, PageIORequest *reqs, int n)
 {
 	for (int i = 0; i < n; i++)
+	{
 		reqs[i].verified = false;
+		reqs[i].unsealed = false;
+		reqs[i].donate = false;
+	}
 	io->ops->write(io, reqs, n);
 }
 
@@ -111,7 +164,11 @@ static inline void
 pageio_write_sealed(PageIO *io, PageIORequest *reqs, int n)
 {
 	for (int i = 0; i < n; i++)
+	{
 		reqs[i].verified = true;
+		reqs[i].unsealed = false;
+		reqs[i].donate = false;
+	}
 	io->ops->write(io, reqs, n);
 }
 
@@ -143,6 +200,33 @@ pageio_read_stamped(PageIO *io, PageId page, char *buf, uint64 *stamp,
 	}
 	*verified = false;
 	return io->ops->read_stamped(io, page, buf, stamp, verified);
+}
+
+/*
+ * Read one page, borrowing the image from the PageIO if it lends it (see
+ * PageIOOps.read_borrow), otherwise into buf.  The result is valid until
+ * the next call on io; *verified as pageio_read_one returns it.
+ */
+static inline const char *
+pageio_read_borrow(PageIO *io, PageId page, char *buf, bool *verified)
+{
+	if (io->ops->read_borrow == NULL)
+	{
+		*verified = pageio_read_one(io, page, buf);
+		return buf;
+	}
+	*verified = false;
+	return io->ops->read_borrow(io, page, buf, verified);
+}
+
+/*
+ * Is an image borrowed from io when its lend_epoch was epoch still lent?
+ * For Asserts: a reader takes the epoch just after pageio_read_borrow.
+ */
+static inline bool
+pageio_loan_valid(const PageIO *io, uint64 epoch)
+{
+	return io->lend_epoch == epoch;
 }
 
 static inline void

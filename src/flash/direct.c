@@ -18,6 +18,15 @@
  *	- so does an ERROR while writing the new pages (a full disk): they are
  *	  cut off again and nothing refers to them.
  *
+ * The pages go down unsealed (fest_page_write_unsealed): a write-back page
+ * cache (buffer/cache.c) takes them so and computes each page's checksum
+ * once, when the page leaves it for the device, instead of at every commit
+ * that changed it; any other PageIO gets them sealed at the commit, as
+ * before.  What reaches the device is the same bytes either way.  Such a
+ * cache also takes the images' buffers as its frames instead of copying
+ * them (PageIORequest.donate), and gives back the frames' old buffers,
+ * which the store uses for its next modification's images (spare).
+ *
  * Freed pages are chained into a free list through their headers' link
  * field; ns_alloc takes the head of that list before growing the file.
  *
@@ -47,6 +56,13 @@
  * any read is.  Counters do not change: the read is counted as before
  * (nodes_visited, reads_per_level, and below it cache hits or pages_read).
  *
+ * Other node reads take the image without a copy where they can: a page
+ * cache that lends its frames (pageio_read_borrow) hands the frame itself,
+ * valid until the next call on the PageIO, and a page read ahead is used
+ * in the read-ahead buffer; the image is verified and decoded (or its
+ * free-list link read) before anything else is asked of the PageIO.  Only
+ * a PageIO that does not lend reads into the scratch buffer.
+ *
  * IDENTIFICATION
  *	  src/flash/direct.c
  *
@@ -71,7 +87,20 @@ typedef struct PendingPage
 typedef struct DirectStore
 {
 	NodeStore	ns;				/* must be first */
-	MemoryContext pending_cxt;	/* page images of the open modification */
+	MemoryContext pending_cxt;	/* page images of the open modification
+								 * (unless pooled) */
+	/*
+	 * pooled: the PageIO takes buffers (a write-back page cache), so the
+	 * pending images are given to it at the commit instead of copied
+	 * (PageIORequest.donate) and come from spare, the buffers it gave
+	 * back, or from pageio_alloc_buffer in store_cxt; the spares are freed
+	 * at flush and reset.
+	 */
+	bool		pooled;
+	MemoryContext store_cxt;	/* the open index's, where spare lives */
+	char	  **spare;
+	int			nspare;
+	int			maxspare;
 	PendingPage *pending;
 	int			npending;
 	int			maxpending;
@@ -101,6 +130,12 @@ typedef struct DirectStore
 	Mbr			root_bounds;	/* union of root_node's entries' rectangles */
 	uint64		root_decodes;	/* times root_node was (re)made: a gauge of
 								 * festival.stats() */
+	uint64		lent_reads;		/* pages decoded straight from a page cache's
+								 * frame (PageIOOps.read_borrow): a gauge */
+	uint64		unsealed_writes;	/* pages handed to a page cache unsealed,
+									 * to be sealed when they leave it: a gauge */
+	uint64		given_images;	/* pending images the cache took as its frame
+								 * instead of a copy: a gauge */
 } DirectStore;
 
 bool		fest_write_through_per_access = false;
@@ -156,6 +191,60 @@ pending_find(DirectStore *ds, PageId page)
 	return NULL;
 }
 
+/* A buffer for a pending image (its content is written whole by the caller). */
+static char *
+image_alloc(DirectStore *ds)
+{
+	char	   *image;
+	MemoryContext old;
+
+	if (!ds->pooled)
+	{
+		image = MemoryContextAlloc(ds->pending_cxt, ds->ns.page_size + FEST_IO_ALIGN);
+		return (char *) TYPEALIGN(FEST_IO_ALIGN, image);
+	}
+	if (ds->nspare > 0)
+		return ds->spare[--ds->nspare];
+	/* it may become a cache frame: it must outlive the modification */
+	old = MemoryContextSwitchTo(ds->store_cxt);
+	image = pageio_alloc_buffer(ds->ns.page_size);
+	MemoryContextSwitchTo(old);
+	return image;
+}
+
+/*
+ * After a commit or a reset: the pending pages' buffers become spares
+ * (pooled; NULL: given to the cache).  Unpooled images go with pending_cxt.
+ */
+static void
+images_to_spare(DirectStore *ds)
+{
+	if (!ds->pooled)
+		return;
+	for (int i = 0; i < ds->npending; i++)
+	{
+		char	   *image = ds->pending[i].image;
+
+		if (image == NULL)
+			continue;
+		if (ds->nspare == ds->maxspare)
+		{
+			ds->maxspare *= 2;
+			ds->spare = repalloc(ds->spare, ds->maxspare * sizeof(char *));
+		}
+		ds->spare[ds->nspare++] = image;
+		ds->pending[i].image = NULL;
+	}
+}
+
+/* Free the spare buffers (flush, reset): a build holds them until its flush. */
+static void
+spare_free(DirectStore *ds)
+{
+	while (ds->nspare > 0)
+		pageio_free_buffer(ds->spare[--ds->nspare]);
+}
+
 static PendingPage *
 pending_slot(DirectStore *ds, PageId page)
 {
@@ -172,9 +261,7 @@ pending_slot(DirectStore *ds, PageId page)
 	p = &ds->pending[ds->npending++];
 	p->page = page;
 	p->writes = 0;
-	p->image = MemoryContextAlloc(ds->pending_cxt,
-								  ds->ns.page_size + FEST_IO_ALIGN);
-	p->image = (char *) TYPEALIGN(FEST_IO_ALIGN, p->image);
+	p->image = image_alloc(ds);
 	if (ds->slots != NULL && 2 * ds->npending > ds->nslots)
 		pending_forget_index(ds);	/* rebuilt larger below */
 	if (ds->slots == NULL)
@@ -213,17 +300,23 @@ charge_pending_read(DirectStore *ds, const PendingPage *p)
 
 /*
  * The current image of a page: the pending one if this modification wrote
- * it, otherwise the page read from the device into the scratch buffer.
- * Returns the verification outcome; *image is set either way.
+ * it, a page read ahead by direct_read_many, otherwise the page as the
+ * page I/O chain delivers it: lent by a page cache that holds it (no copy),
+ * or read into the scratch buffer.  A lent image is valid only until the
+ * next call on ns->io, so callers use it before any other read or write
+ * (they Assert it with pageio_loan_valid and *epoch).  Returns the
+ * verification outcome; *image is set either way.
  */
 static FestPageCheck
-direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image)
+direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image,
+			 uint64 *epoch)
 {
 	NodeStore  *ns = &ds->ns;
 	PendingPage *p = pending_find(ds, page);
 	FestPageCheck check;
 	bool		verified;
 
+	*epoch = ns->io->lend_epoch;
 	if (p != NULL)
 	{
 		if (p->is_free != (kind == FEST_PAGE_FREE))
@@ -232,7 +325,11 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 			return FEST_PAGE_WRONG_KIND;
 		}
 		if (fest_write_through_per_access && kind == FEST_PAGE_NODE)
+		{
 			charge_pending_read(ds, p);
+			/* that read was a call on the PageIO; the image is no loan */
+			*epoch = ns->io->lend_epoch;
+		}
 		*image = p->image;
 		return FEST_PAGE_OK;
 	}
@@ -243,16 +340,19 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 		return FEST_PAGE_WRONG_ID;
 	}
 
-	if ((*image = ns_prefetch_find(&ds->prefetch, page, &verified)) != NULL)
-		memcpy(ds->scratch, *image, ns->page_size);
-	else
-		verified = pageio_read_one(ns->io, page, ds->scratch);
-	*image = ds->scratch;
+	/* a read-ahead image stays until ns_prefetch_clear: no copy either */
+	if ((*image = ns_prefetch_find(&ds->prefetch, page, &verified)) == NULL)
+	{
+		*image = pageio_read_borrow(ns->io, page, ds->scratch, &verified);
+		*epoch = ns->io->lend_epoch;
+		if (*image != ds->scratch)
+			ds->lent_reads++;
+	}
 	/* a cache's verified image needs no second checksum */
-	check = fest_page_verify_known(ds->scratch, ns->page_size, page, kind, verified);
+	check = fest_page_verify_known(*image, ns->page_size, page, kind, verified);
 	if (check == FEST_PAGE_OK && kind == FEST_PAGE_NODE)
 	{
-		uint16		level = FestPageGetHeader(ds->scratch)->level;
+		uint16		level = FestPageGetHeader(*image)->level;
 
 		if (level < FEST_MAX_LEVELS)
 			ns->stats->reads_per_level[level]++;
@@ -281,12 +381,16 @@ direct_read(NodeStore *ns, PageId page)
 	DirectStore *ds = (DirectStore *) ns;
 	const char *image;
 	FestPageCheck check;
+	uint64		epoch;
+	TreeNode   *node;
 
 	ns->stats->nodes_visited++;
-	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image);
+	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch);
 	if (check != FEST_PAGE_OK)
 		report_fetch_failure(ns, page, check, image);
-	return ns_deserialize(ns, image, page);
+	node = ns_deserialize(ns, image, page);
+	Assert(pageio_loan_valid(ns->io, epoch));
+	return node;
 }
 
 /*
@@ -308,6 +412,12 @@ root_keep(DirectStore *ds, PageId page)
 	node = ns_deserialize(ns, ds->scratch, page);
 	ds->root_image = palloc(ns->page_size);
 	memcpy(ds->root_image, ds->scratch, ns->page_size);
+	/*
+	 * A page cache may hold the root unsealed, its checksum field stale
+	 * until the page leaves the cache: keep the copy as the device will
+	 * have it, so that root_is_kept can compare a device's image whole.
+	 */
+	fest_page_seal(ds->root_image, ns->page_size);
 	MemoryContextSwitchTo(old);
 
 	ds->root_has_bounds = node->nentries > 0;
@@ -324,6 +434,29 @@ root_keep(DirectStore *ds, PageId page)
 	ds->root_node = node;
 	ds->root_page = page;
 	ds->root_decodes++;
+}
+
+/*
+ * Is image (page page, verified as the read said) the kept root's?  The
+ * kept copy is sealed (root_keep), so bytes equal to it are a valid page.
+ * An image known good from memory may be waiting unsealed in a write-back
+ * cache, its checksum field stale: for it the rest of the page decides.
+ */
+static bool
+root_is_kept(DirectStore *ds, PageId page, const char *image, bool verified)
+{
+	const size_t skip = offsetof(FestPageHeader, magic);
+	uint32		page_size = ds->ns.page_size;
+
+	StaticAssertStmt(offsetof(FestPageHeader, checksum) == 0 &&
+					 offsetof(FestPageHeader, magic) == sizeof(uint32),
+					 "the checksum field must be the page's first 4 bytes");
+	if (ds->root_page != page)
+		return false;
+	if (memcmp(image, ds->root_image, page_size) == 0)
+		return true;
+	return verified &&
+		memcmp(image + skip, ds->root_image + skip, page_size - skip) == 0;
 }
 
 /*
@@ -353,8 +486,7 @@ direct_read_root(NodeStore *ns, RootRead *out)
 	stamp = ds->root_page == page ? ds->root_stamp : 0;
 	if (!pageio_read_stamped(ns->io, page, ds->scratch, &stamp, &verified))
 	{
-		if (ds->root_page != page ||
-			memcmp(ds->scratch, ds->root_image, ns->page_size) != 0)
+		if (!root_is_kept(ds, page, ds->scratch, verified))
 		{
 			FestPageCheck check = fest_page_verify_known(ds->scratch, ns->page_size,
 														 page, FEST_PAGE_NODE,
@@ -414,14 +546,16 @@ direct_read_checked(NodeStore *ns, PageId page, TreeNode **node)
 	DirectStore *ds = (DirectStore *) ns;
 	const char *image;
 	FestPageCheck check;
+	uint64		epoch;
 
 	*node = NULL;
 	ns->stats->nodes_visited++;
-	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image);
+	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch);
 	if (check == FEST_PAGE_OK && !ns_header_plausible(ns, image))
 		check = FEST_PAGE_IMPOSSIBLE;
 	if (check == FEST_PAGE_OK)
 		*node = ns_deserialize(ns, image, page);
+	Assert(pageio_loan_valid(ns->io, epoch));
 	return check;
 }
 
@@ -454,12 +588,14 @@ direct_alloc(NodeStore *ns, uint16 level)
 	{
 		const char *image;
 		FestPageCheck check;
+		uint64		epoch;
 
 		page = ns->meta->free_head;
-		check = direct_fetch(ds, page, FEST_PAGE_FREE, &image);
+		check = direct_fetch(ds, page, FEST_PAGE_FREE, &image, &epoch);
 		if (check != FEST_PAGE_OK)
 			report_fetch_failure(ns, page, check, image);
 		ns->meta->free_head = FestPageGetHeader(image)->link;
+		Assert(pageio_loan_valid(ns->io, epoch));
 		ns->meta->free_count--;
 		if (ds->nreused == ds->maxreused)
 		{
@@ -537,17 +673,24 @@ pending_cmp(const void *a, const void *b, void *arg)
 }
 
 /*
- * Write one group of pending pages (already sealed) as one array.  With
+ * Write one group of pending pages as one array, unsealed: a write-back
+ * page cache seals each when it leaves the cache (once, however many
+ * batches changed it meanwhile), any other PageIO gets them sealed
+ * (fest_page_write_unsealed).  With
  * festival.write_through_per_access on, a page the modification wrote k
  * times is then written k - 1 times more, in rounds (each an array of the
  * pages that still owe a write): the same image again, so the file ends as
  * with one write, and the group's place in the commit order is kept.
+ * A pooled store gives its images to the cache (one round only): each
+ * page's image is then the buffer the cache gave back, or NULL.
  */
 static void
-write_group(NodeStore *ns, PendingPage *pages, int n)
+write_group(DirectStore *ds, PendingPage *pages, int n)
 {
+	NodeStore  *ns = &ds->ns;
 	PageIORequest *reqs;
 	int			round = 0;
+	bool		donate = ds->pooled && !fest_write_through_per_access;
 
 	if (n == 0)
 		return;
@@ -567,8 +710,18 @@ write_group(NodeStore *ns, PendingPage *pages, int n)
 		}
 		if (m == 0)
 			break;
-		/* direct_commit sealed every pending page just before */
-		pageio_write_sealed(ns->io, reqs, m);
+		if (fest_page_write_unsealed(ns->io, reqs, m, donate))
+			ds->unsealed_writes += m;
+		if (donate)
+		{
+			Assert(m == n);
+			for (int i = 0; i < n; i++)
+			{
+				if (reqs[i].buf != pages[i].image)
+					ds->given_images++;
+				pages[i].image = reqs[i].buf;
+			}
+		}
 		if (!fest_write_through_per_access)
 			break;
 		round++;
@@ -625,7 +778,6 @@ direct_commit(NodeStore *ns)
 		 */
 		Assert(i == 0 || pending_cmp(&ds->pending[i - 1], p, ds) < 0);
 
-		fest_page_seal(p->image, ns->page_size);
 		if (!p->is_free)
 			ns->stats->writes_per_level[p->level] +=
 				fest_write_through_per_access ? p->writes : 1;
@@ -640,16 +792,16 @@ direct_commit(NodeStore *ns)
 	{
 		PendingPage *next = ds->pending;
 
-		write_group(ns, next, count[GROUP_EXTENDING]);
+		write_group(ds, next, count[GROUP_EXTENDING]);
 		next += count[GROUP_EXTENDING];
 		ns->overwriting = count[GROUP_REUSED] > 0;
-		write_group(ns, next, count[GROUP_REUSED]);
+		write_group(ds, next, count[GROUP_REUSED]);
 		next += count[GROUP_REUSED];
 		if (meta_early)
 			ns_write_meta(ns);
 		if (count[GROUP_EXISTING] + count[GROUP_FREED] > 0)
 			ns->overwriting = true;
-		write_group(ns, next, count[GROUP_EXISTING] + count[GROUP_FREED]);
+		write_group(ds, next, count[GROUP_EXISTING] + count[GROUP_FREED]);
 		Assert(next + count[GROUP_EXISTING] + count[GROUP_FREED] ==
 			   ds->pending + ds->npending);
 		if (ns->meta_dirty)
@@ -657,6 +809,13 @@ direct_commit(NodeStore *ns)
 	}
 	PG_CATCH();
 	{
+		/*
+		 * Which buffers the cache took is unknown now: forget them all (the
+		 * handle is reloaded after an ERROR, which frees them).
+		 */
+		if (ds->pooled)
+			for (int i = 0; i < ds->npending; i++)
+				ds->pending[i].image = NULL;
 		if (!ns->overwriting && count[GROUP_EXTENDING] > 0)
 		{
 			/*
@@ -675,6 +834,7 @@ direct_commit(NodeStore *ns)
 	ds->committed_root = ns->meta->root;
 	ds->committed_height = ns->meta->height;
 	ds->nreused = 0;
+	images_to_spare(ds);
 	ds->npending = 0;
 	MemoryContextReset(ds->pending_cxt);
 	pending_forget_index(ds);
@@ -685,6 +845,7 @@ static void
 direct_flush(NodeStore *ns)
 {
 	direct_commit(ns);
+	spare_free((DirectStore *) ns);
 	ns_mark_clean(ns);
 }
 
@@ -693,6 +854,8 @@ direct_reset(NodeStore *ns)
 {
 	DirectStore *ds = (DirectStore *) ns;
 
+	images_to_spare(ds);
+	spare_free(ds);
 	ds->npending = 0;
 	ds->nreused = 0;
 	MemoryContextReset(ds->pending_cxt);
@@ -717,10 +880,13 @@ static FestPageCheck
 direct_read_free_link(NodeStore *ns, PageId page, PageId *link)
 {
 	const char *image;
-	FestPageCheck check = direct_fetch((DirectStore *) ns, page, FEST_PAGE_FREE, &image);
+	uint64		epoch;
+	FestPageCheck check = direct_fetch((DirectStore *) ns, page, FEST_PAGE_FREE,
+									   &image, &epoch);
 
 	if (check == FEST_PAGE_OK)
 		*link = FestPageGetHeader(image)->link;
+	Assert(pageio_loan_valid(ns->io, epoch));
 	return check;
 }
 
@@ -744,11 +910,21 @@ direct_flush_some(NodeStore *ns)
 	return NIL;
 }
 
-/* How often the root kept for the window search was decoded (tests). */
+/*
+ * How often the root kept for the window search was decoded, how many
+ * pages were read from a page cache's frame without a copy, how many were
+ * handed to it unsealed and how many of those it took as its frames'
+ * images (tests).
+ */
 static void
 direct_describe(NodeStore *ns, JsonbParseState **state)
 {
-	jb_int(state, "root_decodes", (int64) ((DirectStore *) ns)->root_decodes);
+	DirectStore *ds = (DirectStore *) ns;
+
+	jb_int(state, "root_decodes", (int64) ds->root_decodes);
+	jb_int(state, "lent_reads", (int64) ds->lent_reads);
+	jb_int(state, "unsealed_writes", (int64) ds->unsealed_writes);
+	jb_int(state, "given_images", (int64) ds->given_images);
 }
 
 static List *
@@ -796,6 +972,10 @@ direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	ds->maxreused = 8;
 	ds->reused = palloc(ds->maxreused * sizeof(PageId));
 	ds->scratch = pageio_alloc_buffer(io->page_size);
+	ds->pooled = io->ops->takes_buffers;
+	ds->store_cxt = CurrentMemoryContext;
+	ds->maxspare = 16;
+	ds->spare = palloc(ds->maxspare * sizeof(char *));
 	/* pages past the meta's count are leftovers of a failed commit */
 	ds->file_pages = meta->page_count;
 	ds->committed_root = meta->root;

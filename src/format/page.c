@@ -45,6 +45,39 @@ fest_page_seal(char *page, uint32 page_size)
 	hdr->checksum = page_checksum(page, page_size);
 }
 
+/*
+ * Write n node or free-list images whose checksum field is not computed
+ * yet (the write-through store's commit).  A PageIO that takes unsealed
+ * images (PageIOOps.takes_unsealed: the write-back page cache, which
+ * seals each once, when it writes it below) gets them as they are, marked
+ * verified and unsealed; any other PageIO gets them sealed here first, in
+ * place, so a device, the fault layer, clru or the tiers never see a stale
+ * checksum.  With donate, the buffers are given to a PageIO that takes
+ * buffers (PageIORequest.donate: each reqs[i].buf is then the caller's
+ * buffer back, another one, or NULL); any other keeps them the caller's.
+ * Returns whether they went unsealed.
+ */
+bool
+fest_page_write_unsealed(PageIO *io, PageIORequest *reqs, int n, bool donate)
+{
+	if (!io->ops->takes_unsealed)
+	{
+		for (int i = 0; i < n; i++)
+			fest_page_seal(reqs[i].buf, io->page_size);
+		pageio_write_sealed(io, reqs, n);
+		return false;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		Assert(FestPageGetHeader(reqs[i].buf)->magic == FEST_PAGE_MAGIC);
+		reqs[i].verified = true;
+		reqs[i].unsealed = true;
+		reqs[i].donate = donate && io->ops->takes_buffers;
+	}
+	io->ops->write(io, reqs, n);
+	return true;
+}
+
 static bool
 page_is_zero(const char *page, uint32 page_size)
 {
@@ -78,8 +111,11 @@ fest_page_verify_known(const char *page, uint32 page_size, PageId expected_id,
 
 	if (hdr->magic != FEST_PAGE_MAGIC)
 		return page_is_zero(page, page_size) ? FEST_PAGE_NEVER_WRITTEN : FEST_PAGE_BAD_MAGIC;
-	/* a verified image was checked by a cache; it must still be intact */
-	Assert(!checksum_known || hdr->checksum == page_checksum(page, page_size));
+	/*
+	 * A verified image comes from memory: checked by a page cache (which
+	 * Asserts it is still intact, buffer/cache.c) or written into it by the
+	 * store and not sealed yet, its checksum field stale until it leaves.
+	 */
 	if (!checksum_known && hdr->checksum != page_checksum(page, page_size))
 		return FEST_PAGE_BAD_CHECKSUM;
 	if (hdr->version != FEST_FORMAT_VERSION)

@@ -30,7 +30,10 @@
  * page cache checks it when the page arrives (or, for a page written into
  * the cache, at its first hit) and marks the request verified
  * (device/pageio.h), so readers of a cached image check the header only
- * (fest_page_verify_known).
+ * (fest_page_verify_known).  The write-through store hands its pages to
+ * such a cache unsealed (fest_page_write_unsealed): the cache holds them
+ * as verified with a stale checksum field and seals each once, when it
+ * leaves for the device; every other PageIO gets them sealed.
  *
  * IDENTIFICATION
  *	  src/format/page.h
@@ -41,6 +44,8 @@
 #define FEST_PAGE_H
 
 #include "festival.h"
+
+#include "device/pageio.h"
 
 #define FEST_PAGE_MAGIC			0xF35A
 #define FEST_FORMAT_VERSION		1
@@ -88,6 +93,8 @@ typedef enum FestPageCheck
 extern void fest_page_init(char *page, uint32 page_size, PageId page_id,
 						   FestPageKind kind);
 extern void fest_page_seal(char *page, uint32 page_size);
+extern bool fest_page_write_unsealed(PageIO *io, PageIORequest *reqs, int n,
+									 bool donate);
 extern FestPageCheck fest_page_verify(const char *page, uint32 page_size,
 									  PageId expected_id,
 									  FestPageKind expected_kind);
