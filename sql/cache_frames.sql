@@ -142,5 +142,31 @@ FROM cf_index i ORDER BY i.ord;
 SELECT i.name, c.* FROM cf_index i CROSS JOIN LATERAL festival.check(i.name) c;
 SELECT i.name, cf_wrong(i.name) AS wrong FROM cf_index i ORDER BY i.ord;
 
+-- A cache of n pages takes n pages of memory and a few percent, not twice
+-- that: its frames come from a pool of aligned chunks (device/pagepool.c),
+-- where one allocation per frame took page_size + FEST_IO_ALIGN bytes.
+-- Built and closed first, so only the reads of one query fill the cache
+-- (a build's pending images also come from the lru cache's pool).
+CREATE TABLE cf_big AS
+SELECT i AS id, ST_MakePoint((i * 7919) % 100003, (i * 104729) % 99991) AS geom
+FROM generate_series(1::bigint, 60000) AS i;
+SELECT count(*) AS closed FROM (SELECT festival.close(name) FROM cf_index) s;
+CREATE TABLE cf_mem (name text, cache text);
+INSERT INTO cf_mem VALUES ('cf_mem_lru', '{"cache": "lru"}');
+SELECT m.name, festival.create_index(m.name, 'rtree', 'cf_dev',
+	   m.cache::jsonb || '{"page_size": 4096, "split": "quadratic", "cache_size": "1MB"}',
+	   'cf_big') > 0 AS created,
+	   festival.build(m.name) AS built, festival.close(m.name) AS closed
+FROM cf_mem m ORDER BY m.name;
+SELECT m.name, (festival.stats(m.name)->>'pages')::int > 600 AS larger_than_cache,
+	   (SELECT count(*) FROM festival.query(m.name, ST_MakeEnvelope(-1, -1, 200000, 200000))) AS found
+FROM cf_mem m ORDER BY m.name;
+SELECT name, count(*) AS caches,
+	   sum(total_bytes) BETWEEN 1048576 AND 1.25 * 1048576 AS about_cache_size
+FROM pg_backend_memory_contexts
+WHERE name = 'festival page cache'
+GROUP BY name ORDER BY name;
+SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM cf_mem) s;
+
 SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM cf_index) s;
 SELECT festival.drop_device('cf_dev');

@@ -120,7 +120,7 @@ free_frame(CachePageIO *c, CacheFrame *f)
 {
 	Assert(f != c->lent);
 	if (f->image != NULL)
-		pageio_free_buffer(f->image);
+		pagepool_put(c->io.pool, f->image);
 	pfree(f);
 }
 
@@ -212,7 +212,7 @@ static CacheFrame *
 new_frame(CachePageIO *c, PageId page, const char *image)
 {
 	MemoryContext old = MemoryContextSwitchTo(c->cxt);
-	CacheFrame *f = new_frame_taking(c, page, pageio_alloc_buffer(c->io.page_size));
+	CacheFrame *f = new_frame_taking(c, page, pagepool_get(c->io.pool));
 
 	memcpy(f->image, image, c->io.page_size);
 	MemoryContextSwitchTo(old);
@@ -511,6 +511,8 @@ cache_pageio_create(PageIO *below, ReplacementPolicy policy, int64 capacity,
 	c->next_stamp = 1;
 	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "festival page cache",
 								   ALLOCSET_DEFAULT_SIZES);
+	/* frames, and the buffers writers give and get back (donate) */
+	c->io.pool = pagepool_create(c->cxt, c->io.page_size);
 	c->r = replacement_create(policy,
 							  (int64) frames * below->page_size, a1in_percent,
 							  Max(frames / 2, 1), c->cxt);

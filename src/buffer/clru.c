@@ -251,6 +251,7 @@ typedef struct ClruPageIO
 	PageIO	   *below;
 	Clru	   *policy;
 	MemoryContext cxt;			/* frames and the policy */
+	PagePool   *frames;			/* the frames' images, in cxt */
 } ClruPageIO;
 
 static int
@@ -291,9 +292,9 @@ write_frames(ClruPageIO *c, List *frames)
 }
 
 static void
-free_frame(ClruFrame *f)
+free_frame(ClruPageIO *c, ClruFrame *f)
 {
-	pageio_free_buffer(f->image);
+	pagepool_put(c->frames, f->image);
 	pfree(f);
 }
 
@@ -307,7 +308,7 @@ apply(ClruPageIO *c, ClruEffects *fx)
 	list_free(fx->batch);
 	c->io.stats->cache_evictions += list_length(fx->dropped);
 	foreach(lc, fx->dropped)
-		free_frame(lfirst(lc));
+		free_frame(c, lfirst(lc));
 	list_free(fx->dropped);
 	fx->batch = NIL;
 	fx->dropped = NIL;
@@ -320,7 +321,7 @@ new_frame(ClruPageIO *c, PageId page, const char *image)
 	ClruFrame  *f = palloc(sizeof(ClruFrame));
 
 	f->page = page;
-	f->image = pageio_alloc_buffer(c->io.page_size);
+	f->image = pagepool_get(c->frames);
 	memcpy(f->image, image, c->io.page_size);
 	MemoryContextSwitchTo(old);
 	return f;
@@ -415,7 +416,7 @@ clru_truncate(PageIO *io, uint64 npages)
 		if (f->page >= npages)
 		{
 			clru_remove(c->policy, f->page);
-			free_frame(f);
+			free_frame(c, f);
 		}
 	}
 	list_free(all);
@@ -482,5 +483,6 @@ clru_pageio_create(PageIO *below, int64 capacity_bytes, int64 cold_pages,
 	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "festival clru cache",
 								   ALLOCSET_DEFAULT_SIZES);
 	c->policy = clru_create(hot_directory, hot_data, cold_pages, c->cxt);
+	c->frames = pagepool_create(c->cxt, c->io.page_size);
 	return &c->io;
 }

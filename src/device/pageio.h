@@ -70,9 +70,9 @@ typedef struct PageIORequest
 	 * take buffers; pageio_write and pageio_write_sealed clear it).  After
 	 * the call buf is the caller's buffer back (not taken), another buffer
 	 * now the caller's (the layer's old image of the page), or NULL (taken,
-	 * nothing in return).  Buffers so exchanged come from
-	 * pageio_alloc_buffer in memory contexts that last as long as the
-	 * PageIO, and whoever holds one last frees it with pageio_free_buffer.
+	 * nothing in return).  Buffers so exchanged come from the PageIO's
+	 * pool (PageIO.pool, pageio_get_buffer) and whoever holds one last
+	 * gives it back there (pageio_put_buffer).
 	 */
 	bool		donate;
 } PageIORequest;
@@ -122,7 +122,10 @@ typedef struct PageIOOps
 	 * fest_page_write_unsealed seals for them first.
 	 */
 	bool		takes_unsealed;
-	/* write accepts requests marked donate (PageIORequest.donate). */
+	/*
+	 * write accepts requests marked donate (PageIORequest.donate); the
+	 * PageIO then has a pool (PageIO.pool) the buffers come from.
+	 */
 	bool		takes_buffers;
 } PageIOOps;
 
@@ -137,6 +140,12 @@ struct PageIO
 	struct FaultState *fault;
 	/* bumped at every call by a layer that lends images (see Loans) */
 	uint64		lend_epoch;
+	/*
+	 * Where the page buffers a layer that takes buffers exchanges with its
+	 * writers come from and go back to (pagepool.c), living as long as the
+	 * PageIO; NULL for other layers (pageio_get_buffer then pallocs).
+	 */
+	struct PagePool *pool;
 };
 
 static inline void
@@ -246,5 +255,32 @@ pageio_sync(PageIO *io)
 /* Allocate a page buffer aligned for O_DIRECT in the current context. */
 extern char *pageio_alloc_buffer(uint32 page_size);
 extern void pageio_free_buffer(char *buf);
+
+/*
+ * pagepool.c: many aligned page buffers without the per-buffer alignment
+ * gap of pageio_alloc_buffer (a page cache's frames).  Buffers from a pool
+ * go back to it with pagepool_put, never to pageio_free_buffer.
+ */
+typedef struct PagePool PagePool;
+extern PagePool *pagepool_create(MemoryContext cxt, uint32 page_size);
+extern char *pagepool_get(PagePool *pool);
+extern void pagepool_put(PagePool *pool, char *buf);
+
+/* A page buffer for exchanges with io (PageIORequest.donate). */
+static inline char *
+pageio_get_buffer(PageIO *io)
+{
+	return io->pool != NULL ? pagepool_get(io->pool) : pageio_alloc_buffer(io->page_size);
+}
+
+/* Give back a buffer of pageio_get_buffer, or one io handed over. */
+static inline void
+pageio_put_buffer(PageIO *io, char *buf)
+{
+	if (io->pool != NULL)
+		pagepool_put(io->pool, buf);
+	else
+		pageio_free_buffer(buf);
+}
 
 #endif							/* FEST_PAGEIO_H */

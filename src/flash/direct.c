@@ -93,8 +93,8 @@ typedef struct DirectStore
 	 * pooled: the PageIO takes buffers (a write-back page cache), so the
 	 * pending images are given to it at the commit instead of copied
 	 * (PageIORequest.donate) and come from spare, the buffers it gave
-	 * back, or from pageio_alloc_buffer in store_cxt; the spares are freed
-	 * at flush and reset.
+	 * back, or from the cache's pool (pageio_get_buffer); the spares go
+	 * back to the pool at flush and reset.
 	 */
 	bool		pooled;
 	MemoryContext store_cxt;	/* the open index's, where spare lives */
@@ -205,9 +205,9 @@ image_alloc(DirectStore *ds)
 	}
 	if (ds->nspare > 0)
 		return ds->spare[--ds->nspare];
-	/* it may become a cache frame: it must outlive the modification */
+	/* it may become a cache frame: it comes from the cache's pool */
 	old = MemoryContextSwitchTo(ds->store_cxt);
-	image = pageio_alloc_buffer(ds->ns.page_size);
+	image = pageio_get_buffer(ds->ns.io);
 	MemoryContextSwitchTo(old);
 	return image;
 }
@@ -242,7 +242,7 @@ static void
 spare_free(DirectStore *ds)
 {
 	while (ds->nspare > 0)
-		pageio_free_buffer(ds->spare[--ds->nspare]);
+		pageio_put_buffer(ds->ns.io, ds->spare[--ds->nspare]);
 }
 
 static PendingPage *
