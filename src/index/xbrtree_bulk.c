@@ -744,6 +744,7 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 	PageId		last_page = InvalidPageId;
 	int64		r = 0;
 	int64		npoints = spill_sort_count(sp->sort);
+	int64		reserved;
 
 	spill_sort_perform(sp->sort);
 	memset(&p, 0, sizeof(p));
@@ -762,8 +763,19 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 
 	/* the second pass: each point tagged with its node */
 	qsort(p.ranges, p.nranges, sizeof(NodeRange), range_lo_cmp);
-	counts = palloc0(p.nnodes * sizeof(uint32));
-	bynode = spill_sort_begin(XN_NCOLS, xn_types, 2, TUPLESORT_NONE);
+	counts = palloc0(Max(p.nnodes, 1) * sizeof(uint32));
+
+	/*
+	 * Alive with the second sort, and growing with the leaves: the
+	 * quadrants and counts, and the runs (this pass) or the entries above
+	 * (the third, once the runs are freed).  They come out of the sort's
+	 * half of maintenance_work_mem, which they would otherwise overrun
+	 * with enough leaves (the sort gives back the same order whatever its
+	 * budget, so the tree does not change).
+	 */
+	reserved = p.maxnodes * sizeof(XbrAddr) + Max(p.nnodes, 1) * sizeof(uint32) +
+		Max(p.maxranges * sizeof(NodeRange), Max(p.nnodes, 1) * sizeof(BulkEntry));
+	bynode = spill_sort_begin_within(XN_NCOLS, xn_types, 2, TUPLESORT_NONE, reserved);
 	spill_sort_rescan(sp->sort);
 	for (int64 i = 0; i < npoints; i++)
 	{
