@@ -72,6 +72,9 @@ typedef struct BulkEntry
 	}			e;
 } BulkEntry;
 
+StaticAssertDecl(sizeof(BulkEntry) + sizeof(int32) + sizeof(int64) == XBR_BULK_BYTES_PER_POINT,
+				 "XBR_BULK_BYTES_PER_POINT is what the in-memory load holds per point");
+
 /*
  * A quadrant of more points than a leaf holds, found by the first pass of
  * a bounded load (see xbr_spill_load): its points in each sub-quadrant.
