@@ -43,12 +43,27 @@ struct SpillSort
 SpillSort *
 spill_sort_begin(int ncols, const Oid *types, int nkeys, int sortopt)
 {
+	return spill_sort_begin_within(ncols, types, nkeys, sortopt, 0);
+}
+
+/*
+ * The same sort in its half of maintenance_work_mem less `reserved` bytes
+ * that the caller holds while the sort is alive (and that grow with the
+ * input, xbrtree_bulk.c's per-leaf arrays): the two together stay within
+ * the half, down to tuplesort's floor.
+ */
+SpillSort *
+spill_sort_begin_within(int ncols, const Oid *types, int nkeys, int sortopt,
+						int64 reserved)
+{
 	SpillSort  *ss = palloc0(sizeof(SpillSort));
 	AttrNumber *cols = palloc(nkeys * sizeof(AttrNumber));
 	Oid		   *ops = palloc(nkeys * sizeof(Oid));
 	Oid		   *collations = palloc(nkeys * sizeof(Oid));
 	bool	   *nulls_first = palloc(nkeys * sizeof(bool));
+	int			work_mem_kb = (int) Max(64, (int64) maintenance_work_mem / 2 - reserved / 1024);
 
+	Assert(reserved >= 0);
 	Assert(ncols > 0 && nkeys > 0 && nkeys <= ncols);
 	ss->desc = CreateTemplateTupleDesc(ncols);
 	for (int i = 0; i < ncols; i++)
@@ -66,7 +81,7 @@ spill_sort_begin(int ncols, const Oid *types, int nkeys, int sortopt)
 	}
 	/* tuplesort copies the keys into its own SortSupport array */
 	ss->sort = tuplesort_begin_heap(ss->desc, nkeys, cols, ops, collations,
-									nulls_first, Max(64, maintenance_work_mem / 2),
+									nulls_first, work_mem_kb,
 									NULL, sortopt);
 	ss->in = MakeSingleTupleTableSlot(ss->desc, &TTSOpsVirtual);
 	ss->out = MakeSingleTupleTableSlot(ss->desc, &TTSOpsMinimalTuple);

@@ -14,6 +14,8 @@
  *
  *	spill_sort_begin	the sort over ncols columns of the given types
  *						(INT8OID or FLOAT8OID), the first nkeys ascending
+ *	spill_sort_begin_within	the same, in the half less what the caller
+ *						holds meanwhile (bytes)
  *	spill_sort_put		one row (ncols Datums, none null)
  *	spill_sort_perform	sort what was put
  *	spill_sort_next		the next row, or NULL at the end
@@ -45,6 +47,8 @@
 typedef struct SpillSort SpillSort;
 
 extern SpillSort *spill_sort_begin(int ncols, const Oid *types, int nkeys, int sortopt);
+extern SpillSort *spill_sort_begin_within(int ncols, const Oid *types, int nkeys,
+										  int sortopt, int64 reserved);
 extern void spill_sort_put(SpillSort *ss, const Datum *values);
 extern void spill_sort_perform(SpillSort *ss);
 extern const Datum *spill_sort_next(SpillSort *ss);

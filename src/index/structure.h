@@ -156,6 +156,12 @@ typedef struct StructureOps
 	 * bulk_load.
 	 */
 	BulkSpill  *(*bulk_spill_begin) (StructIndex *idx, const char *method);
+	/*
+	 * Bytes bulk_load holds per object besides the gathered BulkItem, for
+	 * the caller's choice between bulk_load and the bounded form; 0 for
+	 * 48 (rtree_pack.c's PackItem).
+	 */
+	int			bulk_bytes_per_object;
 	void		(*bulk_spill_put) (BulkSpill *spill, const BulkItem *item);
 	void		(*bulk_spill_load) (StructIndex *idx, BulkSpill *spill);
 	/*

@@ -971,6 +971,7 @@ const StructureOps xbrtree_structure = {
 	.build_methods = xbr_build_methods,
 	.bulk_load = xbr_bulk_load,
 	.bulk_spill_begin = xbr_spill_begin,
+	.bulk_bytes_per_object = XBR_BULK_BYTES_PER_POINT,
 	.bulk_spill_put = xbr_spill_put,
 	.bulk_spill_load = xbr_spill_load,
 	.entry_region = xbr_entry_region

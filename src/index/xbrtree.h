@@ -224,6 +224,13 @@ extern TreeNode *xbr_split_internal(StructIndex *idx, TreeNode *node,
 									XbrAddr quadrant, XbrAddr *new_addr);
 
 /* xbrtree_bulk.c */
+/*
+ * What xbr_bulk_load holds per point besides the gathered BulkItem: its
+ * entry (xbrtree_bulk.c's BulkEntry, 72 bytes) and build_level's node and
+ * place of each (4 + 8).
+ */
+#define XBR_BULK_BYTES_PER_POINT 84
+
 extern void xbr_bulk_load(StructIndex *idx, BulkItem *items, int64 n,
 						  const char *method);
 typedef struct XbrSpill XbrSpill;

@@ -41,8 +41,15 @@
  * second sort by (node, place in the first), and the leaves are written
  * from it in build_level's order with build_level's contents.  The levels
  * above (one entry per leaf) are built in memory as before, so the tree
- * is the in-memory load's, page for page.  Memory: a few dozen bytes per
- * leaf (split quadrants, node runs, quadrants, the entries above).
+ * is the in-memory load's, page for page.  Memory: about 150 bytes per
+ * leaf (split quadrants, node runs, quadrants, counts, the entries above),
+ * which grow with the points; the ones alive with the second sort are
+ * taken out of its half of maintenance_work_mem (spill_sort_begin_within),
+ * so the load stays within the budget while they fit in that half (4.7 MB
+ * for 5M uniform points with 4 kB pages, against 32 MB of the default
+ * 64 MB; past it the peak grows by what they exceed it by).  The in-memory load holds
+ * XBR_BULK_BYTES_PER_POINT per point besides the gathered item, which
+ * festival.build counts to choose between the two.
  *
  * Nodes are filled up to their capacity and written bottom-up in Z order,
  * each one committed as it is written so that buffered node stores can
@@ -71,6 +78,9 @@ typedef struct BulkEntry
 		XbrInternalEntry internal;
 	}			e;
 } BulkEntry;
+
+StaticAssertDecl(sizeof(BulkEntry) + sizeof(int32) + sizeof(int64) == XBR_BULK_BYTES_PER_POINT,
+				 "XBR_BULK_BYTES_PER_POINT is what the in-memory load holds per point");
 
 /*
  * A quadrant of more points than a leaf holds, found by the first pass of
@@ -744,6 +754,7 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 	PageId		last_page = InvalidPageId;
 	int64		r = 0;
 	int64		npoints = spill_sort_count(sp->sort);
+	int64		reserved;
 
 	spill_sort_perform(sp->sort);
 	memset(&p, 0, sizeof(p));
@@ -762,8 +773,19 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 
 	/* the second pass: each point tagged with its node */
 	qsort(p.ranges, p.nranges, sizeof(NodeRange), range_lo_cmp);
-	counts = palloc0(p.nnodes * sizeof(uint32));
-	bynode = spill_sort_begin(XN_NCOLS, xn_types, 2, TUPLESORT_NONE);
+	counts = palloc0(Max(p.nnodes, 1) * sizeof(uint32));
+
+	/*
+	 * Alive with the second sort, and growing with the leaves: the
+	 * quadrants and counts, and the runs (this pass) or the entries above
+	 * (the third, once the runs are freed).  They come out of the sort's
+	 * half of maintenance_work_mem, which they would otherwise overrun
+	 * with enough leaves (the sort gives back the same order whatever its
+	 * budget, so the tree does not change).
+	 */
+	reserved = p.maxnodes * sizeof(XbrAddr) + Max(p.nnodes, 1) * sizeof(uint32) +
+		Max(p.maxranges * sizeof(NodeRange), Max(p.nnodes, 1) * sizeof(BulkEntry));
+	bynode = spill_sort_begin_within(XN_NCOLS, xn_types, 2, TUPLESORT_NONE, reserved);
 	spill_sort_rescan(sp->sort);
 	for (int64 i = 0; i < npoints; i++)
 	{

@@ -345,12 +345,16 @@ typedef struct BulkItems
 /*
  * Would n objects overflow maintenance_work_mem in the in-memory load?  It
  * holds each object twice: the gathered BulkItem and the loader's own
- * entry of about the same size (rtree_pack.c's PackItem, 48 bytes).
+ * entry (rtree_pack.c's PackItem, 48 bytes, unless the structure says
+ * more: the xBR+-tree's loader holds 84).
  */
 static bool
-bulk_over_budget(int64 n)
+bulk_over_budget(const StructureOps *structure, int64 n)
 {
-	return n * (int64) (sizeof(BulkItem) + 48) > (int64) maintenance_work_mem * 1024;
+	int			per_object = structure->bulk_bytes_per_object > 0 ?
+		structure->bulk_bytes_per_object : 48;
+
+	return n * (int64) (sizeof(BulkItem) + per_object) > (int64) maintenance_work_mem * 1024;
 }
 
 /* Check one source row and keep it for the bulk loader. */
@@ -365,7 +369,7 @@ bulk_collect(OpenIndex *ix, BulkItems *bulk, int64 id, bytea *ewkb)
 	geomarg_admit(ix, &info, what);
 	pfree(what);
 	if (bulk->spill == NULL && !bulk->no_spill &&
-		ix->structure->bulk_spill_begin != NULL && bulk_over_budget(bulk->n + 1))
+		ix->structure->bulk_spill_begin != NULL && bulk_over_budget(ix->structure, bulk->n + 1))
 	{
 		MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
 
