@@ -211,11 +211,9 @@ new_frame_taking(CachePageIO *c, PageId page, char *buf)
 static CacheFrame *
 new_frame(CachePageIO *c, PageId page, const char *image)
 {
-	MemoryContext old = MemoryContextSwitchTo(c->cxt);
 	CacheFrame *f = new_frame_taking(c, page, pagepool_get(c->io.pool));
 
 	memcpy(f->image, image, c->io.page_size);
-	MemoryContextSwitchTo(old);
 	return f;
 }
 

@@ -71,8 +71,8 @@ typedef struct PageIORequest
 	 * the call buf is the caller's buffer back (not taken), another buffer
 	 * now the caller's (the layer's old image of the page), or NULL (taken,
 	 * nothing in return).  Buffers so exchanged come from the PageIO's
-	 * pool (PageIO.pool, pageio_get_buffer) and whoever holds one last
-	 * gives it back there (pageio_put_buffer).
+	 * pool (PageIO.pool, pagepool_get) and whoever holds one last gives it
+	 * back there (pagepool_put).
 	 */
 	bool		donate;
 } PageIORequest;
@@ -143,7 +143,7 @@ struct PageIO
 	/*
 	 * Where the page buffers a layer that takes buffers exchanges with its
 	 * writers come from and go back to (pagepool.c), living as long as the
-	 * PageIO; NULL for other layers (pageio_get_buffer then pallocs).
+	 * PageIO: set by every layer whose ops take buffers, NULL for others.
 	 */
 	struct PagePool *pool;
 };
@@ -265,22 +265,5 @@ typedef struct PagePool PagePool;
 extern PagePool *pagepool_create(MemoryContext cxt, uint32 page_size);
 extern char *pagepool_get(PagePool *pool);
 extern void pagepool_put(PagePool *pool, char *buf);
-
-/* A page buffer for exchanges with io (PageIORequest.donate). */
-static inline char *
-pageio_get_buffer(PageIO *io)
-{
-	return io->pool != NULL ? pagepool_get(io->pool) : pageio_alloc_buffer(io->page_size);
-}
-
-/* Give back a buffer of pageio_get_buffer, or one io handed over. */
-static inline void
-pageio_put_buffer(PageIO *io, char *buf)
-{
-	if (io->pool != NULL)
-		pagepool_put(io->pool, buf);
-	else
-		pageio_free_buffer(buf);
-}
 
 #endif							/* FEST_PAGEIO_H */

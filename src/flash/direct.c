@@ -93,11 +93,10 @@ typedef struct DirectStore
 	 * pooled: the PageIO takes buffers (a write-back page cache), so the
 	 * pending images are given to it at the commit instead of copied
 	 * (PageIORequest.donate) and come from spare, the buffers it gave
-	 * back, or from the cache's pool (pageio_get_buffer); the spares go
-	 * back to the pool at flush and reset.
+	 * back, or from the cache's pool (PageIO.pool); the spares go back to
+	 * the pool at flush and reset.
 	 */
 	bool		pooled;
-	MemoryContext store_cxt;	/* the open index's, where spare lives */
 	char	  **spare;
 	int			nspare;
 	int			maxspare;
@@ -195,21 +194,17 @@ pending_find(DirectStore *ds, PageId page)
 static char *
 image_alloc(DirectStore *ds)
 {
-	char	   *image;
-	MemoryContext old;
-
 	if (!ds->pooled)
 	{
-		image = MemoryContextAlloc(ds->pending_cxt, ds->ns.page_size + FEST_IO_ALIGN);
+		char	   *image = MemoryContextAlloc(ds->pending_cxt,
+											   ds->ns.page_size + FEST_IO_ALIGN);
+
 		return (char *) TYPEALIGN(FEST_IO_ALIGN, image);
 	}
 	if (ds->nspare > 0)
 		return ds->spare[--ds->nspare];
 	/* it may become a cache frame: it comes from the cache's pool */
-	old = MemoryContextSwitchTo(ds->store_cxt);
-	image = pageio_get_buffer(ds->ns.io);
-	MemoryContextSwitchTo(old);
-	return image;
+	return pagepool_get(ds->ns.io->pool);
 }
 
 /*
@@ -237,12 +232,15 @@ images_to_spare(DirectStore *ds)
 	}
 }
 
-/* Free the spare buffers (flush, reset): a build holds them until its flush. */
+/*
+ * Give the spare buffers back to the cache's pool (flush, reset): a build
+ * holds them until its flush.
+ */
 static void
 spare_free(DirectStore *ds)
 {
 	while (ds->nspare > 0)
-		pageio_put_buffer(ds->ns.io, ds->spare[--ds->nspare]);
+		pagepool_put(ds->ns.io->pool, ds->spare[--ds->nspare]);
 }
 
 static PendingPage *
@@ -973,7 +971,7 @@ direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	ds->reused = palloc(ds->maxreused * sizeof(PageId));
 	ds->scratch = pageio_alloc_buffer(io->page_size);
 	ds->pooled = io->ops->takes_buffers;
-	ds->store_cxt = CurrentMemoryContext;
+	Assert(!ds->pooled || io->pool != NULL);
 	ds->maxspare = 16;
 	ds->spare = palloc(ds->maxspare * sizeof(char *));
 	/* pages past the meta's count are leftovers of a failed commit */
