@@ -31,14 +31,6 @@ FROM generate_series(1, 25) AS i;
 INSERT INTO cf_win VALUES (100, ST_MakeEnvelope(-1e6, -1e6, 1e6, 1e6)),
 	(101, ST_MakeEnvelope(5000, 5000, 5010, 5010));
 
--- windows whose answer differs from the brute force
-CREATE FUNCTION cf_wrong(idx text) RETURNS bigint LANGUAGE sql AS $$
-	SELECT count(*) FROM cf_win w
-	WHERE ARRAY(SELECT q.id FROM festival.query(idx, w.g) q ORDER BY 1)
-		  IS DISTINCT FROM
-		  ARRAY(SELECT s.id FROM cf_src s WHERE ST_Intersects(s.geom, w.g) ORDER BY 1)
-$$;
-
 -- twin: the index without a cache built the same way
 CREATE TABLE cf_index (ord int, name text, twin text, structure text, options jsonb);
 INSERT INTO cf_index VALUES
@@ -81,7 +73,8 @@ WHERE (festival.stats(i.name)->'buffers'->>'lent_reads')::bigint >
 	  (festival.stats(i.name)->'totals'->>'cache_hits')::bigint;
 
 -- the windows, through the cache's frames, against the brute force
-SELECT i.name, cf_wrong(i.name) AS wrong, cf_work(i.name) = cf_work(i.twin) AS same_work
+SELECT i.name, fixture.window_wrong(i.name, 'cf_win', 'cf_src') AS wrong,
+	   cf_work(i.name) = cf_work(i.twin) AS same_work
 FROM cf_index i ORDER BY i.ord;
 
 -- check() reads every node (through the frames too) and finds nothing
@@ -126,7 +119,8 @@ SELECT i.name, count(*) FILTER (WHERE festival.delete(i.name, s.id, s.geom)) AS 
 FROM cf_index i CROSS JOIN LATERAL (SELECT * FROM cf_src WHERE id % 7 = 0 ORDER BY id) s
 GROUP BY i.name, i.ord ORDER BY i.ord;
 DELETE FROM cf_src WHERE id % 7 = 0;
-SELECT i.name, cf_wrong(i.name) AS wrong, cf_work(i.name) = cf_work(i.twin) AS same_work,
+SELECT i.name, fixture.window_wrong(i.name, 'cf_win', 'cf_src') AS wrong,
+	   cf_work(i.name) = cf_work(i.twin) AS same_work,
 	   (festival.stats(i.name)->'buffers'->>'root_decodes')::bigint =
 	   (festival.stats(i.twin)->'buffers'->>'root_decodes')::bigint AS same_root_decodes
 FROM cf_index i ORDER BY i.ord;
@@ -140,7 +134,7 @@ SELECT count(*) AS closed FROM (SELECT festival.close(name) FROM cf_index) s;
 SELECT i.name, cf_pages(i.name) = cf_pages(i.twin) AS same_bytes
 FROM cf_index i ORDER BY i.ord;
 SELECT i.name, c.* FROM cf_index i CROSS JOIN LATERAL festival.check(i.name) c;
-SELECT i.name, cf_wrong(i.name) AS wrong FROM cf_index i ORDER BY i.ord;
+SELECT i.name, fixture.window_wrong(i.name, 'cf_win', 'cf_src') AS wrong FROM cf_index i ORDER BY i.ord;
 
 -- A cache of n pages takes n pages of memory and a few percent, not twice
 -- that: its frames come from a pool of aligned chunks (device/pagepool.c),

@@ -78,6 +78,25 @@ BEGIN
 END
 $$;
 
+-- windows (rows (id, g) of wins) whose festival.query(idx, g) answer differs
+-- from brute force over src (rows (id, geom), intersects); 0 when festival
+-- is right
+CREATE OR REPLACE FUNCTION fixture.window_wrong(idx text, wins regclass, src regclass)
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
+BEGIN
+	EXECUTE format(
+		'SELECT count(*) FROM %s w
+		 WHERE ARRAY(SELECT q.id FROM festival.query(%L, w.g) q ORDER BY 1)
+			   IS DISTINCT FROM
+			   ARRAY(SELECT s.id FROM %s s WHERE ST_Intersects(s.geom, w.g) ORDER BY 1)',
+		wins, idx, src)
+	INTO n;
+	RETURN n;
+END
+$$;
+
 -- answers of one festival.query_batch over the fx_query geometries of qids,
 -- missing or extra against the intersects rows of brute (pred, qid, id, as
 -- fx_brute makes); 0 when festival is right

@@ -33,14 +33,6 @@ INSERT INTO rk_win VALUES
 	(202, ST_MakeEnvelope(-100, 300, 700, 320)),
 	(203, ST_MakeEnvelope(-1e6, -1e6, 1e6, 1e6));
 
--- rows of (index, windows whose answer differs from the brute force)
-CREATE FUNCTION rk_wrong(idx text) RETURNS bigint LANGUAGE sql AS $$
-	SELECT count(*) FROM rk_win w
-	WHERE ARRAY(SELECT q.id FROM festival.query(idx, w.g) q ORDER BY 1)
-		  IS DISTINCT FROM
-		  ARRAY(SELECT s.id FROM rk_src s WHERE ST_Intersects(s.geom, w.g) ORDER BY 1)
-$$;
-
 CREATE TABLE rk_index (ord int, name text, structure text, options jsonb);
 INSERT INTO rk_index VALUES
 	(1, 'rk_plain', 'rtree', '{"page_size": 1024, "split": "quadratic"}'),
@@ -58,7 +50,7 @@ FROM rk_index ORDER BY ord;
 -- the store keeps no root, as FAST and eFIND)
 CREATE FUNCTION rk_verify() RETURNS TABLE (name text, wrong bigint, height int, root_decodes bigint)
 LANGUAGE sql AS $$
-	SELECT i.name, rk_wrong(i.name), (festival.stats(i.name)->>'height')::int,
+	SELECT i.name, fixture.window_wrong(i.name, 'rk_win', 'rk_src'), (festival.stats(i.name)->>'height')::int,
 		   (festival.stats(i.name)->'buffers'->>'root_decodes')::bigint
 	FROM rk_index i ORDER BY i.ord
 $$;
@@ -205,4 +197,4 @@ GROUP BY name, ord ORDER BY ord;
 SELECT festival.drop_index(name) FROM rk_index ORDER BY ord;
 SELECT festival.drop_device('rk_dev');
 DROP TABLE rk_src, rk_win, rk_index, rk_height, rk_saved;
-DROP FUNCTION rk_wrong(text), rk_verify(), rk_empty(text, int), rk_root_entries(text), rk_try(text);
+DROP FUNCTION rk_verify(), rk_empty(text, int), rk_root_entries(text), rk_try(text);
