@@ -10,17 +10,12 @@
  */
 #include "format/page.h"
 
-#include "port/pg_crc32c.h"
+#include "format/crc32c.h"
 
 static uint32
 page_checksum(const char *page, uint32 page_size)
 {
-	pg_crc32c	crc;
-
-	INIT_CRC32C(crc);
-	COMP_CRC32C(crc, page + sizeof(uint32), page_size - sizeof(uint32));
-	FIN_CRC32C(crc);
-	return (uint32) crc;
+	return fest_crc32c(page + sizeof(uint32), page_size - sizeof(uint32));
 }
 
 /* Zero a page buffer and fill in its header. */
