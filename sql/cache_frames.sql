@@ -162,5 +162,30 @@ WHERE name = 'festival page cache'
 GROUP BY name ORDER BY name;
 SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM cf_mem) s;
 
+-- Without a cache, the store's page images come from a pool of its own
+-- (flash/direct.c, images_cxt): a build's batch of images is reused by the
+-- next batch, and given back at the flush that ends the build.  One
+-- insert then holds one chunk of 32 pages of 4 kB (128 kB), not one
+-- allocation per page; a flush gives it back.
+SELECT festival.create_index('cf_mem_none', 'rtree', 'cf_dev',
+	   '{"page_size": 4096, "split": "quadratic"}', 'cf_big') > 0 AS created,
+	   festival.build('cf_mem_none', 'insert') AS built;
+SELECT count(*) AS stores, sum(total_bytes) <= 8192 AS given_back_after_build
+FROM pg_backend_memory_contexts WHERE name = 'festival direct store images';
+INSERT INTO cf_big VALUES (60001, ST_MakePoint(5, 5));
+SELECT festival.insert('cf_mem_none', 60001, ST_MakePoint(5, 5)) AS inserted;
+SELECT sum(total_bytes) BETWEEN 128 * 1024 AND 148 * 1024 AS one_chunk
+FROM pg_backend_memory_contexts WHERE name = 'festival direct store images';
+SELECT festival.flush('cf_mem_none') AS flushed;
+SELECT sum(total_bytes) <= 8192 AS given_back_after_flush
+FROM pg_backend_memory_contexts WHERE name = 'festival direct store images';
+SELECT count(*) AS differences
+FROM festival.query('cf_mem_none', ST_MakeEnvelope(0, 0, 30000, 30000)) f
+FULL JOIN (SELECT id FROM cf_big WHERE ST_Intersects(geom, ST_MakeEnvelope(0, 0, 30000, 30000))) b
+	ON b.id = f.id
+WHERE f.id IS NULL OR b.id IS NULL;
+SELECT count(*) AS check_rows FROM festival.check('cf_mem_none');
+SELECT festival.drop_index('cf_mem_none');
+
 SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM cf_index) s;
 SELECT festival.drop_device('cf_dev');

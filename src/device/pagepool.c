@@ -8,10 +8,12 @@
  * bytes, which the allocator serves as a block of its own: a 4 kB page
  * costs over 8 kB.  That is fine for the few buffers a call uses, but a
  * page cache holds thousands (a 128 MB cache took over 256 MB).  A pool
- * allocates PAGEPOOL_CHUNK_PAGES buffers at a time, aligned once per chunk,
+ * allocates a chunk of buffers at a time, aligned once per chunk,
  * and keeps the buffers given back on a free list for the next request,
  * so a cache of n pages costs n pages and about 3 % more (pages smaller
- * than FEST_IO_ALIGN take FEST_IO_ALIGN bytes each, as before).  Chunks are not
+ * than FEST_IO_ALIGN take FEST_IO_ALIGN bytes each, as before).  A chunk is
+ * about PAGEPOOL_CHUNK_BYTES, and at least one page: a pool of large pages
+ * (up to 1 MB) does not carve 32 of them for its first request.  Chunks are not
  * given back before the pool's memory context goes: a cache's buffers are
  * reused by the cache itself (frames evicted, then refilled).
  *
@@ -24,8 +26,8 @@
 
 #include "utils/memutils.h"
 
-/* Buffers per chunk: 128 kB of 4 kB pages, one alignment gap per chunk. */
-#define PAGEPOOL_CHUNK_PAGES 32
+/* Bytes per chunk: 32 pages of 4 kB, one alignment gap per chunk. */
+#define PAGEPOOL_CHUNK_BYTES (128 * 1024)
 
 /* A free buffer's first bytes link it to the next free one. */
 typedef struct PoolFreeBuffer
@@ -38,6 +40,7 @@ struct PagePool
 	MemoryContext cxt;			/* the chunks' */
 	uint32		page_size;
 	Size		stride;			/* page_size rounded up to FEST_IO_ALIGN */
+	int			chunk_pages;	/* buffers carved at a time */
 	PoolFreeBuffer *free;
 	uint64		buffers;		/* carved so far */
 	uint64		in_use;			/* handed out and not given back */
@@ -54,6 +57,7 @@ pagepool_create(MemoryContext cxt, uint32 page_size)
 	pool->page_size = page_size;
 	/* every buffer aligned: pages smaller than FEST_IO_ALIGN take that much */
 	pool->stride = TYPEALIGN(FEST_IO_ALIGN, page_size);
+	pool->chunk_pages = Max(1, PAGEPOOL_CHUNK_BYTES / pool->stride);
 	return pool;
 }
 
@@ -65,19 +69,19 @@ pagepool_get(PagePool *pool)
 	if (pool->free == NULL)
 	{
 		char	   *chunk = MemoryContextAlloc(pool->cxt,
-											   PAGEPOOL_CHUNK_PAGES * pool->stride +
+											   pool->chunk_pages * pool->stride +
 											   FEST_IO_ALIGN);
 
 		chunk = (char *) TYPEALIGN(FEST_IO_ALIGN, chunk);
 		/* linked in address order, so a new chunk is used front to back */
-		for (int i = PAGEPOOL_CHUNK_PAGES - 1; i >= 0; i--)
+		for (int i = pool->chunk_pages - 1; i >= 0; i--)
 		{
 			PoolFreeBuffer *b = (PoolFreeBuffer *) (chunk + i * pool->stride);
 
 			b->next = pool->free;
 			pool->free = b;
 		}
-		pool->buffers += PAGEPOOL_CHUNK_PAGES;
+		pool->buffers += pool->chunk_pages;
 	}
 	buf = pool->free;
 	pool->free = buf->next;

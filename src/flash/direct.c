@@ -87,8 +87,8 @@ typedef struct PendingPage
 typedef struct DirectStore
 {
 	NodeStore	ns;				/* must be first */
-	MemoryContext pending_cxt;	/* page images of the open modification
-								 * (unless pooled) */
+	MemoryContext pending_cxt;	/* the open modification's page index
+								 * (slots); its images come from pool */
 	/*
 	 * pooled: the PageIO takes buffers (a write-back page cache), so the
 	 * pending images are given to it at the commit instead of copied
@@ -97,6 +97,16 @@ typedef struct DirectStore
 	 * the pool at flush and reset.
 	 */
 	bool		pooled;
+	/*
+	 * The pool the pending images come from: the cache's when pooled,
+	 * otherwise the store's own, in images_cxt (NULL when pooled).  A
+	 * batch's images then cost their pages (one palloc each had cost a
+	 * page more, for the alignment) and the next batch reuses them
+	 * instead of allocating, freeing and faulting in the same megabytes
+	 * again at every commit.  The own pool is emptied at flush and reset.
+	 */
+	PagePool   *pool;
+	MemoryContext images_cxt;
 	char	  **spare;
 	int			nspare;
 	int			maxspare;
@@ -194,28 +204,19 @@ pending_find(DirectStore *ds, PageId page)
 static char *
 image_alloc(DirectStore *ds)
 {
-	if (!ds->pooled)
-	{
-		char	   *image = MemoryContextAlloc(ds->pending_cxt,
-											   ds->ns.page_size + FEST_IO_ALIGN);
-
-		return (char *) TYPEALIGN(FEST_IO_ALIGN, image);
-	}
 	if (ds->nspare > 0)
 		return ds->spare[--ds->nspare];
-	/* it may become a cache frame: it comes from the cache's pool */
-	return pagepool_get(ds->ns.io->pool);
+	/* pooled, it may become a cache frame: it comes from the cache's pool */
+	return pagepool_get(ds->pool);
 }
 
 /*
  * After a commit or a reset: the pending pages' buffers become spares
- * (pooled; NULL: given to the cache).  Unpooled images go with pending_cxt.
+ * (NULL: given to the cache).
  */
 static void
 images_to_spare(DirectStore *ds)
 {
-	if (!ds->pooled)
-		return;
 	for (int i = 0; i < ds->npending; i++)
 	{
 		char	   *image = ds->pending[i].image;
@@ -233,14 +234,20 @@ images_to_spare(DirectStore *ds)
 }
 
 /*
- * Give the spare buffers back to the cache's pool (flush, reset): a build
- * holds them until its flush.
+ * Give the spare buffers back to their pool (flush, reset): a build holds
+ * them until its flush.  The store's own pool then gives its memory back.
  */
 static void
 spare_free(DirectStore *ds)
 {
 	while (ds->nspare > 0)
-		pagepool_put(ds->ns.io->pool, ds->spare[--ds->nspare]);
+		pagepool_put(ds->pool, ds->spare[--ds->nspare]);
+	Assert(ds->npending == 0);
+	if (ds->images_cxt != NULL)
+	{
+		MemoryContextReset(ds->images_cxt);
+		ds->pool = pagepool_create(ds->images_cxt, ds->ns.page_size);
+	}
 }
 
 static PendingPage *
@@ -853,8 +860,8 @@ direct_reset(NodeStore *ns)
 	DirectStore *ds = (DirectStore *) ns;
 
 	images_to_spare(ds);
-	spare_free(ds);
 	ds->npending = 0;
+	spare_free(ds);
 	ds->nreused = 0;
 	MemoryContextReset(ds->pending_cxt);
 	pending_forget_index(ds);
@@ -972,6 +979,15 @@ direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	ds->scratch = pageio_alloc_buffer(io->page_size);
 	ds->pooled = io->ops->takes_buffers;
 	Assert(!ds->pooled || io->pool != NULL);
+	if (ds->pooled)
+		ds->pool = io->pool;
+	else
+	{
+		ds->images_cxt = AllocSetContextCreate(CurrentMemoryContext,
+											   "festival direct store images",
+											   ALLOCSET_DEFAULT_SIZES);
+		ds->pool = pagepool_create(ds->images_cxt, io->page_size);
+	}
 	ds->maxspare = 16;
 	ds->spare = palloc(ds->maxspare * sizeof(char *));
 	/* pages past the meta's count are leftovers of a failed commit */
