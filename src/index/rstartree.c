@@ -183,6 +183,12 @@ rstar_choose_subtree_reference(const RtreeEntry *e, int n, const Mbr *box,
  * one exceeds bound the entry cannot win and the partial sum (> bound) is
  * returned.  Otherwise the terms are added in the reference's order, so the
  * sum is the very same double.  *examined counts the entries tested.
+ *
+ * Most entries of a node do not overlap the grown box at all.  Their term
+ * is +0 (the old box is inside the grown one, so its overlap is 0 too, by
+ * the same monotonicity), and adding +0 leaves the sum as it was: they
+ * are skipped after one test, without computing either area.  The sum is
+ * unchanged at every step, so the early stop happens at the same entry.
  */
 static double
 overlap_enlargement(const RtreeEntry *e, int n, int slot, const Mbr *box,
@@ -196,10 +202,15 @@ overlap_enlargement(const RtreeEntry *e, int n, int slot, const Mbr *box,
 	mbr_extend(&grown, box);
 	for (j = 0; j < n; j++)
 	{
-		if (j == slot)
+		const Mbr  *other = &e[j].box;
+
+		/* no positive overlap with the grown box (as mbr_overlap_area) */
+		if (!(Min(grown.xmax, other->xmax) - Max(grown.xmin, other->xmin) > 0 &&
+			  Min(grown.ymax, other->ymax) - Max(grown.ymin, other->ymin) > 0) ||
+			j == slot)
 			continue;
-		overlap += mbr_overlap_area(&grown, &e[j].box) -
-			mbr_overlap_area(old_box, &e[j].box);
+		overlap += mbr_overlap_area(&grown, other) -
+			mbr_overlap_area(old_box, other);
 		if (overlap > bound)
 		{
 			j++;
