@@ -80,6 +80,9 @@ typedef struct PackItem
 	uint64		key;
 } PackItem;
 
+StaticAssertDecl(sizeof(PackItem) == BULK_BYTES_PER_OBJECT_DEFAULT,
+				 "festival.build counts what the in-memory load holds per object");
+
 static inline double
 centre(const PackItem *p, int axis)
 {

@@ -79,6 +79,15 @@ typedef struct BuildMethod
 	const char *description;
 } BuildMethod;
 
+/*
+ * What an in-memory bulk load holds per object besides the gathered
+ * BulkItem unless its structure says otherwise: rtree_pack.c's PackItem
+ * (an RtreeEntry and a sort key, asserted there) and the Hilbert R-tree's
+ * HilbertLeafEntry hold 48 bytes, the grid file's sort items less; the
+ * xBR+-tree's loader holds more (StructureOps.bulk_bytes_per_object).
+ */
+#define BULK_BYTES_PER_OBJECT_DEFAULT 48
+
 typedef struct StructureOps
 {
 	const char *name;
@@ -159,7 +168,7 @@ typedef struct StructureOps
 	/*
 	 * Bytes bulk_load holds per object besides the gathered BulkItem, for
 	 * the caller's choice between bulk_load and the bounded form; 0 for
-	 * 48 (rtree_pack.c's PackItem).
+	 * BULK_BYTES_PER_OBJECT_DEFAULT.
 	 */
 	int			bulk_bytes_per_object;
 	void		(*bulk_spill_put) (BulkSpill *spill, const BulkItem *item);

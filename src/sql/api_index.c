@@ -345,14 +345,14 @@ typedef struct BulkItems
 /*
  * Would n objects overflow maintenance_work_mem in the in-memory load?  It
  * holds each object twice: the gathered BulkItem and the loader's own
- * entry (rtree_pack.c's PackItem, 48 bytes, unless the structure says
- * more: the xBR+-tree's loader holds 84).
+ * entry (BULK_BYTES_PER_OBJECT_DEFAULT, rtree_pack.c's PackItem, unless
+ * the structure says more: the xBR+-tree's loader holds 84).
  */
 static bool
 bulk_over_budget(const StructureOps *structure, int64 n)
 {
 	int			per_object = structure->bulk_bytes_per_object > 0 ?
-		structure->bulk_bytes_per_object : 48;
+		structure->bulk_bytes_per_object : BULK_BYTES_PER_OBJECT_DEFAULT;
 
 	return n * (int64) (sizeof(BulkItem) + per_object) > (int64) maintenance_work_mem * 1024;
 }
