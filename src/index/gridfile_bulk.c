@@ -36,13 +36,16 @@
  * differs from the previous one at bit p closes the regions deeper than
  * p (their counts are final), opens those holding the point (each in its
  * second half already when the point's next bit is 1) and starts the
- * second half of the region of depth p.  The closed regions above the capacity are kept (address and
- * first-half count, a few per bucket), and every check of step 2 is made
- * in this pass, before the first write.  Sorted by address they come in
- * the order in which the halving of step 2 visits them, so the second
- * pass cuts the stream as cut_sorted cuts the array: the same buckets in
- * the same order.  The directory levels (one entry per bucket) are built
- * in memory as before.
+ * second half of the region of depth p.  The closed regions above the
+ * capacity (address and first-half count, a few per bucket) go to a
+ * second external sort, and every check of step 2 is made in this pass,
+ * before the first write.  Sorted by address they come in the order in
+ * which the halving of step 2 visits them, so the second pass cuts the
+ * stream as cut_sorted cuts the array, reading them in turn: the same
+ * buckets in the same order.  The buckets' directory entries go to a
+ * temporary file; the directory levels (one entry per bucket) are built
+ * from it in memory as before, once both sorts are gone.  Nothing that
+ * grows with the points is kept in memory beside the sorts.
  *
  * IDENTIFICATION
  *	  src/index/gridfile_bulk.c
@@ -51,6 +54,7 @@
  */
 #include "index/gridfile.h"
 
+#include "catalog/pg_type_d.h"
 #include "index/spill_sort.h"
 #include "miscadmin.h"
 
@@ -323,24 +327,26 @@ gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 /* ------------------------------------------------------------------ */
 
 /* The external sort's columns, all keys, in sort_item_cmp's order. */
-/* A region holding more than a bucket: it is halved (first pass). */
-typedef struct SplitRegion
+/*
+ * The regions holding more than a bucket, which are halved (first pass):
+ * an external sort in gf_addr_cmp order (the left-aligned address, then
+ * the depth), each with its points in its first half.
+ */
+enum
 {
-	uint64		addr;
-	int64		first;			/* its points in its first half */
-} SplitRegion;
+	SR_KEY, SR_LEN, SR_FIRST, SR_NCOLS
+};
+
+static const Oid sr_types[SR_NCOLS] = {INT8OID, INT8OID, INT8OID};
 
 struct GfSpill
 {
 	StructIndex *idx;
 	SpillSort  *sort;			/* spill_points_*, keyed by gf_addr_key */
 	/* the second pass */
-	SplitRegion *splits;
-	int64		nsplits;
-	int64		next_split;
-	GfDirEntry *level;
+	SpillSort  *splits;			/* SR_*, performed */
+	BufFile    *level;			/* the buckets' directory entries, in order */
 	int64		nlevel;
-	int64		maxlevel;
 };
 
 BulkSpill *
@@ -373,12 +379,6 @@ sorted_point(GfSpill *sp, GfBucketEntry *e)
 	return spill_points_get(sp->sort, &e->x, &e->y, &e->id);
 }
 
-static int
-split_cmp(const void *a, const void *b)
-{
-	return gf_addr_cmp(((const SplitRegion *) a)->addr, ((const SplitRegion *) b)->addr);
-}
-
 /*
  * The first pass (see the header): every region above max points, with
  * the points of its first half, sorted in gf_addr_cmp order (the order in
@@ -391,12 +391,10 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 	const GfState *st = (const GfState *) idx->state;
 	int64		start[GF_MAX_DEPTH + 1];
 	int64		second[GF_MAX_DEPTH + 1];
-	int64		maxsplits = 64;
 	uint64		prev = 0;
 	int64		n = spill_sort_count(sp->sort);
 
-	sp->splits = palloc(maxsplits * sizeof(SplitRegion));
-	sp->nsplits = 0;
+	sp->splits = spill_sort_begin(SR_NCOLS, sr_types, 2, TUPLESORT_RANDOMACCESS);
 	for (int64 i = 0; i <= n; i++)
 	{
 		GfBucketEntry e;
@@ -435,6 +433,7 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 			{
 				uint64		addr = d == 0 ? GF_ROOT_ADDR :
 				((prev >> (64 - d)) | (UINT64CONST(1) << d));
+				Datum		v[SR_NCOLS];
 
 				if (d == GF_MAX_DEPTH)
 					ereport(ERROR,
@@ -444,14 +443,10 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 							 errdetail("The source has " INT64_FORMAT " points in one cell of 1/2^%d of the extent per axis.",
 									   count, GF_AXIS_BITS),
 							 errhint("Use a larger page_size or max_fill, or index fewer copies of one point.")));
-				if (sp->nsplits == maxsplits)
-				{
-					maxsplits *= 2;
-					sp->splits = repalloc_huge(sp->splits, maxsplits * sizeof(SplitRegion));
-				}
-				sp->splits[sp->nsplits].addr = addr;
-				sp->splits[sp->nsplits].first = (second[d] < 0 ? i : second[d]) - start[d];
-				sp->nsplits++;
+				v[SR_KEY] = Int64GetDatum(sort_key_u64(gf_addr_key(addr)));
+				v[SR_LEN] = Int64GetDatum(gf_addr_len(addr));
+				v[SR_FIRST] = Int64GetDatum((second[d] < 0 ? i : second[d]) - start[d]);
+				spill_sort_put(sp->splits, v);
 			}
 			/* the region of depth d holding the new point: maybe in its second half already */
 			start[d] = i;
@@ -461,7 +456,7 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 			second[p] = i;
 		prev = key;
 	}
-	qsort(sp->splits, sp->nsplits, sizeof(SplitRegion), split_cmp);
+	spill_sort_perform(sp->splits);
 }
 
 /*
@@ -476,21 +471,23 @@ cut_streamed(GfSpill *sp, StructIndex *idx, uint64 region, int64 count, uint32 m
 	if (count <= max)
 	{
 		TreeNode   *node = ns_new_node(idx->ns, ns_alloc(idx->ns, 0), 0);
+		GfDirEntry	entry;
 
 		for (int64 i = 0; i < count; i++)
 			(void) sorted_point(sp, &GfBucketEntries(node)[i]);
-		if (sp->nlevel == sp->maxlevel)
-		{
-			sp->maxlevel *= 2;
-			sp->level = repalloc_huge(sp->level, sp->maxlevel * sizeof(GfDirEntry));
-		}
-		write_bucket(idx, node, (uint32) count, region, &sp->level[sp->nlevel++]);
+		write_bucket(idx, node, (uint32) count, region, &entry);
+		BufFileWrite(sp->level, &entry, sizeof(entry));
+		sp->nlevel++;
 		return;
 	}
-	if (sp->next_split >= sp->nsplits || sp->splits[sp->next_split].addr != region)
-		elog(ERROR, "bulk load of index \"%s\" lost the halving of a region", idx->name);
 	{
-		int64		first = sp->splits[sp->next_split++].first;
+		const Datum *v = spill_sort_next(sp->splits);
+		int64		first;
+
+		if (v == NULL || sort_key_to_u64(DatumGetInt64(v[SR_KEY])) != gf_addr_key(region) ||
+			DatumGetInt64(v[SR_LEN]) != gf_addr_len(region))
+			elog(ERROR, "bulk load of index \"%s\" lost the halving of a region", idx->name);
+		first = DatumGetInt64(v[SR_FIRST]);
 
 		Assert(first >= 0 && first <= count);
 		cut_streamed(sp, idx, region << 1, first, max);
@@ -510,6 +507,7 @@ gf_spill_load(StructIndex *idx, BulkSpill *spill)
 	const GfState *st = (const GfState *) idx->state;
 	PageId		empty_root = idx->ns->meta->root;
 	int64		n = spill_sort_count(sp->sort);
+	GfDirEntry *level;
 
 	/*
 	 * More points than a bucket holds, as the caller spills only past
@@ -521,12 +519,17 @@ gf_spill_load(StructIndex *idx, BulkSpill *spill)
 	spill_sort_perform(sp->sort);
 	find_splits(sp, idx, st->bucket_max);
 	spill_sort_rescan(sp->sort);
-	sp->maxlevel = 64;
-	sp->level = palloc(sp->maxlevel * sizeof(GfDirEntry));
+	sp->level = BufFileCreateTemp(false);
 	cut_streamed(sp, idx, GF_ROOT_ADDR, n, st->bucket_max);
-	Assert(sp->next_split == sp->nsplits);
+	if (spill_sort_next(sp->splits) != NULL)
+		elog(ERROR, "bulk load of index \"%s\" left a region unhalved", idx->name);
 	spill_sort_end(sp->sort);
-	pfree(sp->splits);
-	build_directories(idx, sp->level, sp->nlevel, palloc(sizeof(uint64)), empty_root);
+	spill_sort_end(sp->splits);
+	/* the sorts gone, the directories from memory as gf_bulk_load builds them */
+	level = MemoryContextAllocHuge(CurrentMemoryContext, sp->nlevel * sizeof(GfDirEntry));
+	spill_file_rewind(sp->level);
+	spill_file_read(sp->level, level, sp->nlevel * sizeof(GfDirEntry));
+	BufFileClose(sp->level);
+	build_directories(idx, level, sp->nlevel, palloc(sizeof(uint64)), empty_root);
 	pfree(sp);
 }
