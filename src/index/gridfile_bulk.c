@@ -345,8 +345,9 @@ struct GfSpill
 	SpillSort  *sort;			/* spill_points_*, keyed by gf_addr_key */
 	/* the second pass */
 	SpillSort  *splits;			/* SR_*, performed */
-	BufFile    *level;			/* the buckets' directory entries, in order */
+	BufFile    *level;			/* the entries of the level written, in order */
 	int64		nlevel;
+	BufFile    *in;				/* the directory level being cut, or NULL: the points */
 };
 
 BulkSpill *
@@ -386,13 +387,12 @@ sorted_point(GfSpill *sp, GfBucketEntry *e)
  * depth d began, second[d] where its second half began (-1: not yet).
  */
 static void
-find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
+find_splits(GfSpill *sp, StructIndex *idx, uint32 max, int64 n)
 {
 	const GfState *st = (const GfState *) idx->state;
 	int64		start[GF_MAX_DEPTH + 1];
 	int64		second[GF_MAX_DEPTH + 1];
 	uint64		prev = 0;
-	int64		n = spill_sort_count(sp->sort);
 
 	sp->splits = spill_sort_begin(SR_NCOLS, sr_types, 2, TUPLESORT_RANDOMACCESS);
 	for (int64 i = 0; i <= n; i++)
@@ -401,7 +401,14 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 		uint64		key = 0;
 		int			p;
 
-		if (i < n)
+		if (i < n && sp->in != NULL)
+		{
+			GfDirEntry	d;
+
+			spill_file_read(sp->in, &d, sizeof(d));
+			key = gf_addr_key(d.addr);
+		}
+		else if (i < n)
 		{
 			key = sorted_point(sp, &e);
 			CHECK_FOR_INTERRUPTS();
@@ -462,13 +469,15 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 /*
  * The second pass: cut_sorted over the stream, with the first halves'
  * sizes of the first pass; a part of at most max points is the next
- * bucket.
+ * bucket (lv 0), a part of at most max entries of the directory level lv
+ * being cut the next page of that level, as build_directories writes it.
  */
 static void
-cut_streamed(GfSpill *sp, StructIndex *idx, uint64 region, int64 count, uint32 max)
+cut_streamed(GfSpill *sp, StructIndex *idx, uint64 region, int64 count, uint32 max,
+			 uint16 lv)
 {
 	CHECK_FOR_INTERRUPTS();
-	if (count <= max)
+	if (count <= max && lv == 0)
 	{
 		TreeNode   *node = ns_new_node(idx->ns, ns_alloc(idx->ns, 0), 0);
 		GfDirEntry	entry;
@@ -477,6 +486,25 @@ cut_streamed(GfSpill *sp, StructIndex *idx, uint64 region, int64 count, uint32 m
 			(void) sorted_point(sp, &GfBucketEntries(node)[i]);
 		write_bucket(idx, node, (uint32) count, region, &entry);
 		BufFileWrite(sp->level, &entry, sizeof(entry));
+		sp->nlevel++;
+		return;
+	}
+	if (count <= max)
+	{
+		TreeNode   *node = ns_new_node(idx->ns, ns_alloc(idx->ns, lv), lv);
+		GfDirEntry	upper;
+
+		Assert(count > 0);
+		spill_file_read(sp->in, node->entries, count * sizeof(GfDirEntry));
+		node->nentries = (uint32) count;
+		ns_write(idx->ns, node, NS_WRITE_NEW);
+		ns_commit(idx->ns);
+		memset(&upper, 0, sizeof(upper));
+		gf_region_box((const GfState *) idx->state, region, &upper.region);
+		upper.child = (int64) node->page;
+		upper.addr = region;
+		tree_free_node(node);
+		BufFileWrite(sp->level, &upper, sizeof(upper));
 		sp->nlevel++;
 		return;
 	}
@@ -490,15 +518,17 @@ cut_streamed(GfSpill *sp, StructIndex *idx, uint64 region, int64 count, uint32 m
 		first = DatumGetInt64(v[SR_FIRST]);
 
 		Assert(first >= 0 && first <= count);
-		cut_streamed(sp, idx, region << 1, first, max);
-		cut_streamed(sp, idx, (region << 1) | 1, count - first, max);
+		cut_streamed(sp, idx, region << 1, first, max, lv);
+		cut_streamed(sp, idx, (region << 1) | 1, count - first, max, lv);
 	}
 }
 
 /*
  * gf_bulk_load from the external sort: the first pass finds the cuts
- * (every check made), the second writes the buckets, then the directories
- * as gf_bulk_load builds them.
+ * (every check made), the second writes the buckets, then each directory
+ * level is cut the same way from the file of the level below (its regions'
+ * left-aligned addresses as the keys, as build_directories cuts them),
+ * until one entry is left: the root.
  */
 void
 gf_spill_load(StructIndex *idx, BulkSpill *spill)
@@ -507,7 +537,8 @@ gf_spill_load(StructIndex *idx, BulkSpill *spill)
 	const GfState *st = (const GfState *) idx->state;
 	PageId		empty_root = idx->ns->meta->root;
 	int64		n = spill_sort_count(sp->sort);
-	GfDirEntry *level;
+	GfDirEntry	root;
+	uint16		lv = 0;
 
 	/*
 	 * More points than a bucket holds, as the caller spills only past
@@ -517,19 +548,47 @@ gf_spill_load(StructIndex *idx, BulkSpill *spill)
 		elog(ERROR, "bulk load of index \"%s\" spilled only " INT64_FORMAT " points",
 			 idx->name, n);
 	spill_sort_perform(sp->sort);
-	find_splits(sp, idx, st->bucket_max);
+	find_splits(sp, idx, st->bucket_max, n);
 	spill_sort_rescan(sp->sort);
 	sp->level = BufFileCreateTemp(false);
-	cut_streamed(sp, idx, GF_ROOT_ADDR, n, st->bucket_max);
+	cut_streamed(sp, idx, GF_ROOT_ADDR, n, st->bucket_max, 0);
 	if (spill_sort_next(sp->splits) != NULL)
 		elog(ERROR, "bulk load of index \"%s\" left a region unhalved", idx->name);
 	spill_sort_end(sp->sort);
 	spill_sort_end(sp->splits);
-	/* the sorts gone, the directories from memory as gf_bulk_load builds them */
-	level = MemoryContextAllocHuge(CurrentMemoryContext, sp->nlevel * sizeof(GfDirEntry));
+
+	/* step 3, build_directories' levels, each read twice from its file */
+	do
+	{
+		int64		count = sp->nlevel;
+
+		lv++;
+		if (lv >= FEST_MAX_LEVELS)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("index \"%s\" would exceed %d levels", idx->name, FEST_MAX_LEVELS),
+					 errhint("Use a larger page_size.")));
+		sp->in = sp->level;
+		spill_file_rewind(sp->in);
+		find_splits(sp, idx, st->dir_max, count);
+		spill_file_rewind(sp->in);
+		sp->level = BufFileCreateTemp(false);
+		sp->nlevel = 0;
+		cut_streamed(sp, idx, GF_ROOT_ADDR, count, st->dir_max, lv);
+		if (spill_sort_next(sp->splits) != NULL)
+			elog(ERROR, "bulk load of index \"%s\" left a region unhalved", idx->name);
+		spill_sort_end(sp->splits);
+		BufFileClose(sp->in);
+		sp->in = NULL;
+	} while (sp->nlevel > 1);
+
 	spill_file_rewind(sp->level);
-	spill_file_read(sp->level, level, sp->nlevel * sizeof(GfDirEntry));
+	spill_file_read(sp->level, &root, sizeof(root));
 	BufFileClose(sp->level);
-	build_directories(idx, level, sp->nlevel, palloc(sizeof(uint64)), empty_root);
+	Assert(root.addr == GF_ROOT_ADDR);
+	ns_set_root(idx->ns, (PageId) root.child, lv + 1);
+	/* the empty root bucket of init_empty, replaced only now */
+	ns_release(idx->ns, empty_root);
+	ns_commit(idx->ns);
 	pfree(sp);
 }
