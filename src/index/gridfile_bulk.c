@@ -43,9 +43,12 @@
  * which the halving of step 2 visits them, so the second pass cuts the
  * stream as cut_sorted cuts the array, reading them in turn: the same
  * buckets in the same order.  The buckets' directory entries go to a
- * temporary file; the directory levels (one entry per bucket) are built
- * from it in memory as before, once both sorts are gone.  Nothing that
- * grows with the points is kept in memory beside the sorts.
+ * temporary file, and each directory level is cut from the file of the
+ * level below the same way, twice read: a first pass over its regions'
+ * left-aligned addresses (distinct, as the regions tile the extent, so
+ * they are cut as points would be) finds its halvings into a sort, and a
+ * second writes its pages, as step 3 cuts the array, and their entries to
+ * the next file.  Nothing that grows with the points is kept in memory.
  *
  * IDENTIFICATION
  *	  src/index/gridfile_bulk.c

@@ -35,8 +35,8 @@
  * memory exactly as in the in-memory load while it fits in the other
  * half, and otherwise goes through a sort of its own by the y comparator.
  * The parents of such a level go to a temporary file (BufFile), never to
- * memory beside the sort (they were half of the budget at 50M points in
- * 64 MB); the level above is read back into memory when it fits there
+ * memory beside the sort (where they took up to half of the budget); the
+ * level above is read back into memory when it fits there
  * whole, and otherwise sorted by x again once the level below's sort is
  * gone.  So at most two sorts, or a sort and a slice, are alive at once,
  * at any n.  Both comparators are total orders (the last keys are the

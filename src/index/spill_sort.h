@@ -9,8 +9,9 @@
  * the first K of them ascending sort keys, in half of maintenance_work_mem;
  * this is that sort, once.  What else a load holds that grows with its
  * input (per-leaf or per-node records) goes to temporary files (BufFile,
- * spill_file_*) or to a further sort, never to memory beside a sort, so
- * the loads stay within maintenance_work_mem at any size.  The leading key is an int8 made from the
+ * spill_file_*) or to a further sort, or stays in memory only within the
+ * half that the one sort alive leaves (an STR slice, a packed level's
+ * parents), so the loads stay within maintenance_work_mem.  The leading key is an int8 made from the
  * load's own key by one of the order-preserving maps below: int8 is pass
  * by value with PostgreSQL's fastest comparator, so most comparisons end
  * on the first key without touching the tuple.
