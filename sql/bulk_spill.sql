@@ -8,9 +8,11 @@
 -- The same source is loaded twice into each of an R-tree and an R*-tree:
 -- with maintenance_work_mem = 1GB everything fits and the in-memory loader
 -- runs; with 1MB (PostgreSQL's minimum) the objects go through its
--- external sort after the first 11915 (the DEBUG1 line says so), and with
--- min_fill 5 (m = 2, room for n / 2 parents) the parents of the leaves go
--- through a second sort too.
+-- external sort after the first 11915 (the DEBUG1 line says so), and the
+-- parents of a level read from it go to a temporary file.  The leaves of
+-- bs_wide's 400000 points are so many that their level (with room for its
+-- parents: with min_fill 5, m = 2, half as many) does not fit in 1MB: it
+-- is sorted externally again.
 -- The source is full of ties: points repeated under other ids, boxes of
 -- different sizes around one centre, columns and rows of equal x and y,
 -- so every key of the comparator (centre x, centre y, id) decides.  Both
@@ -77,9 +79,12 @@ CREATE TABLE bs_dup (id bigint NOT NULL, geom geometry NOT NULL);
 INSERT INTO bs_dup
 SELECT i, ST_MakeEnvelope((i % 70) * 3 - s, (i / 70) * 3 - s, (i % 70) * 3 + s, (i / 70) * 3 + s)
 FROM generate_series(0, 4999) i, generate_series(0, 2) s;
--- the brute-force side uses PostGIS's own index
+SELECT festival.generate_points('bs_wide', 400000, 'uniform', 7,
+							   ST_MakeBox2D(ST_MakePoint(0, 0), ST_MakePoint(100, 100))) AS wide;
+-- the brute-force side uses PostGIS's own indices
 CREATE INDEX ON bs_src USING gist (geom);
-ANALYZE bs_src;
+CREATE INDEX ON bs_wide USING gist (geom);
+ANALYZE bs_src, bs_wide;
 
 CREATE TABLE bs_index (name text PRIMARY KEY, structure text NOT NULL, options jsonb NOT NULL,
 					   method text NOT NULL, src text NOT NULL);
@@ -90,6 +95,7 @@ FROM (VALUES
 	('bs_rstar', 'rstartree', '{"page_size": 1024}', 'str', 'bs_src'),
 	('bs_m2', 'rtree', '{"page_size": 1024, "min_fill": 5}', 'str', 'bs_src'),
 	('bs_neg', 'rtree', '{"page_size": 1024}', 'str', 'bs_neg'),
+	('bs_wide', 'rtree', '{"page_size": 1024, "min_fill": 5}', 'str', 'bs_wide'),
 	('bs_hpack', 'rtree', '{"page_size": 1024, "min_fill": 5}', 'hilbert', 'bs_src'),
 	('bs_hpack_dup', 'rtree', '{"page_size": 1024, "min_fill": 5}', 'hilbert', 'bs_dup'),
 	('bs_hrt', 'hilbert', '{"page_size": 1024, "max_fill": 30}', 'hilbert', 'bs_src'),
@@ -106,7 +112,8 @@ FROM bs_index ORDER BY name;
 CREATE VIEW bs_all AS
 SELECT 'bs_src' AS src, id, geom FROM bs_src UNION ALL SELECT 'bs_dup', id, geom FROM bs_dup
 UNION ALL SELECT 'bs_pts', id, geom FROM bs_pts UNION ALL SELECT 'bs_skew', id, geom FROM bs_skew
-UNION ALL SELECT 'bs_neg', id, geom FROM bs_neg;
+UNION ALL SELECT 'bs_neg', id, geom FROM bs_neg
+UNION ALL SELECT 'bs_wide', id, geom FROM bs_wide;
 
 -- every node reachable from the root, with its page: (page, level,
 -- position, ref, box); two identical trees give identical rows
@@ -130,6 +137,7 @@ SELECT festival.build('bs_rtree_ext', 'str') AS rtree_ext;
 SELECT festival.build('bs_rstar_ext', 'str') AS rstar_ext;
 SELECT festival.build('bs_m2_ext', 'str') AS m2_ext;
 SELECT festival.build('bs_neg_ext', 'str') AS neg_ext;
+SELECT festival.build('bs_wide_ext', 'str') AS wide_ext;
 SELECT festival.build('bs_hpack_ext', 'hilbert') AS hpack_ext;
 SELECT festival.build('bs_hpack_dup_ext', 'hilbert') AS hpack_dup_ext;
 SELECT festival.build('bs_hrt_ext', 'hilbert') AS hrt_ext;
@@ -190,5 +198,5 @@ DROP TABLE bs_same;
 SELECT festival.drop_index(name) FROM bs_index ORDER BY name;
 SELECT festival.drop_device('bs_dev');
 DROP VIEW bs_all;
-DROP TABLE bs_src, bs_dup, bs_pts, bs_skew, bs_neg, bs_index, bs_window;
+DROP TABLE bs_src, bs_dup, bs_pts, bs_skew, bs_neg, bs_wide, bs_index, bs_window;
 DROP FUNCTION bs_tree(text);

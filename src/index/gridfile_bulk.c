@@ -36,13 +36,19 @@
  * differs from the previous one at bit p closes the regions deeper than
  * p (their counts are final), opens those holding the point (each in its
  * second half already when the point's next bit is 1) and starts the
- * second half of the region of depth p.  The closed regions above the capacity are kept (address and
- * first-half count, a few per bucket), and every check of step 2 is made
- * in this pass, before the first write.  Sorted by address they come in
- * the order in which the halving of step 2 visits them, so the second
- * pass cuts the stream as cut_sorted cuts the array: the same buckets in
- * the same order.  The directory levels (one entry per bucket) are built
- * in memory as before.
+ * second half of the region of depth p.  The closed regions above the
+ * capacity (address and first-half count, a few per bucket) go to a
+ * second external sort, and every check of step 2 is made in this pass,
+ * before the first write.  Sorted by address they come in the order in
+ * which the halving of step 2 visits them, so the second pass cuts the
+ * stream as cut_sorted cuts the array, reading them in turn: the same
+ * buckets in the same order.  The buckets' directory entries go to a
+ * temporary file, and each directory level is cut from the file of the
+ * level below the same way, twice read: a first pass over its regions'
+ * left-aligned addresses (distinct, as the regions tile the extent, so
+ * they are cut as points would be) finds its halvings into a sort, and a
+ * second writes its pages, as step 3 cuts the array, and their entries to
+ * the next file.  Nothing that grows with the points is kept in memory.
  *
  * IDENTIFICATION
  *	  src/index/gridfile_bulk.c
@@ -51,6 +57,7 @@
  */
 #include "index/gridfile.h"
 
+#include "catalog/pg_type_d.h"
 #include "index/spill_sort.h"
 #include "miscadmin.h"
 
@@ -323,24 +330,27 @@ gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 /* ------------------------------------------------------------------ */
 
 /* The external sort's columns, all keys, in sort_item_cmp's order. */
-/* A region holding more than a bucket: it is halved (first pass). */
-typedef struct SplitRegion
+/*
+ * The regions holding more than a bucket, which are halved (first pass):
+ * an external sort in gf_addr_cmp order (the left-aligned address, then
+ * the depth), each with its points in its first half.
+ */
+enum
 {
-	uint64		addr;
-	int64		first;			/* its points in its first half */
-} SplitRegion;
+	SR_KEY, SR_LEN, SR_FIRST, SR_NCOLS
+};
+
+static const Oid sr_types[SR_NCOLS] = {INT8OID, INT8OID, INT8OID};
 
 struct GfSpill
 {
 	StructIndex *idx;
 	SpillSort  *sort;			/* spill_points_*, keyed by gf_addr_key */
 	/* the second pass */
-	SplitRegion *splits;
-	int64		nsplits;
-	int64		next_split;
-	GfDirEntry *level;
+	SpillSort  *splits;			/* SR_*, performed */
+	BufFile    *level;			/* the entries of the level written, in order */
 	int64		nlevel;
-	int64		maxlevel;
+	BufFile    *in;				/* the directory level being cut, or NULL: the points */
 };
 
 BulkSpill *
@@ -373,12 +383,6 @@ sorted_point(GfSpill *sp, GfBucketEntry *e)
 	return spill_points_get(sp->sort, &e->x, &e->y, &e->id);
 }
 
-static int
-split_cmp(const void *a, const void *b)
-{
-	return gf_addr_cmp(((const SplitRegion *) a)->addr, ((const SplitRegion *) b)->addr);
-}
-
 /*
  * The first pass (see the header): every region above max points, with
  * the points of its first half, sorted in gf_addr_cmp order (the order in
@@ -386,24 +390,28 @@ split_cmp(const void *a, const void *b)
  * depth d began, second[d] where its second half began (-1: not yet).
  */
 static void
-find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
+find_splits(GfSpill *sp, StructIndex *idx, uint32 max, int64 n)
 {
 	const GfState *st = (const GfState *) idx->state;
 	int64		start[GF_MAX_DEPTH + 1];
 	int64		second[GF_MAX_DEPTH + 1];
-	int64		maxsplits = 64;
 	uint64		prev = 0;
-	int64		n = spill_sort_count(sp->sort);
 
-	sp->splits = palloc(maxsplits * sizeof(SplitRegion));
-	sp->nsplits = 0;
+	sp->splits = spill_sort_begin(SR_NCOLS, sr_types, 2, TUPLESORT_RANDOMACCESS);
 	for (int64 i = 0; i <= n; i++)
 	{
 		GfBucketEntry e;
 		uint64		key = 0;
 		int			p;
 
-		if (i < n)
+		if (i < n && sp->in != NULL)
+		{
+			GfDirEntry	d;
+
+			spill_file_read(sp->in, &d, sizeof(d));
+			key = gf_addr_key(d.addr);
+		}
+		else if (i < n)
 		{
 			key = sorted_point(sp, &e);
 			CHECK_FOR_INTERRUPTS();
@@ -435,6 +443,7 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 			{
 				uint64		addr = d == 0 ? GF_ROOT_ADDR :
 				((prev >> (64 - d)) | (UINT64CONST(1) << d));
+				Datum		v[SR_NCOLS];
 
 				if (d == GF_MAX_DEPTH)
 					ereport(ERROR,
@@ -444,14 +453,10 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 							 errdetail("The source has " INT64_FORMAT " points in one cell of 1/2^%d of the extent per axis.",
 									   count, GF_AXIS_BITS),
 							 errhint("Use a larger page_size or max_fill, or index fewer copies of one point.")));
-				if (sp->nsplits == maxsplits)
-				{
-					maxsplits *= 2;
-					sp->splits = repalloc_huge(sp->splits, maxsplits * sizeof(SplitRegion));
-				}
-				sp->splits[sp->nsplits].addr = addr;
-				sp->splits[sp->nsplits].first = (second[d] < 0 ? i : second[d]) - start[d];
-				sp->nsplits++;
+				v[SR_KEY] = Int64GetDatum(sort_key_u64(gf_addr_key(addr)));
+				v[SR_LEN] = Int64GetDatum(gf_addr_len(addr));
+				v[SR_FIRST] = Int64GetDatum((second[d] < 0 ? i : second[d]) - start[d]);
+				spill_sort_put(sp->splits, v);
 			}
 			/* the region of depth d holding the new point: maybe in its second half already */
 			start[d] = i;
@@ -461,47 +466,72 @@ find_splits(GfSpill *sp, StructIndex *idx, uint32 max)
 			second[p] = i;
 		prev = key;
 	}
-	qsort(sp->splits, sp->nsplits, sizeof(SplitRegion), split_cmp);
+	spill_sort_perform(sp->splits);
 }
 
 /*
  * The second pass: cut_sorted over the stream, with the first halves'
  * sizes of the first pass; a part of at most max points is the next
- * bucket.
+ * bucket (lv 0), a part of at most max entries of the directory level lv
+ * being cut the next page of that level, as build_directories writes it.
  */
 static void
-cut_streamed(GfSpill *sp, StructIndex *idx, uint64 region, int64 count, uint32 max)
+cut_streamed(GfSpill *sp, StructIndex *idx, uint64 region, int64 count, uint32 max,
+			 uint16 lv)
 {
 	CHECK_FOR_INTERRUPTS();
-	if (count <= max)
+	if (count <= max && lv == 0)
 	{
 		TreeNode   *node = ns_new_node(idx->ns, ns_alloc(idx->ns, 0), 0);
+		GfDirEntry	entry;
 
 		for (int64 i = 0; i < count; i++)
 			(void) sorted_point(sp, &GfBucketEntries(node)[i]);
-		if (sp->nlevel == sp->maxlevel)
-		{
-			sp->maxlevel *= 2;
-			sp->level = repalloc_huge(sp->level, sp->maxlevel * sizeof(GfDirEntry));
-		}
-		write_bucket(idx, node, (uint32) count, region, &sp->level[sp->nlevel++]);
+		write_bucket(idx, node, (uint32) count, region, &entry);
+		BufFileWrite(sp->level, &entry, sizeof(entry));
+		sp->nlevel++;
 		return;
 	}
-	if (sp->next_split >= sp->nsplits || sp->splits[sp->next_split].addr != region)
-		elog(ERROR, "bulk load of index \"%s\" lost the halving of a region", idx->name);
+	if (count <= max)
 	{
-		int64		first = sp->splits[sp->next_split++].first;
+		TreeNode   *node = ns_new_node(idx->ns, ns_alloc(idx->ns, lv), lv);
+		GfDirEntry	upper;
+
+		Assert(count > 0);
+		spill_file_read(sp->in, node->entries, count * sizeof(GfDirEntry));
+		node->nentries = (uint32) count;
+		ns_write(idx->ns, node, NS_WRITE_NEW);
+		ns_commit(idx->ns);
+		memset(&upper, 0, sizeof(upper));
+		gf_region_box((const GfState *) idx->state, region, &upper.region);
+		upper.child = (int64) node->page;
+		upper.addr = region;
+		tree_free_node(node);
+		BufFileWrite(sp->level, &upper, sizeof(upper));
+		sp->nlevel++;
+		return;
+	}
+	{
+		const Datum *v = spill_sort_next(sp->splits);
+		int64		first;
+
+		if (v == NULL || sort_key_to_u64(DatumGetInt64(v[SR_KEY])) != gf_addr_key(region) ||
+			DatumGetInt64(v[SR_LEN]) != gf_addr_len(region))
+			elog(ERROR, "bulk load of index \"%s\" lost the halving of a region", idx->name);
+		first = DatumGetInt64(v[SR_FIRST]);
 
 		Assert(first >= 0 && first <= count);
-		cut_streamed(sp, idx, region << 1, first, max);
-		cut_streamed(sp, idx, (region << 1) | 1, count - first, max);
+		cut_streamed(sp, idx, region << 1, first, max, lv);
+		cut_streamed(sp, idx, (region << 1) | 1, count - first, max, lv);
 	}
 }
 
 /*
  * gf_bulk_load from the external sort: the first pass finds the cuts
- * (every check made), the second writes the buckets, then the directories
- * as gf_bulk_load builds them.
+ * (every check made), the second writes the buckets, then each directory
+ * level is cut the same way from the file of the level below (its regions'
+ * left-aligned addresses as the keys, as build_directories cuts them),
+ * until one entry is left: the root.
  */
 void
 gf_spill_load(StructIndex *idx, BulkSpill *spill)
@@ -510,6 +540,8 @@ gf_spill_load(StructIndex *idx, BulkSpill *spill)
 	const GfState *st = (const GfState *) idx->state;
 	PageId		empty_root = idx->ns->meta->root;
 	int64		n = spill_sort_count(sp->sort);
+	GfDirEntry	root;
+	uint16		lv = 0;
 
 	/*
 	 * More points than a bucket holds, as the caller spills only past
@@ -519,14 +551,47 @@ gf_spill_load(StructIndex *idx, BulkSpill *spill)
 		elog(ERROR, "bulk load of index \"%s\" spilled only " INT64_FORMAT " points",
 			 idx->name, n);
 	spill_sort_perform(sp->sort);
-	find_splits(sp, idx, st->bucket_max);
+	find_splits(sp, idx, st->bucket_max, n);
 	spill_sort_rescan(sp->sort);
-	sp->maxlevel = 64;
-	sp->level = palloc(sp->maxlevel * sizeof(GfDirEntry));
-	cut_streamed(sp, idx, GF_ROOT_ADDR, n, st->bucket_max);
-	Assert(sp->next_split == sp->nsplits);
+	sp->level = BufFileCreateTemp(false);
+	cut_streamed(sp, idx, GF_ROOT_ADDR, n, st->bucket_max, 0);
+	if (spill_sort_next(sp->splits) != NULL)
+		elog(ERROR, "bulk load of index \"%s\" left a region unhalved", idx->name);
 	spill_sort_end(sp->sort);
-	pfree(sp->splits);
-	build_directories(idx, sp->level, sp->nlevel, palloc(sizeof(uint64)), empty_root);
+	spill_sort_end(sp->splits);
+
+	/* step 3, build_directories' levels, each read twice from its file */
+	do
+	{
+		int64		count = sp->nlevel;
+
+		lv++;
+		if (lv >= FEST_MAX_LEVELS)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("index \"%s\" would exceed %d levels", idx->name, FEST_MAX_LEVELS),
+					 errhint("Use a larger page_size.")));
+		sp->in = sp->level;
+		spill_file_rewind(sp->in);
+		find_splits(sp, idx, st->dir_max, count);
+		spill_file_rewind(sp->in);
+		sp->level = BufFileCreateTemp(false);
+		sp->nlevel = 0;
+		cut_streamed(sp, idx, GF_ROOT_ADDR, count, st->dir_max, lv);
+		if (spill_sort_next(sp->splits) != NULL)
+			elog(ERROR, "bulk load of index \"%s\" left a region unhalved", idx->name);
+		spill_sort_end(sp->splits);
+		BufFileClose(sp->in);
+		sp->in = NULL;
+	} while (sp->nlevel > 1);
+
+	spill_file_rewind(sp->level);
+	spill_file_read(sp->level, &root, sizeof(root));
+	BufFileClose(sp->level);
+	Assert(root.addr == GF_ROOT_ADDR);
+	ns_set_root(idx->ns, (PageId) root.child, lv + 1);
+	/* the empty root bucket of init_empty, replaced only now */
+	ns_release(idx->ns, empty_root);
+	ns_commit(idx->ns);
 	pfree(sp);
 }

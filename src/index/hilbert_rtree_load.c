@@ -30,7 +30,9 @@
  * packed, so the leaves hold the same entries in the same order.  The
  * levels above need no sort, their entries come in order: a level too
  * large for half the budget goes to a temporary file (BufFile) and is read
- * back in order.  The tree is the in-memory load's, page for page.
+ * back in order, and each node's entry count is computed as it is written
+ * (node_entries), so nothing of a level's size stays beside the sort.
+ * The tree is the in-memory load's, page for page.
  *
  * IDENTIFICATION
  *	  src/index/hilbert_rtree_load.c
@@ -45,26 +47,32 @@
 #include "miscadmin.h"
 
 /*
- * The entry counts of the nodes of a level of n entries: M each, the last
- * two evened out when the last would be below m.  Returns the node count.
+ * The nodes of a level of n entries: M entries each, the last two evened
+ * out when the last would be below m.  Computed per node rather than kept
+ * in an array of the level's nodes, which would grow with the entries
+ * beside the bounded load's sort.
  */
 static int64
-level_layout(int64 n, uint32 max, uint32 min, uint32 **counts)
+level_nodes(int64 n, uint32 max)
 {
-	int64		nnodes = (n + max - 1) / max;
-	uint32	   *c = palloc(Max(nnodes, 1) * sizeof(uint32));
+	return (n + max - 1) / max;
+}
 
-	for (int64 i = 0; i < nnodes; i++)
-		c[i] = (uint32) Min((int64) max, n - i * max);
-	if (nnodes >= 2 && c[nnodes - 1] < min)
+/* The entries of node i (0 .. level_nodes - 1) of a level of n entries. */
+static uint32
+node_entries(int64 n, uint32 max, uint32 min, int64 i)
+{
+	int64		nnodes = level_nodes(n, max);
+	int64		last = n - (nnodes - 1) * max;	/* the last node's, unevened */
+
+	Assert(i >= 0 && i < nnodes);
+	if (nnodes >= 2 && last < min && i >= nnodes - 2)
 	{
-		uint32		both = c[nnodes - 2] + c[nnodes - 1];
+		int64		both = max + last;
 
-		c[nnodes - 2] = both - both / 2;
-		c[nnodes - 1] = both / 2;
+		return (uint32) (i == nnodes - 2 ? both - both / 2 : both / 2);
 	}
-	*counts = c;
-	return nnodes;
+	return (uint32) Min((int64) max, n - i * max);
 }
 
 /*
@@ -108,9 +116,9 @@ pack_level(StructIndex *idx, LevelSource *src, int64 n, uint16 level,
 {
 	HilbertState *st = (HilbertState *) idx->state;
 	uint32		esize = level == 0 ? sizeof(HilbertLeafEntry) : sizeof(HilbertInternalEntry);
-	uint32	   *counts;
-	int64		nnodes = level_layout(n, hilbert_max_entries(st, level),
-									  hilbert_min_entries(st, level), &counts);
+	uint32		max = hilbert_max_entries(st, level);
+	uint32		min = hilbert_min_entries(st, level);
+	int64		nnodes = level_nodes(n, max);
 	HilbertInternalEntry *parents = NULL;
 	int64		offset = 0;
 
@@ -121,12 +129,13 @@ pack_level(StructIndex *idx, LevelSource *src, int64 n, uint16 level,
 	{
 		TreeNode   *node;
 		HilbertInternalEntry parent;
+		uint32		count = node_entries(n, max, min, i);
 
 		CHECK_FOR_INTERRUPTS();
 		node = ns_new_node(idx->ns, ns_alloc(idx->ns, level), level);
-		source_take(src, node->entries, counts[i], esize, offset);
-		node->nentries = counts[i];
-		offset += counts[i];
+		source_take(src, node->entries, count, esize, offset);
+		node->nentries = count;
+		offset += count;
 		ns_write(idx->ns, node, NS_WRITE_NEW);
 		hilbert_summary_entry(node, &parent);
 		if (file != NULL)
@@ -136,7 +145,7 @@ pack_level(StructIndex *idx, LevelSource *src, int64 n, uint16 level,
 		tree_free_node(node);
 		ns_commit(idx->ns);
 	}
-	pfree(counts);
+	Assert(offset == n);
 	*nparents = nnodes;
 	return parents;
 }

@@ -29,13 +29,19 @@
  * STR in bounded memory (rtree_spill_*): a source too large for
  * maintenance_work_mem goes through PostgreSQL's external sort
  * (tuplesort, spilling to temporary files) ordered by the x comparator
- * below, and the sorted stream is read one vertical slice at a time; a
- * slice holds about sqrt(n * M) rectangles (70k, 3.4 MB, at 50M points)
- * and is sorted by y in memory exactly as in the in-memory load.  The
- * parents of a level go to a second sort while they do not fit the budget,
- * to memory once they do.  Both comparators are total orders (the last
- * keys are the rectangle itself), so the slices hold the same rectangles
- * in the same order and the tree is the in-memory load's, page for page.
+ * below, in half of the budget, and the sorted stream is read one
+ * vertical slice at a time.  A slice holds about sqrt(n * M) rectangles
+ * (70k, 3.4 MB, at 50M points with 4 kB pages): it is sorted by y in
+ * memory exactly as in the in-memory load while it fits in the other
+ * half, and otherwise goes through a sort of its own by the y comparator.
+ * The parents of such a level go to a temporary file (BufFile), never to
+ * memory beside the sort (where they took up to half of the budget); the
+ * level above is read back into memory when it fits there
+ * whole, and otherwise sorted by x again once the level below's sort is
+ * gone.  So at most two sorts, or a sort and a slice, are alive at once,
+ * at any n.  Both comparators are total orders (the last keys are the
+ * rectangle itself), so the slices hold the same rectangles in the same
+ * order and the tree is the in-memory load's, page for page.
  * The centres are the sort's first two keys as int8 (sort_key_f8, through
  * spill_sort.h): most comparisons of the external sort end on the first
  * key without touching the tuple.
@@ -195,9 +201,17 @@ struct BulkSpill
 };
 
 /*
- * A sort of its own (half of maintenance_work_mem, spill_sort.c): a
- * level's input and its parents' sort live together.
+ * The bytes of maintenance_work_mem that one of the two sorts (or a sort
+ * and what lives with it) may take: STR's level input and its slice's
+ * sort or slice array, Hilbert packing's leaves' sort and the parents.
  */
+static int64
+half_budget(void)
+{
+	return (int64) maintenance_work_mem * 1024 / 2;
+}
+
+/* A sort of its own, in half of maintenance_work_mem (spill_sort.c). */
 static BulkSpill *
 spill_create(void)
 {
@@ -222,12 +236,18 @@ spill_put_entry(BulkSpill *sp, const RtreeEntry *e, int64 k1, int64 k2)
 	spill_sort_put(sp->sort, v);
 }
 
-/* STR's keys: the centre on x, then on y. */
+/*
+ * STR's keys: the centre on axis (0 = x, 1 = y), then on the other, as
+ * compare_on_axis orders them.
+ */
 static void
-spill_put_str(BulkSpill *sp, const RtreeEntry *e)
+spill_put_centres(BulkSpill *sp, const RtreeEntry *e, int axis)
 {
-	spill_put_entry(sp, e, sort_key_f8(e->box.xmin / 2 + e->box.xmax / 2),
-					sort_key_f8(e->box.ymin / 2 + e->box.ymax / 2));
+	double		cx = e->box.xmin / 2 + e->box.xmax / 2;
+	double		cy = e->box.ymin / 2 + e->box.ymax / 2;
+
+	spill_put_entry(sp, e, sort_key_f8(axis == 0 ? cx : cy),
+					sort_key_f8(axis == 0 ? cy : cx));
 }
 
 /* A sorted row as the rectangle it holds; returns its first key. */
@@ -283,7 +303,6 @@ typedef struct PackLevel
 	uint16		level;
 	uint32		max_entries;
 	PackItem   *parents;		/* one item per node written, or */
-	BulkSpill  *spill;			/* the parents to an external sort, or */
 	BufFile    *file;			/* to a temporary file, in order */
 	int64		nparents;
 } PackLevel;
@@ -307,9 +326,7 @@ write_node(PackLevel *pl, const PackItem *items, int64 n)
 	rtree_node_box(node, &parent.entry.box);
 	parent.entry.ref = (int64) node->page;
 	parent.key = items[n - 1].key;	/* the run's largest Hilbert value */
-	if (pl->spill != NULL)
-		spill_put_str(pl->spill, &parent.entry);
-	else if (pl->file != NULL)
+	if (pl->file != NULL)
 		BufFileWrite(pl->file, &parent, sizeof(PackItem));
 	else
 		pl->parents[pl->nparents] = parent;
@@ -395,28 +412,58 @@ pack_level_str(PackLevel *pl, PackItem *items, int64 n)
 
 /*
  * pack_level_str over n rectangles coming sorted by x from a performed
- * external sort: each slice is read into memory and sorted by y there.
- * The slices' bounds are pack_level_str's, so are their contents.
+ * external sort.  The slices' bounds are pack_level_str's, so are their
+ * contents.  A slice is read into memory and sorted by y there while the
+ * largest one fits in the half of maintenance_work_mem the input's sort
+ * leaves; past that (about sqrt(n * M) rectangles grow with n) each slice
+ * goes through an external sort of its own by compare_on_axis's order on
+ * y, which is total as well, and is packed node by node from it.
  */
 static void
 pack_level_str_spilled(PackLevel *pl, BulkSpill *in, int64 n)
 {
 	int64		nodes = (n + pl->max_entries - 1) / pl->max_entries;
 	int64		slices = (int64) ceil(sqrt((double) nodes));
+	int64		most = n / slices + 1;
+	bool		in_memory = most * (int64) sizeof(PackItem) <= half_budget();
 	PackItem   *slice = MemoryContextAllocHuge(CurrentMemoryContext,
-											   (n / slices + 1) * sizeof(PackItem));
+											   (in_memory ? most : pl->max_entries) *
+											   sizeof(PackItem));
 	PackSource	src = {.sort = in};
 
+	if (!in_memory)
+		elog(DEBUG1, "the slices of level %d of index \"%s\" go to external sorts",
+			 pl->level, pl->idx->name);
 	for (int64 s = 0; s < slices; s++)
 	{
 		int64		first = n * s / slices;
 		int64		size = n * (s + 1) / slices - first;
 
-		Assert(size <= n / slices + 1);
-		for (int64 i = 0; i < size; i++)
-			source_next(&src, &slice[i]);
-		sort_by_y(slice, size);
-		pack_run(pl, slice, size);
+		Assert(size <= most);
+		if (in_memory)
+		{
+			for (int64 i = 0; i < size; i++)
+				source_next(&src, &slice[i]);
+			sort_by_y(slice, size);
+			pack_run(pl, slice, size);
+		}
+		else
+		{
+			BulkSpill  *by_y = spill_create();
+			PackSource	ysrc = {.sort = by_y};
+
+			for (int64 i = 0; i < size; i++)
+			{
+				PackItem	item;
+
+				source_next(&src, &item);
+				spill_put_centres(by_y, &item.entry, 1);
+				CHECK_FOR_INTERRUPTS();
+			}
+			spill_sort_perform(by_y->sort);
+			pack_run_streamed(pl, &ysrc, size, slice);
+			spill_free(by_y);
+		}
 	}
 	pfree(slice);
 }
@@ -483,7 +530,7 @@ rtree_spill_put(BulkSpill *spill, const BulkItem *item)
 	}
 	e.box = item->box;
 	e.ref = item->id;
-	spill_put_str(spill, &e);
+	spill_put_centres(spill, &e, 0);
 }
 
 /*
@@ -577,10 +624,23 @@ hilbert_spill_load(StructIndex *idx, BulkSpill *raw)
 }
 
 /*
- * rtree_bulk_load from a bounded load.  STR: each level reads its input
- * sorted by x from a sort, and writes its parents to the next sort while
- * they would not fit in maintenance_work_mem, to memory (and from there on
- * pack_level_str) once they do.
+ * Could pack_level_str load a level of n rectangles in memory: its items
+ * and the room for their parents within maintenance_work_mem?
+ */
+static bool
+str_level_fits(const RtreeState *st, int64 n)
+{
+	return (n + parents_bound(st, n)) * (int64) sizeof(PackItem) <=
+		(int64) maintenance_work_mem * 1024;
+}
+
+/*
+ * rtree_bulk_load from a bounded load.  STR: a level whose input comes
+ * from an external sort writes its parents to a temporary file, so what
+ * lives with that sort is only the slice being packed (pack_level_str_
+ * spilled keeps it in the other half of maintenance_work_mem).  The level
+ * above is read back into memory when str_level_fits, and otherwise put
+ * into a new external sort by x once the level below's is gone.
  */
 void
 rtree_spill_load(StructIndex *idx, BulkSpill *spill)
@@ -591,7 +651,6 @@ rtree_spill_load(StructIndex *idx, BulkSpill *spill)
 	PackItem   *items = NULL;
 	int64		n;
 	uint16		level = 0;
-	PageId		root;
 
 	if (spill->raw != NULL)
 	{
@@ -604,17 +663,9 @@ rtree_spill_load(StructIndex *idx, BulkSpill *spill)
 	{
 		PackLevel	pl = pack_level_begin(idx, st, level);
 
-		if (in != NULL && parents_over_budget(st, n))
-		{
-			elog(DEBUG1, "the parents of level %d of index \"%s\" go to an external sort",
-				 level, idx->name);
-			pl.spill = spill_create();
-		}
-		else
-			pl.parents = MemoryContextAllocHuge(CurrentMemoryContext,
-												parents_bound(st, n) * sizeof(PackItem));
 		if (in != NULL)
 		{
+			pl.file = BufFileCreateTemp(false);
 			spill_sort_perform(in->sort);
 			pack_level_str_spilled(&pl, in, n);
 			spill_free(in);
@@ -622,39 +673,47 @@ rtree_spill_load(StructIndex *idx, BulkSpill *spill)
 		}
 		else
 		{
+			pl.parents = MemoryContextAllocHuge(CurrentMemoryContext,
+												parents_bound(st, n) * sizeof(PackItem));
 			pack_level_str(&pl, items, n);
 			pfree(items);
+			items = NULL;
 		}
 		n = pl.nparents;
-		if (pl.spill != NULL)
+		level++;
+		if (pl.file != NULL)
 		{
-			Assert(spill_sort_count(pl.spill->sort) == n);
-			in = pl.spill;
+			spill_file_rewind(pl.file);
+			if (n == 1 || str_level_fits(st, n))
+			{
+				items = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(PackItem));
+				spill_file_read(pl.file, items, n * sizeof(PackItem));
+			}
+			else
+			{
+				elog(DEBUG1, "level %d of index \"%s\" goes to an external sort",
+					 level, idx->name);
+				in = spill_create();
+				for (int64 i = 0; i < n; i++)
+				{
+					PackItem	item;
+
+					spill_file_read(pl.file, &item, sizeof(PackItem));
+					spill_put_centres(in, &item.entry, 0);
+					CHECK_FOR_INTERRUPTS();
+				}
+				Assert(spill_sort_count(in->sort) == n);
+			}
+			BufFileClose(pl.file);
 		}
 		else
 			items = pl.parents;
-		level++;
 		if (n == 1)
 			break;
 	}
-	if (in != NULL)
-	{
-		const Datum *v;
-		RtreeEntry	e;
-
-		spill_sort_perform(in->sort);
-		if ((v = spill_sort_next(in->sort)) == NULL)
-			elog(ERROR, "external sort of a bulk load lost the root");
-		spill_row_entry(v, &e);
-		root = (PageId) e.ref;
-		spill_free(in);
-	}
-	else
-	{
-		root = (PageId) items[0].entry.ref;
-		pfree(items);
-	}
-	pack_set_root(idx, empty_root, root, level);
+	Assert(in == NULL);
+	pack_set_root(idx, empty_root, (PageId) items[0].entry.ref, level);
+	pfree(items);
 }
 
 /*

@@ -35,35 +35,31 @@ struct SpillSort
 };
 
 /*
- * Each sort is given half of maintenance_work_mem: rtree_pack.c's STR
- * load has a level's input and its parents' sort alive together, and while
- * the caller (api_index.c) moves its gathered objects into the first sort
- * they take less than the other half.  64 kB is tuplesort's own floor.
+ * Each sort is given half of maintenance_work_mem: every bounded load has
+ * at most two sorts alive at once (or one and an array it keeps within the
+ * other half: an STR slice, the parents of a packed level), and while the
+ * caller (api_index.c) moves its gathered objects into the first sort they
+ * take less than the other half.  What grows with the input besides goes
+ * to temporary files (spill_file_*).  64 kB is tuplesort's own floor.
+ *
+ * A sort read while another one fills is made TUPLESORT_RANDOMACCESS even
+ * when it is read once (xbrtree_bulk.c, gridfile_bulk.c): performing it
+ * then merges to one tape, read through one block, where an on-the-fly
+ * final merge would hold a buffer per run, large and long-lived, among
+ * which the filling sort's memory, freed and taken again run after run,
+ * fragments glibc's heap (the xBR+-tree's load of 50M points in 64 MB:
+ * 79 MB of RssAnon so, 58 MB with random access).
  */
 SpillSort *
 spill_sort_begin(int ncols, const Oid *types, int nkeys, int sortopt)
-{
-	return spill_sort_begin_within(ncols, types, nkeys, sortopt, 0);
-}
-
-/*
- * The same sort in its half of maintenance_work_mem less `reserved` bytes
- * that the caller holds while the sort is alive (and that grow with the
- * input, xbrtree_bulk.c's per-leaf arrays): the two together stay within
- * the half, down to tuplesort's floor.
- */
-SpillSort *
-spill_sort_begin_within(int ncols, const Oid *types, int nkeys, int sortopt,
-						int64 reserved)
 {
 	SpillSort  *ss = palloc0(sizeof(SpillSort));
 	AttrNumber *cols = palloc(nkeys * sizeof(AttrNumber));
 	Oid		   *ops = palloc(nkeys * sizeof(Oid));
 	Oid		   *collations = palloc(nkeys * sizeof(Oid));
 	bool	   *nulls_first = palloc(nkeys * sizeof(bool));
-	int			work_mem_kb = (int) Max(64, (int64) maintenance_work_mem / 2 - reserved / 1024);
+	int			work_mem_kb = Max(64, maintenance_work_mem / 2);
 
-	Assert(reserved >= 0);
 	Assert(ncols > 0 && nkeys > 0 && nkeys <= ncols);
 	ss->desc = CreateTemplateTupleDesc(ncols);
 	for (int i = 0; i < ncols; i++)
@@ -166,8 +162,9 @@ spill_sort_end(SpillSort *ss)
 /*
  * Points by (address, x, y, id), every column a key: the order of the
  * in-memory loads' comparators (gridfile_bulk.c, xbrtree_bulk.c), total
- * once the id decides.  Random access: both loads read the sorted points
- * twice.
+ * once the id decides.  Random access: the grid file reads the sorted
+ * points twice, and both loads read them while another sort fills (see
+ * spill_sort_begin).
  */
 enum
 {

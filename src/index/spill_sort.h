@@ -7,15 +7,17 @@
  * Every bounded load (rtree_pack.c, hilbert_rtree_load.c, gridfile_bulk.c,
  * xbrtree_bulk.c) sorts its objects as rows of a few int8/float8 columns,
  * the first K of them ascending sort keys, in half of maintenance_work_mem;
- * this is that sort, once.  The leading key is an int8 made from the
+ * this is that sort, once.  What else a load holds that grows with its
+ * input (per-leaf or per-node records) goes to temporary files (BufFile,
+ * spill_file_*) or to a further sort, or stays in memory only within the
+ * half that the one sort alive leaves (an STR slice, a packed level's
+ * parents), so the loads stay within maintenance_work_mem.  The leading key is an int8 made from the
  * load's own key by one of the order-preserving maps below: int8 is pass
  * by value with PostgreSQL's fastest comparator, so most comparisons end
  * on the first key without touching the tuple.
  *
  *	spill_sort_begin	the sort over ncols columns of the given types
  *						(INT8OID or FLOAT8OID), the first nkeys ascending
- *	spill_sort_begin_within	the same, in the half less what the caller
- *						holds meanwhile (bytes)
  *	spill_sort_put		one row (ncols Datums, none null)
  *	spill_sort_perform	sort what was put
  *	spill_sort_next		the next row, or NULL at the end
@@ -47,8 +49,6 @@
 typedef struct SpillSort SpillSort;
 
 extern SpillSort *spill_sort_begin(int ncols, const Oid *types, int nkeys, int sortopt);
-extern SpillSort *spill_sort_begin_within(int ncols, const Oid *types, int nkeys,
-										  int sortopt, int64 reserved);
 extern void spill_sort_put(SpillSort *ss, const Datum *values);
 extern void spill_sort_perform(SpillSort *ss);
 extern const Datum *spill_sort_next(SpillSort *ss);

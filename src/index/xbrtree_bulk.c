@@ -34,20 +34,22 @@
  * how many points each quadrant holds.  A first pass over the sorted
  * stream finds every quadrant of more points than a leaf holds, with the
  * points of each of its sub-quadrants (walking the sorted codes, as the
- * grid file's loader does with its regions), and refuses a cell of too
- * many points as partition would, before any write.  partition then runs
- * on those counts instead of the items and gives each node its runs of
- * the sorted stream; a second pass tags every point with its node into a
- * second sort by (node, place in the first), and the leaves are written
- * from it in build_level's order with build_level's contents.  The levels
- * above (one entry per leaf) are built in memory as before, so the tree
- * is the in-memory load's, page for page.  Memory: about 150 bytes per
- * leaf (split quadrants, node runs, quadrants, counts, the entries above),
- * which grow with the points; the ones alive with the second sort are
- * taken out of its half of maintenance_work_mem (spill_sort_begin_within),
- * so the load stays within the budget while they fit in that half (4.7 MB
- * for 5M uniform points with 4 kB pages, against 32 MB of the default
- * 64 MB; past it the peak grows by what they exceed it by).  The in-memory load holds
+ * grid file's loader does with its regions), into a second sort by
+ * address, copies the points in their sorted place to a temporary file,
+ * and refuses a cell of too many points as partition would, before any
+ * write.  partition then runs on those counts instead of the items,
+ * reading the quadrants in turn (it visits them in address order), and
+ * gives each node its runs of the sorted stream, into a sort by their
+ * start, and its quadrant, to a temporary file; a second pass tags every
+ * point with its node into a sort by (node, place in the first), and the
+ * leaves are written from it in build_level's order with build_level's
+ * contents, their entries for the level above to a temporary file.  Each
+ * pass holds at most two sorts of half of maintenance_work_mem and
+ * nothing per leaf in memory (that was about 150 bytes a leaf, past half
+ * of the budget from about 30M uniform points in 64 MB).  The levels
+ * above (one entry per leaf, about 90 bytes a leaf with build_level's
+ * arrays) are then built in memory as before, the sorts gone, so the tree
+ * is the in-memory load's, page for page.  The in-memory load holds
  * XBR_BULK_BYTES_PER_POINT per point besides the gathered item, which
  * festival.build counts to choose between the two.
  *
@@ -83,36 +85,40 @@ StaticAssertDecl(sizeof(BulkEntry) + sizeof(int32) + sizeof(int64) == XBR_BULK_B
 				 "XBR_BULK_BYTES_PER_POINT is what the in-memory load holds per point");
 
 /*
- * A quadrant of more points than a leaf holds, found by the first pass of
- * a bounded load (see xbr_spill_load): its points in each sub-quadrant.
+ * The leaves of a bounded load (see xbr_spill_load) are partitioned from
+ * external sorts and temporary files, nothing per leaf in memory: the
+ * quadrants of more points than a leaf holds, with the points of each
+ * sub-quadrant, sorted by address (SQ_*, from the first pass), and the
+ * runs [lo, hi) of the sorted points that go to each node, sorted by lo
+ * (NR_*, for the second pass).
  */
-typedef struct SplitQuad
+enum
 {
-	XbrAddr		addr;
-	int64		sub[4];
-} SplitQuad;
+	SQ_CODE, SQ_LEN, SQ_SUB0, SQ_NCOLS = SQ_SUB0 + 4
+};
 
-/* A run [lo, hi) of the sorted items that goes to one node. */
-typedef struct NodeRange
+static const Oid sq_types[SQ_NCOLS] = {
+	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID
+};
+
+enum
 {
-	int64		lo;
-	int64		hi;
-	int64		node;
-} NodeRange;
+	NR_LO, NR_HI, NR_NODE, NR_NCOLS
+};
+
+static const Oid nr_types[NR_NCOLS] = {INT8OID, INT8OID, INT8OID};
 
 typedef struct Partition
 {
 	StructIndex *idx;
 	const BulkEntry *items;		/* sorted by address, or NULL: */
-	const SplitQuad *splits;	/* the leaves of a bounded load, sorted */
-	int64		nsplits;
+	SpillSort  *splits;			/* the leaves of a bounded load: SQ_*, performed */
 	uint32		capacity;
 	bool		leaves;
 	int32	   *node_of;		/* per item: the node it goes to, or */
-	NodeRange  *ranges;			/* the runs of each node (bounded load) */
-	int64		nranges;
-	int64		maxranges;
-	XbrAddr    *quadrant;		/* per node: its quadrant */
+	SpillSort  *ranges;			/* the runs of each node (bounded load): NR_* */
+	XbrAddr    *quadrant;		/* per node: its quadrant, or */
+	BufFile    *quadrants;		/* in node order (bounded load) */
 	int64		nnodes;
 	int64		maxnodes;
 } Partition;
@@ -164,6 +170,16 @@ unit_size_cmp(const void *a, const void *b)
 static int64
 new_node(Partition *p, XbrAddr q)
 {
+	if (p->quadrants != NULL)
+	{
+		XbrAddr		a;
+
+		memset(&a, 0, sizeof(a));	/* no padding bytes of the stack to the file */
+		a.code = q.code;
+		a.len = q.len;
+		BufFileWrite(p->quadrants, &a, sizeof(a));
+		return p->nnodes++;
+	}
 	if (p->nnodes == p->maxnodes)
 	{
 		p->maxnodes *= 2;
@@ -226,15 +242,12 @@ emit_node(Partition *p, XbrAddr q, const RunList *runs)
 	{
 		if (p->node_of == NULL)
 		{
-			if (p->nranges == p->maxranges)
-			{
-				p->maxranges *= 2;
-				p->ranges = repalloc_huge(p->ranges, p->maxranges * sizeof(NodeRange));
-			}
-			p->ranges[p->nranges].lo = runs->lo[i];
-			p->ranges[p->nranges].hi = runs->hi[i];
-			p->ranges[p->nranges].node = node;
-			p->nranges++;
+			Datum		v[NR_NCOLS];
+
+			v[NR_LO] = Int64GetDatum(runs->lo[i]);
+			v[NR_HI] = Int64GetDatum(runs->hi[i]);
+			v[NR_NODE] = Int64GetDatum(node);
+			spill_sort_put(p->ranges, v);
 		}
 		else
 			for (int64 j = runs->lo[i]; j < runs->hi[i]; j++)
@@ -242,34 +255,32 @@ emit_node(Partition *p, XbrAddr q, const RunList *runs)
 	}
 }
 
-static int
-split_quad_cmp(const void *a, const void *b)
-{
-	return xbr_addr_cmp(((const SplitQuad *) a)->addr, ((const SplitQuad *) b)->addr);
-}
-
 /*
  * The sub-quadrant runs of quadrant b holding the leaves [lo, hi) of a
  * bounded load, from the first pass: the non-empty ones in Z order, as
- * partition finds them in the sorted items.
+ * partition finds them in the sorted items.  partition asks for every
+ * quadrant of the first pass (each holds more points than a leaf, so it
+ * is never kept whole) and for no other, in depth-first Z order, which is
+ * xbr_addr_cmp's: the next row of the sorted quadrants is b's.
  */
 static int
 split_units(const Partition *p, int64 lo, int64 hi, XbrAddr b, Unit *units)
 {
-	SplitQuad	key;
-	const SplitQuad *sq;
+	const Datum *v = spill_sort_next(p->splits);
+	int64		sub[4];
 	int			n = 0;
 
-	key.addr = b;
-	sq = bsearch(&key, p->splits, p->nsplits, sizeof(SplitQuad), split_quad_cmp);
-	if (sq == NULL)
+	if (v == NULL || sort_key_to_u64(DatumGetInt64(v[SQ_CODE])) != b.code ||
+		DatumGetInt64(v[SQ_LEN]) != b.len)
 		elog(ERROR, "bulk load of index \"%s\" lost the points of a quadrant", p->idx->name);
 	for (int d = 0; d < 4; d++)
+		sub[d] = DatumGetInt64(v[SQ_SUB0 + d]);
+	for (int d = 0; d < 4; d++)
 	{
-		if (sq->sub[d] == 0)
+		if (sub[d] == 0)
 			continue;
 		units[n].lo = lo;
-		units[n].hi = lo + sq->sub[d];
+		units[n].hi = lo + sub[d];
 		units[n].q = xbr_addr_child(b, d);
 		lo = units[n].hi;
 		n++;
@@ -313,6 +324,9 @@ partition(Partition *p, int64 lo, int64 hi, XbrAddr b, int64 room, RunList *left
 	{
 		runs_add(&kept, lo, hi);
 		emit_node(p, b, &kept);
+		/* freed here, once per leaf: a bounded load's partition must not grow */
+		pfree(kept.lo);
+		pfree(kept.hi);
 		return 0;
 	}
 	if (b.len == XBR_MAX_DEPTH && it == NULL)
@@ -617,22 +631,22 @@ sorted_point(XbrSpill *sp, XbrLeafEntry *e)
 
 /*
  * The first pass: every quadrant of more than `capacity` points, with the
- * points of each of its sub-quadrants, sorted by address; more than
- * `capacity` points in one cell are refused as partition refuses them.
+ * points of each of its sub-quadrants, into an external sort by address
+ * (returned unperformed), and every point in its sorted place into the
+ * file `points`; more than `capacity` points in one cell are refused as
+ * partition refuses them.
  * Walking the sorted codes, the quadrant of each depth holding the
  * current point is open: start[d] is where it began, sub[d][k] where its
  * sub-quadrant k began (-1: none yet).  A point whose code first differs
  * from the previous one in digit p closes the quadrants deeper than p
  * (their counts are final) and starts a sub-quadrant of depth p's.
  */
-static SplitQuad *
-find_splits(XbrSpill *sp, uint32 capacity, int64 *nsplits)
+static SpillSort *
+find_splits(XbrSpill *sp, uint32 capacity, BufFile *points)
 {
 	int64		start[XBR_MAX_DEPTH + 1];
 	int64		sub[XBR_MAX_DEPTH][4];
-	int64		max = 64;
-	int64		n = 0;
-	SplitQuad  *splits = palloc(max * sizeof(SplitQuad));
+	SpillSort  *splits = spill_sort_begin(SQ_NCOLS, sq_types, 2, TUPLESORT_RANDOMACCESS);
 	uint64		prev = 0;
 	XbrLeafEntry cell_first = {0};
 	int64		npoints = spill_sort_count(sp->sort);
@@ -646,6 +660,7 @@ find_splits(XbrSpill *sp, uint32 capacity, int64 *nsplits)
 		if (i < npoints)
 		{
 			code = sorted_point(sp, &e);
+			BufFileWrite(points, &e, sizeof(e));
 			CHECK_FOR_INTERRUPTS();
 		}
 		if (i == 0)
@@ -663,6 +678,8 @@ find_splits(XbrSpill *sp, uint32 capacity, int64 *nsplits)
 		{
 			int64		count = i - start[d];
 			XbrAddr		a = {prev, XBR_MAX_DEPTH};
+			XbrAddr		q;
+			Datum		v[SQ_NCOLS];
 
 			if (count <= capacity)
 				continue;
@@ -674,12 +691,9 @@ find_splits(XbrSpill *sp, uint32 capacity, int64 *nsplits)
 						 errdetail("The xBR+-tree divides the extent at most %d times; the points near (%g %g) cannot be split into two leaves.",
 								   XBR_MAX_DEPTH, cell_first.x, cell_first.y),
 						 errhint("Use a larger page_size (more points per leaf), or another structure for data with many copies of one point.")));
-			if (n == max)
-			{
-				max *= 2;
-				splits = repalloc_huge(splits, max * sizeof(SplitQuad));
-			}
-			splits[n].addr = xbr_addr_prefix(a, d);
+			q = xbr_addr_prefix(a, d);
+			v[SQ_CODE] = Int64GetDatum(sort_key_u64(q.code));
+			v[SQ_LEN] = Int64GetDatum(q.len);
 			for (int k = 0; k < 4; k++)
 			{
 				int64		end = i;
@@ -690,9 +704,9 @@ find_splits(XbrSpill *sp, uint32 capacity, int64 *nsplits)
 						end = sub[d][l];
 						break;
 					}
-				splits[n].sub[k] = sub[d][k] < 0 ? 0 : end - sub[d][k];
+				v[SQ_SUB0 + k] = Int64GetDatum(sub[d][k] < 0 ? 0 : end - sub[d][k]);
 			}
-			n++;
+			spill_sort_put(splits, v);
 		}
 		if (i == npoints)
 			break;
@@ -718,27 +732,21 @@ find_splits(XbrSpill *sp, uint32 capacity, int64 *nsplits)
 		cell_first = e;
 		prev = code;
 	}
-	qsort(splits, n, sizeof(SplitQuad), split_quad_cmp);
-	*nsplits = n;
 	return splits;
 }
 
-static int
-range_lo_cmp(const void *a, const void *b)
-{
-	int64		x = ((const NodeRange *) a)->lo;
-	int64		y = ((const NodeRange *) b)->lo;
-
-	return x < y ? -1 : (x > y);
-}
-
 /*
- * xbr_bulk_load from the external sort.  The leaves: the first pass finds
- * the quadrants partition splits (and refuses what it would refuse),
- * partition assigns runs of the sorted points to nodes, the second pass
- * sorts the points by (node, place) and the third writes the nodes in
- * build_level's order with build_level's contents.  The levels above, one
- * entry per leaf, are built in memory.
+ * xbr_bulk_load from the external sort, in passes that each hold at most
+ * two sorts and temporary files, nothing that grows with the points or
+ * the leaves: the first pass reads the sorted points into a temporary
+ * file and finds the quadrants partition splits (refusing what it would
+ * refuse) into a sort by address; partition assigns runs of the sorted
+ * points to nodes (a sort of the runs by their start) and writes each
+ * node's quadrant to a file; the second pass tags every point with its
+ * node into a sort by (node, place) and the third writes the nodes in
+ * build_level's order with build_level's contents, their entries for the
+ * level above to a file.  Only then, the sorts gone, are the levels above
+ * (one entry per leaf) built in memory.
  */
 void
 xbr_spill_load(StructIndex *idx, BulkSpill *spill)
@@ -749,106 +757,109 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 	Partition	p;
 	RunList		none;
 	SpillSort  *bynode;
-	uint32	   *counts;
+	BufFile    *points = BufFileCreateTemp(false);
+	BufFile    *entries = BufFileCreateTemp(false);
 	BulkEntry  *above;
 	PageId		last_page = InvalidPageId;
-	int64		r = 0;
 	int64		npoints = spill_sort_count(sp->sort);
-	int64		reserved;
+	const Datum *v;
+	Datum		range[NR_NCOLS];
 
 	spill_sort_perform(sp->sort);
 	memset(&p, 0, sizeof(p));
 	p.idx = idx;
 	p.capacity = st->leaf_max;
 	p.leaves = true;
-	p.splits = find_splits(sp, st->leaf_max, &p.nsplits);
-	p.maxranges = 64;
-	p.ranges = palloc(p.maxranges * sizeof(NodeRange));
-	p.maxnodes = 64;
-	p.quadrant = palloc(p.maxnodes * sizeof(XbrAddr));
+	p.splits = find_splits(sp, st->leaf_max, points);
+	spill_sort_end(sp->sort);
+	sp->sort = NULL;
+	spill_sort_perform(p.splits);
+	p.ranges = spill_sort_begin(NR_NCOLS, nr_types, 1, TUPLESORT_RANDOMACCESS);
+	p.quadrants = BufFileCreateTemp(false);
 	runs_init(&none);
 	partition(&p, 0, npoints, xbr_addr_root(), 0, &none);
 	Assert(none.items == 0);
-	pfree(unconstify(SplitQuad *, p.splits));
+	if (spill_sort_next(p.splits) != NULL)
+		elog(ERROR, "bulk load of index \"%s\" left a quadrant unsplit", idx->name);
+	spill_sort_end(p.splits);
 
 	/* the second pass: each point tagged with its node */
-	qsort(p.ranges, p.nranges, sizeof(NodeRange), range_lo_cmp);
-	counts = palloc0(Max(p.nnodes, 1) * sizeof(uint32));
-
-	/*
-	 * Alive with the second sort, and growing with the leaves: the
-	 * quadrants and counts, and the runs (this pass) or the entries above
-	 * (the third, once the runs are freed).  They come out of the sort's
-	 * half of maintenance_work_mem, which they would otherwise overrun
-	 * with enough leaves (the sort gives back the same order whatever its
-	 * budget, so the tree does not change).
-	 */
-	reserved = p.maxnodes * sizeof(XbrAddr) + Max(p.nnodes, 1) * sizeof(uint32) +
-		Max(p.maxranges * sizeof(NodeRange), Max(p.nnodes, 1) * sizeof(BulkEntry));
-	bynode = spill_sort_begin_within(XN_NCOLS, xn_types, 2, TUPLESORT_NONE, reserved);
-	spill_sort_rescan(sp->sort);
+	spill_sort_perform(p.ranges);
+	spill_file_rewind(points);
+	bynode = spill_sort_begin(XN_NCOLS, xn_types, 2, TUPLESORT_NONE);
+	range[NR_LO] = range[NR_HI] = Int64GetDatum(0);
 	for (int64 i = 0; i < npoints; i++)
 	{
 		XbrLeafEntry e;
-		Datum		v[XN_NCOLS];
+		Datum		row[XN_NCOLS];
 
-		(void) sorted_point(sp, &e);
-		while (r < p.nranges && p.ranges[r].hi <= i)
-			r++;
-		if (r == p.nranges || p.ranges[r].lo > i)
+		spill_file_read(points, &e, sizeof(e));
+		while (i >= DatumGetInt64(range[NR_HI]))
+		{
+			if ((v = spill_sort_next(p.ranges)) == NULL)
+				break;
+			memcpy(range, v, sizeof(range));
+		}
+		if (i < DatumGetInt64(range[NR_LO]) || i >= DatumGetInt64(range[NR_HI]))
 			elog(ERROR, "bulk load of index \"%s\" left a point without a node", idx->name);
-		counts[p.ranges[r].node]++;
-		v[XN_NODE] = Int64GetDatum(p.ranges[r].node);
-		v[XN_POS] = Int64GetDatum(i);
-		v[XN_X] = Float8GetDatum(e.x);
-		v[XN_Y] = Float8GetDatum(e.y);
-		v[XN_ID] = Int64GetDatum(e.id);
-		spill_sort_put(bynode, v);
+		row[XN_NODE] = range[NR_NODE];
+		row[XN_POS] = Int64GetDatum(i);
+		row[XN_X] = Float8GetDatum(e.x);
+		row[XN_Y] = Float8GetDatum(e.y);
+		row[XN_ID] = Int64GetDatum(e.id);
+		spill_sort_put(bynode, row);
 		CHECK_FOR_INTERRUPTS();
 	}
-	spill_sort_end(sp->sort);
-	sp->sort = NULL;
-	pfree(p.ranges);
+	spill_sort_end(p.ranges);
+	BufFileClose(points);
 
 	/* the third: the leaves, in build_level's order */
 	spill_sort_perform(bynode);
-	above = MemoryContextAllocHuge(CurrentMemoryContext, Max(p.nnodes, 1) * sizeof(BulkEntry));
+	spill_file_rewind(p.quadrants);
+	v = spill_sort_next(bynode);
 	for (int64 k = 0; k < p.nnodes; k++)
 	{
 		TreeNode   *node = ns_new_node(idx->ns, ns_alloc(idx->ns, 0), 0);
+		XbrAddr		q;
+		BulkEntry	entry;
 
-		for (uint32 c = 0; c < counts[k]; c++)
+		spill_file_read(p.quadrants, &q, sizeof(q));
+		for (; v != NULL && DatumGetInt64(v[XN_NODE]) == k; v = spill_sort_next(bynode))
 		{
 			XbrLeafEntry *e = &XbrLeafEntries(node)[node->nentries++];
-			const Datum *v = spill_sort_get(bynode, "points");
 
-			Assert(DatumGetInt64(v[XN_NODE]) == k);
+			Assert(node->nentries <= st->leaf_max);
 			e->x = DatumGetFloat8(v[XN_X]);
 			e->y = DatumGetFloat8(v[XN_Y]);
 			e->id = DatumGetInt64(v[XN_ID]);
 		}
+		if (node->nentries == 0)
+			elog(ERROR, "bulk load of index \"%s\" made a leaf without points", idx->name);
 		xbr_sort_entries(node);
 		ns_write(idx->ns, node, NS_WRITE_NEW);
 		ns_commit(idx->ns);
-		memset(&above[k], 0, sizeof(BulkEntry));
-		above[k].addr = p.quadrant[k];
-		xbr_fill_entry(&above[k].e.internal, p.quadrant[k], node);
+		memset(&entry, 0, sizeof(entry));
+		entry.addr = q;
+		xbr_fill_entry(&entry.e.internal, q, node);
+		BufFileWrite(entries, &entry, sizeof(entry));
 		last_page = node->page;
 		tree_free_node(node);
 		CHECK_FOR_INTERRUPTS();
 	}
+	if (v != NULL)
+		elog(ERROR, "bulk load of index \"%s\" left points after its last leaf", idx->name);
 	spill_sort_end(bynode);
-	pfree(counts);
-	pfree(p.quadrant);
+	BufFileClose(p.quadrants);
 	if (p.nnodes == 1)
-	{
-		pfree(above);
 		set_root(idx, last_page, 1, empty_root);
-	}
 	else
 	{
+		above = MemoryContextAllocHuge(CurrentMemoryContext, p.nnodes * sizeof(BulkEntry));
+		spill_file_rewind(entries);
+		spill_file_read(entries, above, p.nnodes * sizeof(BulkEntry));
 		qsort(above, p.nnodes, sizeof(BulkEntry), internal_entry_cmp);
 		build_levels(idx, above, p.nnodes, 1, empty_root);
 	}
+	BufFileClose(entries);
 	pfree(sp);
 }
