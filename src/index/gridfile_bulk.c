@@ -209,6 +209,17 @@ write_bucket(StructIndex *idx, TreeNode *node, uint32 count, uint64 addr,
  * order), until one page holds the rest: the root.  keys is scratch room
  * (palloc'd, any size), level is freed.
  */
+/* A directory level lv is about to be built: refuse one past the deepest tree. */
+static void
+check_directory_level(StructIndex *idx, uint16 lv)
+{
+	if (lv >= FEST_MAX_LEVELS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index \"%s\" would exceed %d levels", idx->name, FEST_MAX_LEVELS),
+				 errhint("Use a larger page_size.")));
+}
+
 static void
 build_directories(StructIndex *idx, GfDirEntry *level, int64 nlevel,
 				  uint64 *keys, PageId empty_root)
@@ -223,11 +234,7 @@ build_directories(StructIndex *idx, GfDirEntry *level, int64 nlevel,
 		GfDirEntry *upper;
 
 		lv++;
-		if (lv >= FEST_MAX_LEVELS)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("index \"%s\" would exceed %d levels", idx->name, FEST_MAX_LEVELS),
-					 errhint("Use a larger page_size.")));
+		check_directory_level(idx, lv);
 		keys = repalloc_huge(keys, nlevel * sizeof(uint64));
 		for (int64 i = 0; i < nlevel; i++)
 			keys[i] = gf_addr_key(level[i].addr);
@@ -566,11 +573,7 @@ gf_spill_load(StructIndex *idx, BulkSpill *spill)
 		int64		count = sp->nlevel;
 
 		lv++;
-		if (lv >= FEST_MAX_LEVELS)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("index \"%s\" would exceed %d levels", idx->name, FEST_MAX_LEVELS),
-					 errhint("Use a larger page_size.")));
+		check_directory_level(idx, lv);
 		sp->in = sp->level;
 		spill_file_rewind(sp->in);
 		find_splits(sp, idx, st->dir_max, count);

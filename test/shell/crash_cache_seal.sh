@@ -14,6 +14,7 @@
 #      clean and a window answers as brute force.
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
+source "$(dirname "$0")/lib/pages.bash"
 crash_begin festival_crash_cache_seal 15
 
 q <<'SQL' >/dev/null
@@ -26,35 +27,6 @@ CREATE UNIQUE INDEX ON pts (id);
 SELECT festival.create_index('cs', 'rtree', 'crash_cs',
     '{"page_size": 1024, "split": "quadratic", "cache": "lru", "cache_size": 16384}', 'pts');
 SQL
-
-# verify_pages <file>: "pages=N zero=Z bad=B" (B: pages whose CRC32C, of
-# bytes [4, 1024) against the little-endian first 4 bytes, does not hold)
-verify_pages() {
-    python3 - "$1" <<'PY'
-import struct, sys
-table = []
-for n in range(256):
-    c = n
-    for _ in range(8):
-        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-    table.append(c)
-def crc32c(b):
-    c = 0xFFFFFFFF
-    for x in b:
-        c = table[(c ^ x) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
-data = open(sys.argv[1], 'rb').read()
-pages = zero = bad = 0
-for off in range(0, len(data) - len(data) % 1024, 1024):
-    p = data[off:off + 1024]
-    pages += 1
-    if p.count(0) == 1024:
-        zero += 1
-    elif struct.unpack('<I', p[:4])[0] != crc32c(p[4:]):
-        bad += 1
-print("pages=%d zero=%d bad=%d" % (pages, zero, bad))
-PY
-}
 
 file=$(index_file cs)
 tap_ok "$([ -n "$file" ]; echo $?)" "the index file is known: $file"
@@ -76,7 +48,7 @@ tap_ok "$([ "$size" -ge $((300 * 1024)) ] && [ "$size" -lt $((3700 * 1024)) ]; e
 wait_for_server
 tap_ok $? "the server is back after the crash restart"
 
-out=$(verify_pages "$file")
+out=$(verify_pages "$file" 1024)
 tap_like "$out" '^pages=([3-9]|[1-9][0-9]+) ' "the crashed build left pages in the file ($out)"
 tap_like "$out" ' bad=0$' "every page the cache wrote back before the kill carries its checksum"
 
@@ -86,7 +58,7 @@ out=$(q -c "SET festival.progress_interval = 0" \
         -c "SELECT 'check=' || count(*) FROM festival.check('cs')")
 tap_like "$out" '^built=60000$' "a new build inserts every row"
 tap_like "$out" '^check=0$' "check() is clean afterwards"
-out=$(verify_pages "$file")
+out=$(verify_pages "$file" 1024)
 tap_like "$out" ' zero=0 bad=0$' "after the build and its flush every page of the file verifies ($out)"
 
 # 2. faults on the cache's write-backs during a build
@@ -97,7 +69,7 @@ tap_like "$out" 'ERROR' "EIO on the 41st page written during a build is raised (
 out=$(q -c "SELECT festival.clear_fault('cs')" \
         -c "SELECT count(*) FROM festival.query('cs', ST_MakeEnvelope(0, 0, 200000, 200000))" 2>&1)
 tap_like "$out" 'incompletely built|damaged|suspect|refuse' "the failed build leaves the index refused until it is built ($(printf '%s' "$out" | grep ERROR | head -n 1))"
-out=$(verify_pages "$file")
+out=$(verify_pages "$file" 1024)
 tap_like "$out" ' bad=0$' "every page the failed build left verifies ($out)"
 
 out=$(q -c "SET festival.progress_interval = 0" \
@@ -115,7 +87,7 @@ out=$(q -c "SELECT festival.clear_fault('cs')" \
                  SELECT id FROM festival.query('cs', ST_MakeEnvelope(10000, 20000, 40000, 45000)))) d")
 tap_like "$out" '^check=0$' "after the faults a build completes and check() is clean"
 tap_like "$out" '^mismatches=0$' "a window answers as brute force over the source"
-out=$(verify_pages "$file")
+out=$(verify_pages "$file" 1024)
 tap_like "$out" ' zero=0 bad=0$' "and every page of the file verifies ($out)"
 
 crash_end festival_crash_cache_seal

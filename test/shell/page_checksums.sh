@@ -12,6 +12,7 @@
 # page, and a window after a reopen answers as PostGIS brute force.
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
+source "$(dirname "$0")/lib/pages.bash"
 
 fresh_database festival_page_checksums
 if [ "$(q -c "SELECT inet_server_addr() IS NULL")" != "t" ] || ! command -v python3 >/dev/null; then
@@ -28,35 +29,6 @@ CREATE TABLE pts AS
     FROM generate_series(1, 30000) i;
 CREATE UNIQUE INDEX ON pts (id);
 SQL
-
-# verify_pages <file> <page size>: "pages=N zero=Z bad=B"
-verify_pages() {
-    python3 - "$1" "$2" <<'PY'
-import struct, sys
-table = []
-for n in range(256):
-    c = n
-    for _ in range(8):
-        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-    table.append(c)
-def crc32c(b):
-    c = 0xFFFFFFFF
-    for x in b:
-        c = table[(c ^ x) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
-size = int(sys.argv[2])
-data = open(sys.argv[1], 'rb').read()
-pages = zero = bad = 0
-for off in range(0, len(data) - len(data) % size, size):
-    p = data[off:off + size]
-    pages += 1
-    if p.count(0) == size:
-        zero += 1
-    elif struct.unpack('<I', p[:4])[0] != crc32c(p[4:]):
-        bad += 1
-print("pages=%d zero=%d bad=%d" % (pages, zero, bad))
-PY
-}
 
 window="ST_MakeEnvelope(20000, 30000, 45000, 52000)"
 for size in $sizes; do
