@@ -24,7 +24,7 @@ fresh_database festival_bulk_memory
 if [ "$(q -c "SELECT inet_server_addr() IS NULL")" != "t" ] || ! command -v python3 >/dev/null; then
     tap_skip_all "needs a server on a local Unix socket (the test reads the backend's /proc entry) and python3"
 fi
-tap_plan 50
+tap_plan 54
 
 q <<'SQL' >/dev/null
 SET client_min_messages = warning;
@@ -86,18 +86,27 @@ PY
     echo "$(tail -1 "$work/peak") $(tr '\n' ' ' <"$out")"
 }
 
-small=$(peak xs)
-big=$(peak xb)
-small_kb=${small%% *}
-big_kb=${big%% *}
-echo "# peak RssAnon above the start: 700k points ${small_kb} kB, 1.25M points ${big_kb} kB (maintenance_work_mem 4096 kB)"
-tap_like "$small" 'continues in an external sort.*built=700000' "700k points: loaded through the external sort"
-tap_like "$big" 'continues in an external sort.*built=1250000' "1.25M points: loaded through the external sort"
-# the sampler saw the builds: the external sort alone fills half of the 4 MB
-tap_ok $((small_kb >= 2048 ? 0 : 1)) "700k points: the sampler saw the build (${small_kb} kB)"
-tap_ok $((big_kb >= 2048 ? 0 : 1)) "1.25M points: the sampler saw the build (${big_kb} kB)"
-tap_ok $((big_kb - small_kb <= 256 ? 0 : 1)) "the peak grows by at most 256 kB from 700k to 1.25M points (${small_kb} kB, ${big_kb} kB)"
-tap_ok $((big_kb <= 4096 + 3072 ? 0 : 1)) "1.25M points: the peak is at most maintenance_work_mem + 3 MB (${big_kb} kB)"
+# flat_pair <label> <700k index> <1.25M index> <mwm kB> [method]: both loads
+# go through the external sort, the sampler saw each (at least half of mwm,
+# what the sort alone fills), the peak grows by at most 256 kB from 700k to
+# 1.25M points and stays within mwm + 3 MB; sets big to the 1.25M build's
+# line
+flat_pair() {
+    local label=$1 mwm_kb=$4 small small_kb big_kb
+    small=$(peak "$2" "$((mwm_kb / 1024))MB" "${5:-bulk}")
+    big=$(peak "$3" "$((mwm_kb / 1024))MB" "${5:-bulk}")
+    small_kb=${small%% *}
+    big_kb=${big%% *}
+    echo "# $label: peak RssAnon above the start: 700k points ${small_kb} kB, 1.25M points ${big_kb} kB (maintenance_work_mem ${mwm_kb} kB)"
+    tap_like "$small" 'continues in an external sort.*built=700000' "$label, 700k points: loaded through the external sort"
+    tap_like "$big" 'continues in an external sort.*built=1250000' "$label, 1.25M points: loaded through the external sort"
+    tap_ok $((small_kb >= mwm_kb / 2 ? 0 : 1)) "$label, 700k points: the sampler saw the build (${small_kb} kB)"
+    tap_ok $((big_kb >= mwm_kb / 2 ? 0 : 1)) "$label, 1.25M points: the sampler saw the build (${big_kb} kB)"
+    tap_ok $((big_kb - small_kb <= 256 ? 0 : 1)) "$label: the peak grows by at most 256 kB from 700k to 1.25M points (${small_kb} kB, ${big_kb} kB)"
+    tap_ok $((big_kb <= mwm_kb + 3072 ? 0 : 1)) "$label, 1.25M points: the peak is at most maintenance_work_mem + 3 MB (${big_kb} kB)"
+}
+
+flat_pair "xBR+ bulk in 4MB" xs xb 4096
 
 # 360k points in 32MB: the in-memory load would hold 124 bytes a point
 # (the gathered BulkItem, the loader's entry and its place), 45 MB; it goes
@@ -124,16 +133,7 @@ tap_ok $((mid_kb <= 32768 + 3584 ? 0 : 1)) "360k points in 32MB: the peak is at 
 # hand-over from the gathered rows to the first sort takes at this size.
 for l in r1:str x1:bulk g1:bulk h1:hilbert; do
     ix=${l%%:*}
-    small=$(peak "s$ix" 1MB "${l#*:}")
-    big=$(peak "b$ix" 1MB "${l#*:}")
-    small_kb=${small%% *}
-    big_kb=${big%% *}
-    echo "# $ix (${l#*:}) in 1MB: peak RssAnon above the start: 700k points ${small_kb} kB, 1.25M points ${big_kb} kB"
-    tap_like "$small" 'continues in an external sort.*built=700000' "$ix, 700k points in 1MB: loaded through the external sort"
-    tap_like "$big" 'continues in an external sort.*built=1250000' "$ix, 1.25M points in 1MB: loaded through the external sort"
-    tap_ok $((small_kb >= 512 ? 0 : 1)) "$ix, 700k points in 1MB: the sampler saw the build (${small_kb} kB)"
-    tap_ok $((big_kb - small_kb <= 256 ? 0 : 1)) "$ix in 1MB: the peak grows by at most 256 kB from 700k to 1.25M points (${small_kb} kB, ${big_kb} kB)"
-    tap_ok $((big_kb <= 1024 + 3072 ? 0 : 1)) "$ix, 1.25M points in 1MB: the peak is at most maintenance_work_mem + 3 MB (${big_kb} kB)"
+    flat_pair "$ix (${l#*:}) in 1MB" "s$ix" "b$ix" 1024 "${l#*:}"
     if [ "$ix" = r1 ]; then
         # a slice of 1.25M points, 11161 boxes, is more than the 512 kB
         # left beside the input's sort: it is sorted on its own
