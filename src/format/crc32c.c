@@ -23,7 +23,8 @@
  * its register) and one crc32 of the 64-bit product, which reduces it
  * mod P and multiplies it by x^32; the carry-less product of two reflected
  * values carries one more factor x, hence 33.  What is left after the last
- * whole block goes through one chain.  About 2.4 times faster on a 4 kB
+ * whole block (12 bytes of a 4 kB page) goes to COMP_CRC32C.  About 2.4
+ * times faster on a 4 kB
  * page (190 against 470 ns measured on this project's machines).
  *
  * The result is the same CRC32C bit for bit: pages written before read
@@ -73,11 +74,13 @@ shift_chunk(uint32 v)
 	return (uint32) _mm_crc32_u64(0, (uint64) _mm_cvtsi128_si64(prod));
 }
 
+/* crc over len bytes at p, a whole number of blocks of three chunks */
 __attribute__((target("sse4.2,pclmul")))
 static uint32
-crc32c_interleaved(uint32 crc, const unsigned char *p, size_t len)
+crc32c_blocks(uint32 crc, const unsigned char *p, size_t len)
 {
-	while (len >= 3 * CHUNK)
+	Assert(len % (3 * CHUNK) == 0);
+	for (; len > 0; p += 3 * CHUNK, len -= 3 * CHUNK)
 	{
 		uint64		a = crc,
 					b = 0,
@@ -98,18 +101,7 @@ crc32c_interleaved(uint32 crc, const unsigned char *p, size_t len)
 			c = _mm_crc32_u64(c, wc);
 		}
 		crc = shift_chunk(shift_chunk((uint32) a) ^ (uint32) b) ^ (uint32) c;
-		p += 3 * CHUNK;
-		len -= 3 * CHUNK;
 	}
-	for (; len >= 8; p += 8, len -= 8)
-	{
-		uint64		w;
-
-		memcpy(&w, p, 8);
-		crc = (uint32) _mm_crc32_u64(crc, w);
-	}
-	for (; len > 0; p++, len--)
-		crc = _mm_crc32_u8(crc, *p);
 	return crc;
 }
 
@@ -125,10 +117,15 @@ fest_crc32c(const void *data, size_t len)
 	/* libgcc's record of the processor, filled in when the module loads */
 	if (len >= 3 * CHUNK &&
 		__builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("pclmul"))
-		crc = crc32c_interleaved(crc, data, len);
-	else
+	{
+		size_t		blocks = len - len % (3 * CHUNK);
+
+		crc = crc32c_blocks(crc, data, blocks);
+		data = (const char *) data + blocks;
+		len -= blocks;
+	}
 #endif
-		COMP_CRC32C(crc, data, len);
+	COMP_CRC32C(crc, data, len);
 	FIN_CRC32C(crc);
 	return (uint32) crc;
 }

@@ -2,8 +2,8 @@
 # Page checksums (format/crc32c.c, format/page.h): every page festival
 # writes carries the CRC32C of its bytes [4, page_size) in its first 4
 # bytes, little-endian.  The checksum is computed over three interleaved
-# streams joined by carry-less multiplication on pages of at least 4080
-# checksummed bytes, and by PostgreSQL's COMP_CRC32C below that; here a
+# streams joined by carry-less multiplication over the whole blocks of
+# 4080 bytes, and by PostgreSQL's COMP_CRC32C over the rest; here a
 # CRC32C computed independently (a table per byte, in Python) checks every page
 # of indices whose page sizes exercise both paths and every kind of tail
 # (1024: COMP_CRC32C; 4096: one block and 12 bytes; 4608: one block, 524;
