@@ -187,7 +187,7 @@ rstar_choose_subtree_reference(const RtreeEntry *e, int n, const Mbr *box,
  * Most entries of a node do not overlap the grown box at all.  Their term
  * is +0 (the old box is inside the grown one, so its overlap is 0 too, by
  * the same monotonicity), and adding +0 leaves the sum as it was: they
- * are skipped after one test, without computing either area.  The sum is
+ * are skipped without computing the old box's overlap.  The sum is
  * unchanged at every step, so the early stop happens at the same entry.
  */
 static double
@@ -203,14 +203,14 @@ overlap_enlargement(const RtreeEntry *e, int n, int slot, const Mbr *box,
 	for (j = 0; j < n; j++)
 	{
 		const Mbr  *other = &e[j].box;
+		double		grown_overlap;
 
-		/* no positive overlap with the grown box (as mbr_overlap_area) */
-		if (!(Min(grown.xmax, other->xmax) - Max(grown.xmin, other->xmin) > 0 &&
-			  Min(grown.ymax, other->ymax) - Max(grown.ymin, other->ymin) > 0) ||
-			j == slot)
+		if (j == slot)
 			continue;
-		overlap += mbr_overlap_area(&grown, other) -
-			mbr_overlap_area(old_box, other);
+		grown_overlap = mbr_overlap_area(&grown, other);
+		if (grown_overlap == 0)
+			continue;
+		overlap += grown_overlap - mbr_overlap_area(old_box, other);
 		if (overlap > bound)
 		{
 			j++;
