@@ -38,7 +38,6 @@ typedef struct PoolFreeBuffer
 struct PagePool
 {
 	MemoryContext cxt;			/* the chunks' */
-	uint32		page_size;
 	Size		stride;			/* page_size rounded up to FEST_IO_ALIGN */
 	int			chunk_pages;	/* buffers carved at a time */
 	PoolFreeBuffer *free;
@@ -54,7 +53,6 @@ pagepool_create(MemoryContext cxt, uint32 page_size)
 
 	Assert(page_size >= sizeof(PoolFreeBuffer));
 	pool->cxt = cxt;
-	pool->page_size = page_size;
 	/* every buffer aligned: pages smaller than FEST_IO_ALIGN take that much */
 	pool->stride = TYPEALIGN(FEST_IO_ALIGN, page_size);
 	pool->chunk_pages = Max(1, PAGEPOOL_CHUNK_BYTES / pool->stride);

@@ -240,14 +240,17 @@ images_to_spare(DirectStore *ds)
 static void
 spare_free(DirectStore *ds)
 {
-	while (ds->nspare > 0)
-		pagepool_put(ds->pool, ds->spare[--ds->nspare]);
 	Assert(ds->npending == 0);
 	if (ds->images_cxt != NULL)
 	{
+		/* every image is a spare now: the whole pool goes */
+		ds->nspare = 0;
 		MemoryContextReset(ds->images_cxt);
 		ds->pool = pagepool_create(ds->images_cxt, ds->ns.page_size);
+		return;
 	}
+	while (ds->nspare > 0)
+		pagepool_put(ds->pool, ds->spare[--ds->nspare]);
 }
 
 static PendingPage *
