@@ -185,16 +185,13 @@ cut_level(Cutter *c, const uint64 *keys, int64 n, int64 max)
 }
 
 /*
- * Write a new bucket holding its first count entries, for region addr,
- * and describe it in *entry for the directory above.
+ * Write a new node (a bucket or a directory page) for region addr, commit
+ * it, and fill in the directory entry of the level above that points to
+ * it; the node is freed.
  */
 static void
-write_bucket(StructIndex *idx, TreeNode *node, uint32 count, uint64 addr,
-			 GfDirEntry *entry)
+write_node_entry(StructIndex *idx, TreeNode *node, uint64 addr, GfDirEntry *entry)
 {
-	node->nentries = count;
-	/* keys order cells, not points: (x, y, id) within the bucket */
-	qsort(node->entries, node->nentries, sizeof(GfBucketEntry), sort_item_cmp_bucket);
 	ns_write(idx->ns, node, NS_WRITE_NEW);
 	ns_commit(idx->ns);
 	memset(entry, 0, sizeof(GfDirEntry));
@@ -205,10 +202,19 @@ write_bucket(StructIndex *idx, TreeNode *node, uint32 count, uint64 addr,
 }
 
 /*
- * Step 3: directory levels over the nlevel regions of the buckets (in
- * order), until one page holds the rest: the root.  keys is scratch room
- * (palloc'd, any size), level is freed.
+ * Write a new bucket holding its first count entries, for region addr,
+ * and describe it in *entry for the directory above.
  */
+static void
+write_bucket(StructIndex *idx, TreeNode *node, uint32 count, uint64 addr,
+			 GfDirEntry *entry)
+{
+	node->nentries = count;
+	/* keys order cells, not points: (x, y, id) within the bucket */
+	qsort(node->entries, node->nentries, sizeof(GfBucketEntry), sort_item_cmp_bucket);
+	write_node_entry(idx, node, addr, entry);
+}
+
 /* A directory level lv is about to be built: refuse one past the deepest tree. */
 static void
 check_directory_level(StructIndex *idx, uint16 lv)
@@ -220,6 +226,25 @@ check_directory_level(StructIndex *idx, uint16 lv)
 				 errhint("Use a larger page_size.")));
 }
 
+/*
+ * The directory's root is the entry the last level left: it replaces the
+ * empty root bucket of init_empty only now.
+ */
+static void
+set_directory_root(StructIndex *idx, const GfDirEntry *root, uint16 height,
+				   PageId empty_root)
+{
+	Assert(root->addr == GF_ROOT_ADDR);
+	ns_set_root(idx->ns, (PageId) root->child, height);
+	ns_release(idx->ns, empty_root);
+	ns_commit(idx->ns);
+}
+
+/*
+ * Step 3: directory levels over the nlevel regions of the buckets (in
+ * order), until one page holds the rest: the root.  keys is scratch room
+ * (palloc'd, any size), level is freed.
+ */
 static void
 build_directories(StructIndex *idx, GfDirEntry *level, int64 nlevel,
 				  uint64 *keys, PageId empty_root)
@@ -248,13 +273,7 @@ build_directories(StructIndex *idx, GfDirEntry *level, int64 nlevel,
 			Assert(run->hi > run->lo);
 			memcpy(node->entries, &level[run->lo], (run->hi - run->lo) * sizeof(GfDirEntry));
 			node->nentries = (uint32) (run->hi - run->lo);
-			ns_write(idx->ns, node, NS_WRITE_NEW);
-			ns_commit(idx->ns);
-			memset(&upper[r], 0, sizeof(GfDirEntry));
-			gf_region_box(st, run->addr, &upper[r].region);
-			upper[r].child = (int64) node->page;
-			upper[r].addr = run->addr;
-			tree_free_node(node);
+			write_node_entry(idx, node, run->addr, &upper[r]);
 		}
 		pfree(c.runs);
 		pfree(level);
@@ -263,11 +282,7 @@ build_directories(StructIndex *idx, GfDirEntry *level, int64 nlevel,
 		if (nlevel == 1)
 			break;
 	}
-	Assert(level[0].addr == GF_ROOT_ADDR);
-	ns_set_root(idx->ns, (PageId) level[0].child, lv + 1);
-	/* the empty root bucket of init_empty, replaced only now */
-	ns_release(idx->ns, empty_root);
-	ns_commit(idx->ns);
+	set_directory_root(idx, &level[0], lv + 1, empty_root);
 	pfree(level);
 	pfree(keys);
 }
@@ -336,7 +351,6 @@ gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 /* bounded memory                                                     */
 /* ------------------------------------------------------------------ */
 
-/* The external sort's columns, all keys, in sort_item_cmp's order. */
 /*
  * The regions holding more than a bucket, which are halved (first pass):
  * an external sort in gf_addr_cmp order (the left-aligned address, then
@@ -507,13 +521,7 @@ cut_streamed(GfSpill *sp, StructIndex *idx, uint64 region, int64 count, uint32 m
 		Assert(count > 0);
 		spill_file_read(sp->in, node->entries, count * sizeof(GfDirEntry));
 		node->nentries = (uint32) count;
-		ns_write(idx->ns, node, NS_WRITE_NEW);
-		ns_commit(idx->ns);
-		memset(&upper, 0, sizeof(upper));
-		gf_region_box((const GfState *) idx->state, region, &upper.region);
-		upper.child = (int64) node->page;
-		upper.addr = region;
-		tree_free_node(node);
+		write_node_entry(idx, node, region, &upper);
 		BufFileWrite(sp->level, &upper, sizeof(upper));
 		sp->nlevel++;
 		return;
@@ -591,10 +599,6 @@ gf_spill_load(StructIndex *idx, BulkSpill *spill)
 	spill_file_rewind(sp->level);
 	spill_file_read(sp->level, &root, sizeof(root));
 	BufFileClose(sp->level);
-	Assert(root.addr == GF_ROOT_ADDR);
-	ns_set_root(idx->ns, (PageId) root.child, lv + 1);
-	/* the empty root bucket of init_empty, replaced only now */
-	ns_release(idx->ns, empty_root);
-	ns_commit(idx->ns);
+	set_directory_root(idx, &root, lv + 1, empty_root);
 	pfree(sp);
 }
