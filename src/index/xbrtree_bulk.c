@@ -425,6 +425,25 @@ partition(Partition *p, int64 lo, int64 hi, XbrAddr b, int64 room, RunList *left
 }
 
 /*
+ * Write a new node of quadrant q, its entries put in order, commit it, and
+ * make the item of the level above that points to it; the node is freed.
+ */
+static void
+write_node_entry(StructIndex *idx, TreeNode *node, XbrAddr q, BulkEntry *above,
+				 PageId *last_page)
+{
+	xbr_sort_entries(node);
+	ns_write(idx->ns, node, NS_WRITE_NEW);
+	ns_commit(idx->ns);
+	/* zeroed whole: a bounded load writes it to a file, padding too */
+	memset(above, 0, sizeof(BulkEntry));
+	above->addr = q;
+	xbr_fill_entry(&above->e.internal, q, node);
+	*last_page = node->page;
+	tree_free_node(node);
+}
+
+/*
  * Build one level from its sorted items: write its nodes and return the
  * items of the level above (one per node), sorted.
  */
@@ -481,14 +500,7 @@ build_level(StructIndex *idx, BulkEntry *items, int64 n, uint16 level,
 			else
 				XbrInternalEntries(node)[node->nentries++] = item->e.internal;
 		}
-		xbr_sort_entries(node);
-		ns_write(idx->ns, node, NS_WRITE_NEW);
-		ns_commit(idx->ns);
-
-		above[k].addr = p.quadrant[k];
-		xbr_fill_entry(&above[k].e.internal, p.quadrant[k], node);
-		*last_page = node->page;
-		tree_free_node(node);
+		write_node_entry(idx, node, p.quadrant[k], &above[k], last_page);
 	}
 	qsort(above, p.nnodes, sizeof(BulkEntry), internal_entry_cmp);
 
@@ -835,15 +847,8 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 		}
 		if (node->nentries == 0)
 			elog(ERROR, "bulk load of index \"%s\" made a leaf without points", idx->name);
-		xbr_sort_entries(node);
-		ns_write(idx->ns, node, NS_WRITE_NEW);
-		ns_commit(idx->ns);
-		memset(&entry, 0, sizeof(entry));
-		entry.addr = q;
-		xbr_fill_entry(&entry.e.internal, q, node);
+		write_node_entry(idx, node, q, &entry, &last_page);
 		BufFileWrite(entries, &entry, sizeof(entry));
-		last_page = node->page;
-		tree_free_node(node);
 		CHECK_FOR_INTERRUPTS();
 	}
 	if (v != NULL)
