@@ -19,13 +19,10 @@ if [ "$(q -c "SELECT inet_server_addr() IS NULL")" != "t" ]; then
 fi
 tap_plan 102
 
+scattered_points pts 50000
 q <<'SQL' >/dev/null
 SET client_min_messages = warning;
 SELECT festival.create_device('bsf', io => 'buffered');
-CREATE TABLE pts AS
-    SELECT i AS id, ST_MakePoint((i::bigint * 7919) % 100003, (i::bigint * 104729) % 99991) AS geom
-    FROM generate_series(1, 50000) i;
-CREATE UNIQUE INDEX ON pts (id);
 SELECT festival.create_index('s', 'rtree', 'bsf', '{"page_size": 1024}', 'pts');
 SELECT festival.create_index('hp', 'rtree', 'bsf', '{"page_size": 1024}', 'pts');
 SELECT festival.create_index('h', 'hilbert', 'bsf', '{"page_size": 1024}', 'pts');

@@ -19,13 +19,10 @@ source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 
 crash_begin festival_crash_build 26
+scattered_points pts 100000
 q <<'SQL' >/dev/null
 SET client_min_messages = warning;
 SELECT festival.create_device('crash_build', io => 'buffered');
-CREATE TABLE pts AS
-    SELECT i AS id, ST_MakePoint((i::bigint * 7919) % 100003, (i::bigint * 104729) % 99991) AS geom
-    FROM generate_series(1, 100000) i;
-CREATE UNIQUE INDEX ON pts (id);
 SQL
 
 for fw in fast efind; do

@@ -17,13 +17,10 @@ source "$(dirname "$0")/lib/crash.bash"
 source "$(dirname "$0")/lib/pages.bash"
 crash_begin festival_crash_cache_seal 15
 
+scattered_points pts 60000
 q <<'SQL' >/dev/null
 SET client_min_messages = warning;
 SELECT festival.create_device('crash_cs', io => 'buffered');
-CREATE TABLE pts AS
-    SELECT i AS id, ST_MakePoint((i::bigint * 7919) % 100003, (i::bigint * 104729) % 99991) AS geom
-    FROM generate_series(1, 60000) i;
-CREATE UNIQUE INDEX ON pts (id);
 SELECT festival.create_index('cs', 'rtree', 'crash_cs',
     '{"page_size": 1024, "split": "quadratic", "cache": "lru", "cache_size": 16384}', 'pts');
 SQL

@@ -10,13 +10,10 @@ source "$(dirname "$0")/lib/tap.bash"
 fresh_database festival_interrupt
 tap_plan 12
 
+scattered_points pts 300000
 q <<'SQL' >/dev/null
 SET client_min_messages = warning;
 SELECT festival.create_device('interrupt', io => 'buffered');
-CREATE TABLE pts AS
-    SELECT i AS id, ST_MakePoint((i::bigint * 7919) % 100003, (i::bigint * 104729) % 99991) AS geom
-    FROM generate_series(1, 300000) i;
-CREATE UNIQUE INDEX ON pts (id);
 SELECT festival.create_index('b', 'rtree', 'interrupt', '{"page_size": 2048}', 'pts');
 SELECT festival.create_index('s', 'rtree', 'interrupt', '{"page_size": 1024}', 'pts');
 SQL

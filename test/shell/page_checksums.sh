@@ -21,13 +21,10 @@ fi
 sizes="1024 4096 4608 8192 12800 65536"
 tap_plan 24
 
+scattered_points pts 30000
 q <<'SQL' >/dev/null
 SET client_min_messages = warning;
 SELECT festival.create_device('pc', io => 'buffered');
-CREATE TABLE pts AS
-    SELECT i AS id, ST_MakePoint((i::bigint * 7919) % 100003, (i::bigint * 104729) % 99991) AS geom
-    FROM generate_series(1, 30000) i;
-CREATE UNIQUE INDEX ON pts (id);
 SQL
 
 window="ST_MakeEnvelope(20000, 30000, 45000, 52000)"

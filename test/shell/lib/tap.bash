@@ -60,6 +60,16 @@ q() { psql -X -qAt -v ON_ERROR_STOP=1 "$@" 2>&1; }
 # psql returning bare values only (messages discarded).
 qv() { psql -X -qAt -v ON_ERROR_STOP=1 "$@" 2>/dev/null; }
 
+# scattered_points <table> <n>: a table (id, geom) of n points spread over
+# 100003 x 99991 by two multiplicative steps (no two alike), with a unique
+# index on id, as the crash and fault tests build their indices from.
+scattered_points() {
+    q -c "CREATE TABLE $1 AS
+              SELECT i AS id, ST_MakePoint((i::bigint * 7919) % 100003, (i::bigint * 104729) % 99991) AS geom
+              FROM generate_series(1, $2) i" \
+      -c "CREATE UNIQUE INDEX ON $1 (id)" >/dev/null
+}
+
 # Wait until the server accepts connections again (after a crash restart).
 wait_for_server() {
     for _ in $(seq 1 120); do
