@@ -56,9 +56,10 @@
  * the stamp of the image it decoded; a hit on that same image is made and
  * counted as any hit but copies nothing (cache_read_stamped).
  *
- * Without a redo log, pages waiting in a write-back cache are lost in a
- * crash like any unflushed change; the clean flag of the meta page says
- * so on the next open.
+ * Pages waiting here are not yet safe from a crash (PageIO.defers_writes):
+ * the node store above keeps a log of what it wrote (FAST's and eFIND's
+ * redo log, the write-through store's journal), which the next open
+ * replays.
  *
  * Option cache = 'clru' chooses the thesis's hot/cold buffer instead
  * (clru.c), a decorator of its own; this file only validates and wraps.
@@ -500,11 +501,9 @@ cache_pageio_create(PageIO *below, ReplacementPolicy policy, int64 capacity,
 	CachePageIO *c = palloc0(sizeof(CachePageIO));
 	int			frames = (int) Max(capacity / below->page_size, 1);
 
-	c->io.ops = &cache_pageio_ops;
-	c->io.page_size = below->page_size;
-	c->io.stats = below->stats;
-	c->io.label = below->label;
-	c->io.fault = below->fault;
+	pageio_wrap_init(&c->io, &cache_pageio_ops, below);
+	/* write-back: a write reaches the device at eviction or sync */
+	c->io.defers_writes = true;
 	c->below = below;
 	c->next_stamp = 1;
 	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "festival page cache",

@@ -475,10 +475,9 @@ clru_pageio_create(PageIO *below, int64 capacity_bytes, int64 cold_pages,
 
 	clru_split_capacity(capacity_bytes / below->page_size, cold_pages, directory_percent,
 						&hot_directory, &hot_data);
-	c->io.ops = &clru_pageio_ops;
-	c->io.page_size = below->page_size;
-	c->io.stats = below->stats;
-	c->io.label = below->label;
+	pageio_wrap_init(&c->io, &clru_pageio_ops, below);
+	/* dirty pages wait in the hot and cold lists */
+	c->io.defers_writes = true;
 	c->below = below;
 	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "festival clru cache",
 								   ALLOCSET_DEFAULT_SIZES);

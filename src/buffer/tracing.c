@@ -145,12 +145,7 @@ tracing_pageio_wrap(PageIO *device, const char *index_name, IoTrace *target)
 {
 	TracingPageIO *t = palloc0(sizeof(TracingPageIO));
 
-	t->io.ops = &tracing_pageio_ops;
-	t->io.page_size = device->page_size;
-	t->io.stats = device->stats;
-	t->io.time_cpu = device->time_cpu;
-	t->io.label = device->label;
-	t->io.fault = device->fault;
+	pageio_wrap_init(&t->io, &tracing_pageio_ops, device);
 	t->below = device;
 	t->index_name = index_name;
 	t->target = target;

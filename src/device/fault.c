@@ -166,6 +166,7 @@ fault_write(PageIO *io, PageIORequest *reqs, int n)
 		pageio_write_one(f->below, reqs[ok].page, torn);
 		pageio_free_buffer(torn);
 	}
+	io->stats->write_errors++;
 	fault_report(f, "write", reqs[ok].page, fault_errno(error));
 }
 
@@ -183,6 +184,7 @@ fault_sync(PageIO *io)
 	}
 	if (error == FAULT_CRASH)
 		fault_crash();
+	io->stats->write_errors++;
 	errno = fault_errno(error);
 	ereport(ERROR,
 			(errcode_for_file_access(),
@@ -229,10 +231,7 @@ fault_pageio_create(PageIO *below, FaultState *fs)
 {
 	FaultPageIO *f = palloc0(sizeof(FaultPageIO));
 
-	f->io.ops = &fault_pageio_ops;
-	f->io.page_size = below->page_size;
-	f->io.stats = below->stats;
-	f->io.label = below->label;
+	pageio_wrap_init(&f->io, &fault_pageio_ops, below);
 	f->io.fault = fs;
 	f->below = below;
 	f->fs = fs;
@@ -244,6 +243,19 @@ fault_check_log(FaultState *fs, FaultTarget target, bool *torn)
 {
 	Assert(target == FAULT_LOG_WRITE || target == FAULT_LOG_SYNC);
 	return fault_check_file(fs, target, torn);
+}
+
+/*
+ * fault_check_log in the shape of the log's fault hook (log/log.h's
+ * LogFaultHook), with the index's FaultState as its argument: every store
+ * that keeps a log (FAST, eFIND, the write-through store's journal) arms
+ * its log with it.
+ */
+int
+fault_log_hook(void *arg, bool sync, bool *torn)
+{
+	return fault_check_log((FaultState *) arg,
+						   sync ? FAULT_LOG_SYNC : FAULT_LOG_WRITE, torn);
 }
 
 /*

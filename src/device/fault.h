@@ -76,6 +76,7 @@ extern PageIO *fault_pageio_create(PageIO *below, FaultState *fs);
  * A crash fault never returns.
  */
 extern int	fault_check_log(FaultState *fs, FaultTarget target, bool *torn);
+extern int	fault_log_hook(void *arg, bool sync, bool *torn);
 extern int	fault_check_file(FaultState *fs, FaultTarget target, bool *torn);
 
 #endif							/* FEST_FAULT_H */

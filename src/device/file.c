@@ -87,6 +87,30 @@ timer_stop(PageIO *io, CallTimer *t)
 	return elapsed;
 }
 
+/*
+ * Write through the engine; a refused write is counted before its error
+ * leaves, so that the handle knows a layer above may have let go of what
+ * it held (a page cache's evicted page) and reloads the index.
+ */
+static int
+write_counting_errors(PageIO *io, PageIORequest *reqs, int n)
+{
+	FilePageIO *f = (FilePageIO *) io;
+	int			submissions = 0;
+
+	PG_TRY();
+	{
+		submissions = f->engine->ops->transfer(f->engine, reqs, n, true);
+	}
+	PG_CATCH();
+	{
+		io->stats->write_errors++;
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return submissions;
+}
+
 /* One array of requests through the engine, timed and counted. */
 static void
 file_transfer(PageIO *io, PageIORequest *reqs, int n, bool write)
@@ -99,7 +123,8 @@ file_transfer(PageIO *io, PageIORequest *reqs, int n, bool write)
 	if (n <= 0)
 		return;
 	timer_start(io, &t);
-	submissions = f->engine->ops->transfer(f->engine, reqs, n, write);
+	submissions = write ? write_counting_errors(io, reqs, n)
+		: f->engine->ops->transfer(f->engine, reqs, n, false);
 	elapsed = timer_stop(io, &t);
 	if (write)
 	{
@@ -135,9 +160,12 @@ file_sync(PageIO *io)
 
 	timer_start(io, &t);
 	if (fdatasync(f->fd) != 0)
+	{
+		io->stats->write_errors++;
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not sync index file \"%s\": %m", f->path)));
+	}
 	io->stats->sync_ns += timer_stop(io, &t);
 	io->stats->syncs++;
 }

@@ -146,7 +146,40 @@ struct PageIO
 	 * PageIO: set by every layer whose ops take buffers, NULL for others.
 	 */
 	struct PagePool *pool;
+	/*
+	 * A write may return before it is safe from the death of the process:
+	 * this layer or one below keeps it in memory (a write-back page cache)
+	 * or does not yet record where it went (the tier router, whose map is
+	 * made durable at sync), so only sync makes it survive a kill -9.
+	 * Devices write through the kernel at once: false.  A wrapper inherits
+	 * it from below (pageio_wrap_init) and sets it if it defers itself.
+	 * The write-through store journals its commits over such a chain
+	 * (flash/direct.c), so that a crash or a failed write-back loses
+	 * nothing it acknowledged.
+	 */
+	bool		defers_writes;
 };
+
+/*
+ * Set up a wrapper's PageIO over below: its ops, and everything a wrapper
+ * passes on unchanged (page size, counters, CPU timing, label, the fault
+ * state, whether writes are deferred).  A wrapper then sets only what it
+ * changes (a pool, defers_writes), so a field added here reaches every
+ * layer instead of each wrapper copying fields by hand.
+ */
+static inline void
+pageio_wrap_init(PageIO *io, const PageIOOps *ops, const PageIO *below)
+{
+	io->ops = ops;
+	io->page_size = below->page_size;
+	io->stats = below->stats;
+	io->time_cpu = below->time_cpu;
+	io->label = below->label;
+	io->fault = below->fault;
+	io->lend_epoch = 0;
+	io->pool = NULL;
+	io->defers_writes = below->defers_writes;
+}
 
 static inline void
 pageio_read(PageIO *io, PageIORequest *reqs, int n)

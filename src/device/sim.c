@@ -821,11 +821,7 @@ sim_pageio_create(PageIO *below, SimDevice *dev, bool batched)
 {
 	SimPageIO  *s = palloc0(sizeof(SimPageIO));
 
-	s->io.ops = &sim_pageio_ops;
-	s->io.page_size = below->page_size;
-	s->io.stats = below->stats;
-	s->io.label = below->label;
-	s->io.fault = below->fault;
+	pageio_wrap_init(&s->io, &sim_pageio_ops, below);
 	s->below = below;
 	s->dev = dev;
 	s->batched = batched;

@@ -488,35 +488,6 @@ buffered_release(NodeStore *ns, PageId page)
 	ns->meta_dirty = true;
 }
 
-static void
-meta_to_logged(const FestMeta *meta, LoggedMeta *lm)
-{
-	memset(lm, 0, sizeof(*lm));
-	lm->root = meta->root;
-	lm->page_count = meta->page_count;
-	lm->free_head = meta->free_head;
-	lm->free_count = meta->free_count;
-	lm->entry_count = meta->entry_count;
-	lm->height = meta->height;
-	lm->flags = meta->flags;
-	lm->srid = meta->srid;
-	memcpy(lm->structure_state, meta->structure_state, FEST_STRUCTURE_STATE_SIZE);
-}
-
-static void
-logged_to_meta(const LoggedMeta *lm, FestMeta *meta)
-{
-	meta->root = lm->root;
-	meta->page_count = lm->page_count;
-	meta->free_head = lm->free_head;
-	meta->free_count = lm->free_count;
-	meta->entry_count = lm->entry_count;
-	meta->height = lm->height;
-	meta->flags = (meta->flags & FEST_META_CLEAN) | (lm->flags & ~FEST_META_CLEAN);
-	meta->srid = lm->srid;
-	memcpy(meta->structure_state, lm->structure_state, FEST_STRUCTURE_STATE_SIZE);
-}
-
 StaticAssertDecl(sizeof(LoggedMeta) <= 128, "LoggedMeta must fit logged_meta");
 
 /*
@@ -528,7 +499,7 @@ log_meta(BufferedStore *bs, bool always)
 {
 	LoggedMeta	lm;
 
-	meta_to_logged(bs->ns.meta, &lm);
+	ns_meta_to_logged(bs->ns.meta, &lm);
 	if (!always && memcmp(&lm, bs->logged_meta, sizeof(lm)) == 0)
 		return;
 	buffered_log(bs, LOG_META, NULL, 0, &lm, sizeof(lm));
@@ -541,7 +512,7 @@ meta_logged_now(BufferedStore *bs)
 {
 	LoggedMeta	lm;
 
-	meta_to_logged(bs->ns.meta, &lm);
+	ns_meta_to_logged(bs->ns.meta, &lm);
 	memcpy(bs->logged_meta, &lm, sizeof(lm));
 }
 
@@ -903,16 +874,7 @@ restore_capacity(BufferedStore *bs)
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		ereport(ERROR,
-				(errcode(edata->sqlerrcode),
-				 errmsg("%s", edata->message),
-				 errdetail("The change was logged before this failure and is kept; making room in the buffer or the log failed."),
-				 edata->hint ? errhint("%s", edata->hint) : 0));
+		ns_raise_kept(cxt, "The change was logged before this failure and is kept; making room in the buffer or the log failed.");
 	}
 	PG_END_TRY();
 }
@@ -938,12 +900,16 @@ buffered_commit(NodeStore *ns)
 		ns_mark_unclean(ns);
 		commit_log_group(bs);
 		bs->op_logged = false;
+		ns_note_committed(ns);
 	}
 	else if (bs->log == NULL && hash_get_num_entries(bs->table) > 0)
 		ns_mark_unclean(ns);
 
 	if (bs->log == NULL)
+	{
 		flush_until(bs, bs->cfg.buffer_size);
+		ns_note_committed(ns);
+	}
 	else
 		restore_capacity(bs);
 
@@ -1146,7 +1112,7 @@ apply_record(void *arg, const LogRecord *rec)
 	{
 		case LOG_META:
 			if (rec->payload_len == sizeof(LoggedMeta))
-				logged_to_meta((const LoggedMeta *) rec->payload, bs->ns.meta);
+				ns_meta_from_logged((const LoggedMeta *) rec->payload, bs->ns.meta);
 			break;
 		case LOG_NEW:
 		case LOG_MOD:
@@ -1192,6 +1158,14 @@ apply_record(void *arg, const LogRecord *rec)
 			break;
 		case LOG_COMMIT:
 			break;
+		case LOG_PAGE:
+			/* only the write-through store's journal holds page images */
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("log of index \"%s\" holds page images, which its framework does not write",
+							bs->ns.index_name),
+					 errhint("The log belongs to another kind of index or is damaged; festival.build('%s') rebuilds the index from its source.",
+							 bs->ns.index_name)));
 	}
 }
 
@@ -1221,6 +1195,7 @@ buffered_recover(BufferedStore *bs)
 	log_replay(bs->log, apply_record, bs, &result);
 	bs->replaying = false;
 	meta_logged_now(bs);
+	ns_note_committed(ns);
 	ns->stats->recovery_ns += fest_now_ns() - start;
 	ns->stats->recoveries++;
 	ns->recovered = result.groups;
@@ -1238,14 +1213,6 @@ buffered_recover(BufferedStore *bs)
 				 errdetail("Until a check finds no error or a build rewrites it, the index refuses changes."),
 				 errhint("Run festival.check('%s'); festival.build('%s') rebuilds it.",
 						 ns->index_name, ns->index_name)));
-}
-
-/* The log's writes and syncs go through the index's fault layer. */
-static int
-log_fault_hook(void *arg, bool sync, bool *torn)
-{
-	return fault_check_log((FaultState *) arg,
-						   sync ? FAULT_LOG_SYNC : FAULT_LOG_WRITE, torn);
 }
 
 /*
@@ -1271,7 +1238,7 @@ buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
 	{
 		bs->log = log_open(log_path, meta->index_uid, create, index_name, stats);
 		if (io->fault != NULL)
-			log_set_fault_hook(bs->log, log_fault_hook, io->fault);
+			log_set_fault_hook(bs->log, fault_log_hook, io->fault);
 	}
 	meta_logged_now(bs);
 }

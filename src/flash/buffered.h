@@ -167,21 +167,6 @@ struct BufferedStore
 	void	   *fw;				/* the framework's own state */
 };
 
-/* Meta fields carried by LOG_META records. */
-typedef struct LoggedMeta
-{
-	uint64		root;
-	uint64		page_count;
-	uint64		free_head;
-	uint64		free_count;
-	uint64		entry_count;
-	uint32		height;
-	uint32		flags;
-	int32		srid;
-	uint32		reserved;
-	uint8		structure_state[FEST_STRUCTURE_STATE_SIZE];
-} LoggedMeta;
-
 /* buffered.c */
 extern void buffered_init(BufferedStore *bs, const BufferedOps *ops,
 						  PageIO *io, FestMeta *meta, const NodeOps *node_ops,

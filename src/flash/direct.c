@@ -56,6 +56,30 @@
  * any read is.  Counters do not change: the read is counted as before
  * (nodes_visited, reads_per_level, and below it cache hits or pages_read).
  *
+ * The journal.  Written through, a commit is safe from a crash of the
+ * process once its writes return: the kernel holds them.  Not so over a
+ * chain that defers writes (PageIO.defers_writes): a write-back page cache
+ * keeps them in memory until eviction or sync, and the tier router names a
+ * page's new tier only in the map it writes at sync.  Over such a chain
+ * the store keeps a journal, a redo log beside the index file
+ * (<index file>.log, log/log.h) of page images: each commit first appends
+ * the whole image of every page it writes, and the meta data when it
+ * changed, as one group (LOG_PAGE records, a LOG_META, a COMMIT), synced
+ * as festival.log_sync says, and only then hands the pages down.  Opening
+ * an index whose meta page is not clean replays the journal: every page
+ * image of every complete group is written again, in order, and the meta
+ * restored from the last group, so the index is exactly as after its last
+ * acknowledged modification, whatever the cache or the router had written
+ * back (a page image is whole, so rewriting it is idempotent).  The same
+ * happens when a failed write (a full disk under a cache's write-back)
+ * makes the handle reload.  The journal is emptied when the chain is
+ * synced: at flush, and at a checkpoint when it outgrows
+ * JOURNAL_CHECKPOINT_BYTES (a sync, which writes back the cache's dirty
+ * pages early, then an empty journal).  A build is not journaled: its
+ * first commit makes the BUILDING flag durable (journal_reset), so a crash
+ * in the middle leaves an index that refuses everything but build(), and
+ * its last commit syncs the pages before the meta that clears the flag.
+ *
  * Other node reads take the image without a copy where they can: a page
  * cache that lends its frames (pageio_read_borrow) hands the frame itself,
  * valid until the next call on the PageIO, and a page read ahead is used
@@ -70,8 +94,20 @@
  */
 #include "flash/nodestore.h"
 
+#include "device/device.h"
+#include "device/fault.h"
+#include "flash/framework.h"
+#include "log/log.h"
 #include "stats/jsonbuild.h"
 #include "utils/memutils.h"
+
+/*
+ * A journal that outgrows this is emptied by a checkpoint (a sync of the
+ * chain).  Large enough that one-at-a-time changes between two flushes
+ * rarely reach it (64 MB is 16,384 commits of one 4 kB page), small enough
+ * to replay in a second.
+ */
+#define JOURNAL_CHECKPOINT_BYTES ((uint64) 64 * 1024 * 1024)
 
 typedef struct PendingPage
 {
@@ -145,6 +181,15 @@ typedef struct DirectStore
 									 * to be sealed when they leave it: a gauge */
 	uint64		given_images;	/* pending images the cache took as its frame
 								 * instead of a copy: a gauge */
+	/*
+	 * The journal of a store over a chain that defers writes (see the
+	 * file header), or NULL.
+	 */
+	FestLog    *journal;
+	LoggedMeta	journaled_meta; /* the meta as the journal last recorded it */
+	bool		committed_building; /* FEST_META_BUILDING as of the last
+									 * commit: its commits are not journaled */
+	uint64		checkpoints;	/* journal checkpoints: a gauge */
 } DirectStore;
 
 bool		fest_write_through_per_access = false;
@@ -737,6 +782,188 @@ write_group(DirectStore *ds, PendingPage *pages, int n)
 	pfree(reqs);
 }
 
+/* ---------------------------------------------------------------- journal */
+
+/* Record the meta data in the group being written if it changed. */
+static void
+journal_meta(DirectStore *ds, bool always)
+{
+	LoggedMeta	lm;
+
+	ns_meta_to_logged(ds->ns.meta, &lm);
+	if (!always && memcmp(&lm, &ds->journaled_meta, sizeof(lm)) == 0)
+		return;
+	log_append(ds->journal, LOG_META, InvalidPageId, 0, 0, 0, &lm, sizeof(lm));
+	ds->journaled_meta = lm;
+}
+
+/*
+ * Append the open modification's pages (already in commit order) and its
+ * meta data to the journal as one group, durable as festival.log_sync
+ * says.  Nothing has been handed down yet, so a failure here leaves the
+ * index as it was (log_commit cuts off a group it could not sync, and a
+ * replay drops a torn one).
+ */
+static void
+journal_commit(DirectStore *ds)
+{
+	for (int i = 0; i < ds->npending; i++)
+	{
+		PendingPage *p = &ds->pending[i];
+
+		log_append(ds->journal, LOG_PAGE, p->page, p->level, 0,
+				   p->is_free ? LOG_PAGE_FREE : 0, p->image, ds->ns.page_size);
+	}
+	journal_meta(ds, false);
+	log_commit(ds->journal, (LogSyncMode) fest_log_sync_mode,
+			   fest_log_sync_interval);
+}
+
+/*
+ * Everything the journal holds is on the device once the chain is synced
+ * with the current meta written: then it may be emptied.  The meta page
+ * keeps its clean flag cleared (the store has not flushed); the next group
+ * records the meta again.
+ */
+static void
+journal_checkpoint(DirectStore *ds)
+{
+	NodeStore  *ns = &ds->ns;
+
+	ns_write_meta(ns);
+	pageio_sync(ns->io);
+	log_truncate(ds->journal);
+	memset(&ds->journaled_meta, 0, sizeof(ds->journaled_meta));
+	ds->checkpoints++;
+}
+
+/* The detail of an error after the modification's group reached the journal */
+#define JOURNAL_KEPT "The change was logged in the index's journal before this failure and is kept; writing it to the device failed."
+
+/* One record of a replay (journal_replay). */
+static void
+journal_apply(void *arg, const LogRecord *rec)
+{
+	DirectStore *ds = (DirectStore *) arg;
+	NodeStore  *ns = &ds->ns;
+
+	ns->stats->recovery_records++;
+	switch ((LogRecordType) rec->hdr.type)
+	{
+		case LOG_PAGE:
+			if (rec->payload_len != ns->page_size)
+				break;
+			memcpy(ds->scratch, rec->payload, ns->page_size);
+			fest_page_seal(ds->scratch, ns->page_size);
+			{
+				PageIORequest req = {rec->hdr.page, ds->scratch, false};
+
+				pageio_write_sealed(ns->io, &req, 1);
+			}
+			return;
+		case LOG_META:
+			if (rec->payload_len != sizeof(LoggedMeta))
+				break;
+			ns_meta_from_logged((const LoggedMeta *) rec->payload, ns->meta);
+			return;
+		case LOG_COMMIT:
+			return;
+		default:
+			break;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("journal of index \"%s\" holds a record its write-through store does not write (type %d, %u bytes)",
+					ns->index_name, rec->hdr.type, rec->payload_len),
+			 errhint("The journal belongs to another kind of index or is damaged; festival.build('%s') rebuilds the index from its source.",
+					 ns->index_name)));
+}
+
+/*
+ * An index not closed cleanly: write every page image of every complete
+ * group again and restore the meta of the last one.  The pages go down
+ * the chain as any write (a cache holds them); the journal is kept until
+ * the next flush empties it, so a crash before that replays it again.
+ */
+static void
+journal_replay(DirectStore *ds)
+{
+	NodeStore  *ns = &ds->ns;
+	LogReplayResult result;
+	int64		start = fest_now_ns();
+
+	log_replay(ds->journal, journal_apply, ds, &result);
+	ns_note_committed(ns);
+	ns->recovered = result.groups;
+	ns->stats->recoveries++;
+	/* the chain holds the replayed meta too, for readers and the next sync */
+	ns_write_meta(ns);
+	ns->stats->recovery_ns += fest_now_ns() - start;
+}
+
+/*
+ * Open (or start) the journal of a store over a chain that defers writes,
+ * and replay it if the index was not closed cleanly.  An index not closed
+ * cleanly whose journal is missing cannot be restored: it stays suspect
+ * (refusing changes until check() or build()) and gets a new journal.
+ */
+static void
+journal_open(DirectStore *ds, const char *log_path, bool create)
+{
+	NodeStore  *ns = &ds->ns;
+	bool		clean = (ns->meta->flags & FEST_META_CLEAN) != 0;
+	bool		exists = !create && device_file_exists(log_path);
+
+	ds->journal = log_open(log_path, ns->meta->index_uid, !exists,
+						   ns->index_name, ns->stats);
+	if (ns->io->fault != NULL)
+		log_set_fault_hook(ds->journal, fault_log_hook, ns->io->fault);
+	ns->has_log = true;
+	if (!clean && exists)
+	{
+		journal_replay(ds);
+		ns->suspect = false;
+	}
+	else if (!clean)
+		ereport(WARNING,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" was not closed cleanly and its journal \"%s\" is missing",
+						ns->index_name, log_path),
+				 errdetail("Changes its page cache or tier router had not yet written may be lost; until a check finds no error or a build rewrites it, the index refuses changes."),
+				 errhint("Run festival.check('%s'); festival.build('%s') rebuilds it from its source.",
+						 ns->index_name, ns->index_name)));
+	else if (!log_is_empty(ds->journal))
+		log_truncate(ds->journal);	/* a clean index has nothing to replay */
+	ns_meta_to_logged(ns->meta, &ds->journaled_meta);
+}
+
+/*
+ * A rebuild empties the file.  Journaled, it first makes the empty meta,
+ * with the BUILDING flag the caller has set, as durable as the journal
+ * makes a commit, and on the device before the journal is emptied: a crash
+ * at any point then leaves either the old index with its journal, or an
+ * index that refuses everything but build().
+ */
+static void
+journal_reset(DirectStore *ds)
+{
+	NodeStore  *ns = &ds->ns;
+	FestMeta   *meta = ns->meta;
+
+	Assert(meta->flags & FEST_META_BUILDING);
+	ns_mark_unclean(ns);
+	ns_empty_meta(ns);
+	journal_meta(ds, true);
+	log_commit(ds->journal, (LogSyncMode) fest_log_sync_mode,
+			   fest_log_sync_interval);
+	ns_note_committed(ns);
+	ns->io->ops->truncate(ns->io, FEST_FIRST_DATA_PAGE);
+	ns_write_meta(ns);
+	pageio_sync(ns->io);
+	log_truncate(ds->journal);
+	ns_meta_to_logged(meta, &ds->journaled_meta);
+}
+
 /*
  * Write the modification's pages and the meta in the order that lets a
  * failure leave the file as it was, and a crash lose nothing committed:
@@ -766,9 +993,24 @@ direct_commit(NodeStore *ns)
 	uint64		old_pages = ds->file_pages;
 	int			count[NGROUPS] = {0};
 	bool		meta_early;
+	bool		building = (ns->meta->flags & FEST_META_BUILDING) != 0;
+	/* a build's commits are not journaled (see the file header) */
+	bool		journaled = ds->journal != NULL && !ds->committed_building;
+	/* the last commit of a journaled build: its pages before its meta */
+	bool		finishing = ds->journal != NULL && ds->committed_building && !building;
+	MemoryContext cxt = CurrentMemoryContext;
 
 	if (ds->npending == 0 && !ns->meta_dirty)
+	{
+		/* the entry count alone changed (a delete of nothing written?) */
+		if (journaled && ns->op_touched)
+		{
+			ns_mark_unclean(ns);
+			journal_commit(ds);
+			ns_note_committed(ns);
+		}
 		return;
+	}
 
 	ns_mark_unclean(ns);
 
@@ -791,10 +1033,16 @@ direct_commit(NodeStore *ns)
 				fest_write_through_per_access ? p->writes : 1;
 		count[pending_group(ds, p)]++;
 	}
-	meta_early = ns->meta_dirty &&
+	meta_early = ns->meta_dirty && !finishing &&
 		(count[GROUP_EXTENDING] > 0 || count[GROUP_REUSED] > 0 ||
 		 ns->meta->root != ds->committed_root ||
 		 ns->meta->height != ds->committed_height);
+
+	if (journaled)
+	{
+		journal_commit(ds);
+		ns_note_committed(ns);
+	}
 
 	PG_TRY();
 	{
@@ -812,8 +1060,13 @@ direct_commit(NodeStore *ns)
 		write_group(ds, next, count[GROUP_EXISTING] + count[GROUP_FREED]);
 		Assert(next + count[GROUP_EXISTING] + count[GROUP_FREED] ==
 			   ds->pending + ds->npending);
-		if (ns->meta_dirty)
+		/* a finished build's tree is on the device before the meta says so */
+		if (finishing)
+			pageio_sync(ns->io);
+		if (ns->meta_dirty || finishing)
 			ns_write_meta(ns);
+		if (finishing)
+			pageio_sync(ns->io);
 	}
 	PG_CATCH();
 	{
@@ -824,6 +1077,9 @@ direct_commit(NodeStore *ns)
 		if (ds->pooled)
 			for (int i = 0; i < ds->npending; i++)
 				ds->pending[i].image = NULL;
+		/* the journal has the change: the reload replays it */
+		if (journaled)
+			ns_raise_kept(cxt, JOURNAL_KEPT);
 		if (!ns->overwriting && count[GROUP_EXTENDING] > 0)
 		{
 			/*
@@ -841,20 +1097,43 @@ direct_commit(NodeStore *ns)
 	ds->file_pages = Max(ds->file_pages, ns->meta->page_count);
 	ds->committed_root = ns->meta->root;
 	ds->committed_height = ns->meta->height;
+	ds->committed_building = building;
+	ns_note_committed(ns);
 	ds->nreused = 0;
 	images_to_spare(ds);
 	ds->npending = 0;
 	MemoryContextReset(ds->pending_cxt);
 	pending_forget_index(ds);
 	ns->op_touched = false;
+
+	if (journaled && log_size(ds->journal) > JOURNAL_CHECKPOINT_BYTES)
+	{
+		PG_TRY();
+		{
+			journal_checkpoint(ds);
+		}
+		PG_CATCH();
+		{
+			ns_raise_kept(cxt, JOURNAL_KEPT);
+		}
+		PG_END_TRY();
+	}
 }
 
 static void
 direct_flush(NodeStore *ns)
 {
+	DirectStore *ds = (DirectStore *) ns;
+
 	direct_commit(ns);
-	spare_free((DirectStore *) ns);
+	spare_free(ds);
 	ns_mark_clean(ns);
+	/* everything the journal holds is on the device now */
+	if (ds->journal != NULL && !ns->suspect)
+	{
+		log_truncate(ds->journal);
+		ns_meta_to_logged(ns->meta, &ds->journaled_meta);
+	}
 }
 
 static void
@@ -868,7 +1147,13 @@ direct_reset(NodeStore *ns)
 	ds->nreused = 0;
 	MemoryContextReset(ds->pending_cxt);
 	pending_forget_index(ds);
-	ns_truncate_to_empty(ns);
+	if (ds->journal != NULL)
+	{
+		journal_reset(ds);
+		ds->committed_building = true;
+	}
+	else
+		ns_truncate_to_empty(ns);
 	ds->file_pages = FEST_FIRST_DATA_PAGE;
 	ds->committed_root = InvalidPageId;
 	ds->committed_height = 0;
@@ -881,6 +1166,10 @@ direct_reset(NodeStore *ns)
 static void
 direct_close(NodeStore *ns)
 {
+	DirectStore *ds = (DirectStore *) ns;
+
+	if (ds->journal != NULL)
+		log_close(ds->journal);
 	ns->io->ops->close(ns->io);
 }
 
@@ -933,6 +1222,13 @@ direct_describe(NodeStore *ns, JsonbParseState **state)
 	jb_int(state, "lent_reads", (int64) ds->lent_reads);
 	jb_int(state, "unsealed_writes", (int64) ds->unsealed_writes);
 	jb_int(state, "given_images", (int64) ds->given_images);
+	if (ds->journal != NULL)
+	{
+		jb_int(state, "log_bytes", (int64) log_size(ds->journal));
+		jb_int(state, "journal_checkpoints", (int64) ds->checkpoints);
+	}
+	else
+		jb_null(state, "log_bytes");
 }
 
 static List *
@@ -967,7 +1263,8 @@ static const NodeStoreOps direct_store_ops = {
  */
 NodeStore *
 direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
-					const char *index_name, FestStats *stats)
+					const char *index_name, FestStats *stats,
+					const char *log_path, bool create)
 {
 	DirectStore *ds = palloc0(sizeof(DirectStore));
 
@@ -993,6 +1290,10 @@ direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	}
 	ds->maxspare = 16;
 	ds->spare = palloc(ds->maxspare * sizeof(char *));
+	/* a replay changes the meta: before the state taken from it below */
+	if (io->defers_writes)
+		journal_open(ds, log_path, create);
+	ds->committed_building = (meta->flags & FEST_META_BUILDING) != 0;
 	/* pages past the meta's count are leftovers of a failed commit */
 	ds->file_pages = meta->page_count;
 	ds->committed_root = meta->root;

@@ -39,7 +39,8 @@ direct_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 			  const char *index_name, FestStats *stats, const FestConfig *config,
 			  const char *log_path, bool create)
 {
-	return direct_store_create(io, meta, node_ops, index_name, stats);
+	return direct_store_create(io, meta, node_ops, index_name, stats,
+							   log_path, create);
 }
 
 static const FrameworkDef frameworks[] = {

@@ -63,6 +63,18 @@ ns_init(NodeStore *ns, const NodeStoreOps *ops, PageIO *io, FestMeta *meta,
 	ns->page_size = io->page_size;
 	ns->marked_unclean = (meta->flags & FEST_META_CLEAN) == 0;
 	ns->suspect = ns->marked_unclean;
+	ns_note_committed(ns);
+}
+
+/*
+ * The meta in memory is now what the store has made durable: the end of a
+ * commit (its pages written through, or its group in the log), an open, a
+ * replay.
+ */
+void
+ns_note_committed(NodeStore *ns)
+{
+	ns_meta_to_logged(ns->meta, &ns->committed_meta);
 }
 
 /* Record a new root and height; the meta is written at the next commit. */
@@ -173,20 +185,29 @@ ns_write_meta(NodeStore *ns)
 void
 ns_mark_unclean(NodeStore *ns)
 {
-	uint32		entries_valid = ns->meta->flags & FEST_META_ENTRIES_VALID;
+	LoggedMeta	now;
+	bool		dirty = ns->meta_dirty;
 
 	if (ns->marked_unclean)
 		return;
-	ns->meta->flags &= ~(FEST_META_CLEAN | FEST_META_ENTRIES_VALID);
 	/*
-	 * The entry count in memory may already include the modification in
-	 * progress, which may yet fail: the copy on disk does not vouch for it
-	 * (a reload or a replay restores the count; check() recounts).  Both
-	 * writes of the meta pair precede the sync, which orders them before
-	 * the pages they cover.
+	 * The meta in memory may already hold the modification in progress (a
+	 * new root, the entry count), which may yet fail before anything of it
+	 * is durable: the copy on disk is the meta as of the last commit, so
+	 * that a replay of a log without a complete group after it (the first
+	 * modification failed or was cut short) starts from the right state.
+	 * Later commits leave it stale (a log or a reload restores the meta;
+	 * without either, the index opens suspect and check() recounts), so its
+	 * entry count stops vouching for itself once the log records another.
+	 * Both writes of the meta pair precede the sync, which orders them
+	 * before the pages they cover.
 	 */
+	ns_meta_to_logged(ns->meta, &now);
+	ns_meta_from_logged(&ns->committed_meta, ns->meta);
+	ns->meta->flags &= ~FEST_META_CLEAN;
 	ns_write_meta(ns);
-	ns->meta->flags |= entries_valid;
+	ns_meta_from_logged(&now, ns->meta);
+	ns->meta_dirty = dirty;
 	/* the flag must be on disk before any page it covers */
 	pageio_sync(ns->io);
 	ns->marked_unclean = true;
@@ -211,6 +232,60 @@ ns_mark_clean(NodeStore *ns)
 	}
 	ns_write_meta(ns);
 	pageio_sync(ns->io);
+	ns_note_committed(ns);
+}
+
+/*
+ * Raise again, from a PG_CATCH block, the error of a failure that came after
+ * the modification was made durable in the store's log (flushing to make
+ * room, writing the journaled pages down): the change is kept, which the
+ * detail says, so that the error does not read as "nothing changed".  cxt
+ * is the memory context current before PG_TRY.
+ */
+void
+ns_raise_kept(MemoryContext cxt, const char *detail)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(cxt);
+	edata = CopyErrorData();
+	FlushErrorState();
+	ereport(ERROR,
+			(errcode(edata->sqlerrcode),
+			 errmsg("%s", edata->message),
+			 errdetail("%s", detail),
+			 edata->hint ? errhint("%s", edata->hint) : 0));
+}
+
+/* The meta fields a log record carries (LoggedMeta). */
+void
+ns_meta_to_logged(const FestMeta *meta, LoggedMeta *lm)
+{
+	memset(lm, 0, sizeof(*lm));
+	lm->root = meta->root;
+	lm->page_count = meta->page_count;
+	lm->free_head = meta->free_head;
+	lm->free_count = meta->free_count;
+	lm->entry_count = meta->entry_count;
+	lm->height = meta->height;
+	lm->flags = meta->flags;
+	lm->srid = meta->srid;
+	memcpy(lm->structure_state, meta->structure_state, FEST_STRUCTURE_STATE_SIZE);
+}
+
+/* Restore the meta fields of a record; the clean flag stays as it is. */
+void
+ns_meta_from_logged(const LoggedMeta *lm, FestMeta *meta)
+{
+	meta->root = lm->root;
+	meta->page_count = lm->page_count;
+	meta->free_head = lm->free_head;
+	meta->free_count = lm->free_count;
+	meta->entry_count = lm->entry_count;
+	meta->height = lm->height;
+	meta->flags = (meta->flags & FEST_META_CLEAN) | (lm->flags & ~FEST_META_CLEAN);
+	meta->srid = lm->srid;
+	memcpy(meta->structure_state, lm->structure_state, FEST_STRUCTURE_STATE_SIZE);
 }
 
 /* A private copy of a node in the given context. */
@@ -233,7 +308,14 @@ ns_copy_node(const TreeNode *node, MemoryContext cxt)
 void
 ns_truncate_to_empty(NodeStore *ns)
 {
+	ns_empty_meta(ns);
 	ns->io->ops->truncate(ns->io, FEST_FIRST_DATA_PAGE);
+}
+
+/* The meta data of an empty file (ns_truncate_to_empty without the file). */
+void
+ns_empty_meta(NodeStore *ns)
+{
 	ns->meta->page_count = FEST_FIRST_DATA_PAGE;
 	ns->meta->free_head = InvalidPageId;
 	ns->meta->free_count = 0;

@@ -95,6 +95,40 @@ typedef enum NodeWriteKind
 	NS_WRITE_REPLACE			/* node rewritten wholesale (split) */
 } NodeWriteKind;
 
+/*
+ * The meta fields a redo log carries in its LOG_META records (FAST and
+ * eFIND's log, the write-through store's journal), little-endian:
+ *
+ *	offset size field
+ *	     0    8 root
+ *	     8    8 page_count
+ *	    16    8 free_head
+ *	    24    8 free_count
+ *	    32    8 entry_count
+ *	    40    4 height
+ *	    44    4 flags		FestMeta flags; FEST_META_CLEAN is never
+ *							taken from a record
+ *	    48    4 srid
+ *	    52    4 reserved	zero
+ *	    56   64 structure_state
+ */
+typedef struct LoggedMeta
+{
+	uint64		root;
+	uint64		page_count;
+	uint64		free_head;
+	uint64		free_count;
+	uint64		entry_count;
+	uint32		height;
+	uint32		flags;
+	int32		srid;
+	uint32		reserved;
+	uint8		structure_state[FEST_STRUCTURE_STATE_SIZE];
+} LoggedMeta;
+
+StaticAssertDecl(sizeof(LoggedMeta) == 56 + FEST_STRUCTURE_STATE_SIZE,
+				 "LoggedMeta's layout is documented above");
+
 typedef struct NodeStore NodeStore;
 
 /* The root as ns_read_root hands it out. */
@@ -174,6 +208,14 @@ struct NodeStore
 	 */
 	bool		overwriting;
 	uint64		recovered;		/* modifications replayed from the log at open */
+	/*
+	 * The meta data as of the last modification the store made durable (as
+	 * its store defines it: written through, or in its log), which is what
+	 * ns_mark_unclean writes: the meta in memory may already hold the
+	 * modification in progress, which may yet fail.  Set by
+	 * ns_note_committed.
+	 */
+	LoggedMeta	committed_meta;
 };
 
 static inline TreeNode *
@@ -253,7 +295,10 @@ typedef struct PagePrefetch
 	PageIORequest *reqs;		/* sorted by page, no duplicates */
 } PagePrefetch;
 
+
 /* nodestore.c: helpers shared by every NodeStore */
+extern void ns_meta_to_logged(const FestMeta *meta, LoggedMeta *lm);
+extern void ns_meta_from_logged(const LoggedMeta *lm, FestMeta *meta);
 extern void ns_prefetch_load(NodeStore *ns, PagePrefetch *pf, PageId *pages, int n);
 extern char *ns_prefetch_find(const PagePrefetch *pf, PageId page, bool *verified);
 extern void ns_prefetch_clear(PagePrefetch *pf);
@@ -264,6 +309,7 @@ extern uint32 ns_page_capacity(const NodeStore *ns, uint16 level);
 extern TreeNode *ns_new_node(const NodeStore *ns, PageId page, uint16 level);
 extern TreeNode *ns_copy_node(const TreeNode *node, MemoryContext cxt);
 extern void ns_truncate_to_empty(NodeStore *ns);
+extern void ns_empty_meta(NodeStore *ns);
 extern void ns_set_root(NodeStore *ns, PageId root, uint32 height);
 extern void ns_meta_changed(NodeStore *ns);
 extern void ns_serialize(const NodeStore *ns, const TreeNode *node, char *page);
@@ -271,6 +317,8 @@ extern bool ns_header_plausible(const NodeStore *ns, const char *page);
 extern TreeNode *ns_deserialize(const NodeStore *ns, const char *page, PageId page_id);
 extern void ns_write_meta(NodeStore *ns);
 extern void ns_mark_unclean(NodeStore *ns);
+extern void ns_note_committed(NodeStore *ns);
+extern void ns_raise_kept(MemoryContext cxt, const char *detail) pg_attribute_noreturn();
 extern void ns_mark_clean(NodeStore *ns);
 
 /* direct.c: the write-through store */
@@ -284,6 +332,7 @@ extern bool fest_write_through_per_access;
 extern NodeStore *direct_store_create(PageIO *io, FestMeta *meta,
 									  const NodeOps *node_ops,
 									  const char *index_name,
-									  FestStats *stats);
+									  FestStats *stats,
+									  const char *log_path, bool create);
 
 #endif							/* FEST_NODESTORE_H */

@@ -32,6 +32,17 @@
  *	    36    4 reserved
  *	    40    n payload		store-defined
  *
+ * Payloads, by type (integers little-endian):
+ *	COMMIT	none.
+ *	META	a LoggedMeta (flash/nodestore.h: root, counts, height, flags,
+ *			SRID, the structure's 64 bytes), count 0.
+ *	PAGE	the page's whole image, page-size bytes, as the store handed it
+ *			to the page I/O chain (its checksum field may be stale: replay
+ *			seals the image again); the header's page and level name it,
+ *			flags bit 0 (LOG_PAGE_FREE) marks a free-list page, count 0.
+ *	NEW, MOD, DEL, FLUSH, FLUSH_BEGIN	FAST's and eFIND's own items
+ *			(flash/fast.c, flash/efind.c, flash/buffered.c).
+ *
  * The records of one modification form a group closed by a COMMIT record;
  * replay applies complete groups only, so a modification is either wholly
  * recovered or not at all.  A damaged or incomplete record at the end of
@@ -64,9 +75,14 @@ typedef enum LogRecordType
 	LOG_MOD = 4,				/* buffered changes to a node's entries */
 	LOG_DEL = 5,				/* a node deleted (page -> free list) */
 	LOG_FLUSH = 6,				/* pages written to the index file */
-	LOG_FLUSH_BEGIN = 7			/* pages about to be written, with the
+	LOG_FLUSH_BEGIN = 7,		/* pages about to be written, with the
 								 * checksums of their new images */
+	LOG_PAGE = 8				/* a page's whole new image (the
+								 * write-through store's journal) */
 } LogRecordType;
+
+/* LOG_PAGE's flags */
+#define LOG_PAGE_FREE			0x01	/* the image is a free-list page */
 
 typedef struct LogRecordHeader
 {

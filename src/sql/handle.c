@@ -931,7 +931,15 @@ ix_mark_failed(OpenIndex *ix)
 	 * changes of earlier operations (a log-less buffer's, too) are intact.
 	 * A flush interrupted while writing (committing) changed the buffer.
 	 */
-	if (ix->ns != NULL && !ix->ns->op_touched && !ix->committing)
+	/*
+	 * A device write the operation made failed (write_errors): a layer that
+	 * defers writes may have let go of the page it was writing back (a page
+	 * cache's eviction during a read), so what the handle holds is no longer
+	 * what it acknowledged.  The reload restores it from the device and the
+	 * journal (flash/direct.c).
+	 */
+	if (ix->ns != NULL && !ix->ns->op_touched && !ix->committing &&
+		ix->op_stats.write_errors == 0)
 	{
 		ix->busy = false;
 		ix->ns->ops->end_op(ix->ns);
@@ -967,8 +975,12 @@ ix_settle_failed(OpenIndex *ix)
 {
 	FestMeta	meta;
 
-	/* a buffering store's file stays "not clean": its log must be replayed */
-	if (!ix->reload_consistent || ix->io == NULL || ix->ns == NULL || ix->ns->buffers)
+	/*
+	 * A buffering store's file stays "not clean", and so does one with a log
+	 * (a journal too): the log must be replayed.
+	 */
+	if (!ix->reload_consistent || ix->io == NULL || ix->ns == NULL ||
+		ix->ns->buffers || ix->ns->has_log)
 		return;
 	fest_meta_read(ix->io, ix->name, &meta);
 	if (meta.flags & FEST_META_CLEAN)
@@ -1102,9 +1114,13 @@ ix_reset_for_build(OpenIndex *ix)
 	 * is committed, a failure leaves a damaged file (a log replays it).
 	 */
 	ix->ns->overwriting = !ix->ns->has_log;
-	ix->ns->ops->reset(ix->ns);
-	/* until build() finishes, the index holds part of its source */
+	/*
+	 * Until build() finishes, the index holds part of its source: set
+	 * before the reset, which a journaled write-through store makes
+	 * durable together with the empty file (flash/direct.c).
+	 */
 	ix->meta.flags |= FEST_META_BUILDING;
+	ix->ns->ops->reset(ix->ns);
 	ix->meta.flags &= ~FEST_META_DAMAGED;
 	ix->meta.flags |= FEST_META_ALL_POINTS;
 	ix->meta.flags &= ~FEST_META_HAS_SRID;
@@ -1177,12 +1193,20 @@ ix_close(OpenIndex *ix)
 		ix_discard(ix);
 		return;
 	}
-	if (ix->needs_reload)
+	if (ix->needs_reload && (ix->ns == NULL || !ix->ns->has_log))
 	{
 		ix_settle_failed(ix);
 		ix_discard(ix);
 		return;
 	}
+	/*
+	 * An index with a log that an ERROR interrupted is reloaded (its log
+	 * replayed) and flushed like any other, so that a failure that persists
+	 * (a full disk) is this call's error instead of a success that leaves
+	 * the work to the next open.
+	 */
+	if (ix->needs_reload)
+		ix = reload(ix);
 	start_op(ix, true);
 	ix_flush(ix);
 	ix_end_op(ix);

@@ -45,6 +45,7 @@
 	X(write_submissions) \
 	X(meta_writes) \
 	X(syncs) \
+	X(write_errors)			/* page writes and syncs the device refused */ \
 	/* logical node traffic between structure and node store */ \
 	X(nodes_visited)		/* node reads requested by the structure */ \
 	X(nodes_written)		/* node writes requested by the structure */ \

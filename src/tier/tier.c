@@ -1239,12 +1239,12 @@ tier_open(const TierOptions *opt, const char *index_name, PageIO *slow,
 	ts->dev[TIER_SLOW] = slow;
 	ts->dev[TIER_FAST] = fast;
 	ts->page_size = slow->page_size;
-	ts->router.ops = &router_ops;
-	ts->router.page_size = slow->page_size;
-	ts->router.stats = slow->stats;
-	ts->router.time_cpu = slow->time_cpu;
-	ts->router.label = slow->label;
-	ts->router.fault = slow->fault;
+	pageio_wrap_init(&ts->router, &router_ops, slow);
+	/*
+	 * A page written to the tier its durable map does not name is found
+	 * after a crash only once a sync has written the map (router_sync).
+	 */
+	ts->router.defers_writes = true;
 	{
 		MemoryContext old = MemoryContextSwitchTo(cxt);
 
@@ -1355,12 +1355,7 @@ tier_observer_wrap(TierState *ts, PageIO *cache)
 	if (!ts->detect)
 		return cache;
 	o = MemoryContextAllocZero(ts->cxt, sizeof(ObserverPageIO));
-	o->io.ops = &observer_ops;
-	o->io.page_size = cache->page_size;
-	o->io.stats = cache->stats;
-	o->io.time_cpu = cache->time_cpu;
-	o->io.label = cache->label;
-	o->io.fault = cache->fault;
+	pageio_wrap_init(&o->io, &observer_ops, cache);
 	o->below = cache;
 	o->ts = ts;
 	return &o->io;
