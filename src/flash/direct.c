@@ -1290,8 +1290,11 @@ direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	}
 	ds->maxspare = 16;
 	ds->spare = palloc(ds->maxspare * sizeof(char *));
-	/* a replay changes the meta: before the state taken from it below */
-	if (io->defers_writes)
+	/*
+	 * A replay changes the meta: before the state taken from it below.  No
+	 * path: the device does not outlive the session (memory), nor needs one.
+	 */
+	if (io->defers_writes && log_path != NULL)
 		journal_open(ds, log_path, create);
 	ds->committed_building = (meta->flags & FEST_META_BUILDING) != 0;
 	/* pages past the meta's count are leftovers of a failed commit */

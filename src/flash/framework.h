@@ -28,6 +28,8 @@ typedef NodeStore *(*FrameworkCreateFn) (PageIO *io, FestMeta *meta,
 										 FestStats *stats,
 										 const FestConfig *config,
 										 const char *log_path, bool create);
+/* log_path: where the store may keep a log; NULL for a write-through store
+ * whose device does not outlive the session (a memory device) */
 
 typedef struct FrameworkDef
 {

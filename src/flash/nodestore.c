@@ -310,6 +310,12 @@ ns_truncate_to_empty(NodeStore *ns)
 {
 	ns_empty_meta(ns);
 	ns->io->ops->truncate(ns->io, FEST_FIRST_DATA_PAGE);
+	/*
+	 * The old tree is gone from the file: the empty one (with the caller's
+	 * flags, BUILDING for a build) is what the meta must say from now on,
+	 * even before its first commit (ns_mark_unclean writes it).
+	 */
+	ns_note_committed(ns);
 }
 
 /* The meta data of an empty file (ns_truncate_to_empty without the file). */

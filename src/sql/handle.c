@@ -391,10 +391,18 @@ static void
 open_store(OpenIndex *ix, bool create)
 {
 	const FrameworkDef *fw = ix->opts.framework;
+	/*
+	 * The write-through store's journal keeps changes across the death of
+	 * the process; a memory device's pages do not outlive it anyway, so it
+	 * gets none (the store journals only when given a path).
+	 */
+	const char *log_path = fw->uses_log ||
+		device_has(&ix->cat.device, DEVICE_CAP_PERSISTENT)
+		? log_path_for(ix->path) : NULL;
 
 	OPTIONS_ASSERT_FILLED(&ix->opts);
 	ix->ns = fw->create(ix->io, &ix->meta, ix->structure->node_ops, ix->name,
-						&ix->op_stats, ix->config, log_path_for(ix->path), create);
+						&ix->op_stats, ix->config, log_path, create);
 	ix->sidx.ns = ix->ns;
 }
 
