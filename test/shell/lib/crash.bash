@@ -42,30 +42,19 @@ crash_end() {
 # Objects of a crash test database: pt(i) is the geometry of object i (a
 # point, scattered over [0, 1000) x [0, 997)); brute_force_mismatches(index,
 # table) runs 16 window queries through the index and by brute force over
-# the table and counts the ids that differ.
+# the table and counts the windows whose answers differ (the comparator is
+# fixture.window_wrong of sql/fixture_helpers.sql, loaded here).
+CRASH_HELPERS="$(dirname "${BASH_SOURCE[0]}")/../../../sql/fixture_helpers.sql"
 crash_schema() {
+    q -c "SET client_min_messages = warning" -f "$CRASH_HELPERS" >/dev/null
     q <<'SQL' >/dev/null
 CREATE FUNCTION pt(i bigint) RETURNS geometry LANGUAGE sql IMMUTABLE
     AS $$ SELECT ST_MakePoint((i * 7919) % 1000 + (i % 10) / 10.0, (i * 104729) % 997 + (i % 7) / 7.0) $$;
-CREATE FUNCTION brute_force_mismatches(ix text, tbl regclass) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-    w geometry;
-    d bigint;
-    n bigint := 0;
-BEGIN
-    FOR k IN 0..15 LOOP
-        w := ST_MakeEnvelope((k * 61) % 880, (k * 37) % 850, (k * 61) % 880 + 120, (k * 37) % 850 + 150);
-        EXECUTE format('SELECT count(*) FROM ((SELECT id FROM festival.query(%L, $1) EXCEPT ALL '
-                       'SELECT id FROM %s WHERE ST_Intersects(geom, $1)) UNION ALL '
-                       '(SELECT id FROM %s WHERE ST_Intersects(geom, $1) EXCEPT ALL '
-                       'SELECT id FROM festival.query(%L, $1))) d', ix, tbl, tbl, ix)
-            INTO d USING w;
-        n := n + d;
-    END LOOP;
-    RETURN n;
-END
-$$;
+CREATE TABLE crash_windows AS
+    SELECT k AS id, ST_MakeEnvelope((k * 61) % 880, (k * 37) % 850, (k * 61) % 880 + 120, (k * 37) % 850 + 150) AS g
+    FROM generate_series(0, 15) k;
+CREATE FUNCTION brute_force_mismatches(ix text, tbl regclass) RETURNS bigint LANGUAGE sql
+    AS $$ SELECT fixture.window_wrong(ix, 'crash_windows', tbl) $$;
 SQL
 }
 
