@@ -58,18 +58,18 @@ CREATE FUNCTION brute_force_mismatches(ix text, tbl regclass) RETURNS bigint LAN
 SQL
 }
 
-# crash_index <index> <options json> <initial rows>: a source table
-# <index>_src with rows 1..n and an index over it on the device "crash",
-# built and closed (clean, empty log).  The build does not sync its log
-# (festival.log_sync = never, set before the index is opened): only the
-# closed result matters here.
+# crash_index <index> <options json> <initial rows> [structure]: a source
+# table <index>_src with rows 1..n and an index over it (an R-tree unless
+# a structure is given) on the device "crash", built and closed (clean,
+# empty log).  The build does not sync its log (festival.log_sync = never,
+# set before the index is opened): only the closed result matters here.
 crash_index() {
     q <<SQL >/dev/null
 SET client_min_messages = warning;
 SET festival.log_sync = never;
 CREATE TABLE $1_src (id bigint PRIMARY KEY, geom geometry);
 INSERT INTO $1_src SELECT i, pt(i) FROM generate_series(1, $3) i;
-SELECT festival.create_index('$1', 'rtree', 'crash', '$2', '$1_src');
+SELECT festival.create_index('$1', '${4:-rtree}', 'crash', '$2', '$1_src');
 SELECT festival.build('$1');
 SELECT festival.close('$1');
 SQL
@@ -148,6 +148,35 @@ victim_ask() {
 # index in one statement (one transaction).
 insert_sql() {  # insert_sql <index> <id>
     echo "WITH s AS (INSERT INTO $1_src VALUES ($2, pt($2)) RETURNING id, geom) SELECT festival.insert('$1', id, geom) FROM s;"
+}
+
+# The delete the victims run: object i out of the source table and the
+# index in one statement.
+delete_sql() {  # delete_sql <index> <id>
+    echo "WITH s AS (DELETE FROM $1_src WHERE id = $2 RETURNING id, geom) SELECT festival.delete('$1', id, geom) FROM s;"
+}
+
+# victim_stream <file>: send the statements of the file (one a line) to
+# the victim (from a background writer, so that neither side waits for the
+# other), then read every answer; STREAM_ACKS is how many answered "t".
+victim_stream() {
+    local stmt line n answered=0 writer
+    n=$(wc -l <"$1")
+    (
+        while IFS= read -r stmt; do
+            victim_send "$stmt"
+        done <"$1"
+    ) 2>/dev/null &
+    writer=$!
+    STREAM_ACKS=0
+    while [ "$answered" -lt "$n" ] && IFS= read -r -t 60 -u "$victim_out" line; do
+        if [ "$line" = "$CRASH_MARK" ]; then
+            answered=$((answered + 1))
+        elif [ "$line" = "t" ]; then
+            STREAM_ACKS=$((STREAM_ACKS + 1))
+        fi
+    done
+    wait "$writer"
 }
 
 # victim_insert <index> <first id> <last id>: insert one object per
@@ -240,4 +269,48 @@ log_record_offsets() {
                 off += int((len + 7) / 8) * 8
             }
         }'
+}
+
+# churn_statements <index>: the statements of issue 21's stream over an
+# index built from rows 1..800: 300 inserts (801..1100) and 400 deletes
+# (the even ids up to 800), interleaved, one a line.
+churn_statements() {
+    local k
+    for k in $(seq 1 400); do
+        delete_sql "$1" $((2 * k))
+        if [ "$k" -le 300 ]; then insert_sql "$1" $((800 + k)); fi
+    done
+}
+
+# survived_checks <index> <first id of later inserts>: the first use after
+# a crash restart of an index whose victim was killed between statements
+# (its source table holds exactly the acknowledged changes): queries answer
+# without an error, every acknowledged row is there, no deleted row is
+# back, none is there twice, and check() finds no error (which lifts the
+# suspect state of a write-through index); the next 100 inserts are taken
+# (or refused with the hint to run check() and build()), and a later
+# session, after a close, answers as brute force without an error.  Eight
+# assertions.
+survived_checks() {
+    local ix=$1 first=$2 out
+    out=$(q -c "CREATE TEMP TABLE got AS SELECT id FROM festival.query('$ix', ST_MakeEnvelope(-10, -10, 2000, 2000))" \
+            -c "SELECT 'missing=' || count(*) FROM ${ix}_src s WHERE NOT EXISTS (SELECT FROM got g WHERE g.id = s.id)" \
+            -c "SELECT 'back=' || count(*) FROM (SELECT id FROM got EXCEPT SELECT id FROM ${ix}_src) e" \
+            -c "SELECT 'duplicates=' || count(*) - count(DISTINCT id) FROM got")
+    tap_unlike "$out" 'ERROR' "$ix: the first query after the crash answers without an error"
+    tap_like "$out" '^missing=0$' "$ix: every acknowledged row is in the index"
+    tap_like "$out" '^back=0$' "$ix: no deleted row is back"
+    tap_like "$out" '^duplicates=0$' "$ix: no row is in the index twice"
+    out=$(q -c "SELECT 'check=' || coalesce(string_agg(message, '; ') FILTER (WHERE severity = 'error'), '') FROM festival.check('$ix')")
+    tap_like "$out" '^check=$' "$ix: festival.check() finds no error"
+    out=$(q -c "WITH s AS (INSERT INTO ${ix}_src SELECT i, pt(i) FROM generate_series($first, $first + 99) i RETURNING id, geom)
+                SELECT 'inserted=' || count(*) FILTER (WHERE festival.insert('$ix', id, geom)) FROM s" \
+            -c "SELECT festival.close('$ix')")
+    tap_like "$out" '^inserted=100$|^HINT: .*festival\.check\(.*festival\.build\(' \
+        "$ix: 100 more inserts are taken, or refused with the check/build hint"
+    out=$(q -c "SELECT 'mismatches=' || brute_force_mismatches('$ix', '${ix}_src')" \
+            -c "SELECT 'complete=' || ((SELECT count(*) FROM festival.query('$ix', ST_MakeEnvelope(-10, -10, 2000, 2000)))
+                                       = (SELECT count(*) FROM ${ix}_src))")
+    tap_like "$out" '^mismatches=0$' "$ix: a later session answers 16 windows as brute force does"
+    tap_unlike "$out" 'ERROR|complete=false' "$ix: and the whole extent without an error"
 }
