@@ -60,16 +60,17 @@ SQL
 
 # crash_index <index> <options json> <initial rows> [structure]: a source
 # table <index>_src with rows 1..n and an index over it (an R-tree unless
-# a structure is given) on the device "crash", built and closed (clean,
-# empty log).  The build does not sync its log (festival.log_sync = never,
-# set before the index is opened): only the closed result matters here.
+# a structure is given) on the device "crash" (or $CRASH_DEVICE), built
+# and closed (clean, empty log).  The build does not sync its log
+# (festival.log_sync = never, set before the index is opened): only the
+# closed result matters here.
 crash_index() {
     q <<SQL >/dev/null
 SET client_min_messages = warning;
 SET festival.log_sync = never;
 CREATE TABLE $1_src (id bigint PRIMARY KEY, geom geometry);
 INSERT INTO $1_src SELECT i, pt(i) FROM generate_series(1, $3) i;
-SELECT festival.create_index('$1', '${4:-rtree}', 'crash', '$2', '$1_src');
+SELECT festival.create_index('$1', '${4:-rtree}', '${CRASH_DEVICE:-crash}', '$2', '$1_src');
 SELECT festival.build('$1');
 SELECT festival.close('$1');
 SQL
@@ -313,4 +314,104 @@ survived_checks() {
                                        = (SELECT count(*) FROM ${ix}_src))")
     tap_like "$out" '^mismatches=0$' "$ix: a later session answers 16 windows as brute force does"
     tap_unlike "$out" 'ERROR|complete=false' "$ix: and the whole extent without an error"
+}
+
+# write_fault_schema: the functions of the tests that fill a device
+# (write_back_faults.sh, enospc_tmpfs.sh): wb_inserts(ix, a, b, max_errors)
+# inserts ids a..b one at a time, each with its source row in one
+# subtransaction, until max_errors failed ('acked=N errors=M first=SQLSTATE');
+# wb_answers(ix) compares the whole extent with the source table ('missing=N
+# extra=M', duplicates counted as extra, or 'error=SQLSTATE'); wb_try(sql)
+# runs a statement ('ok' or 'error=SQLSTATE').
+write_fault_schema() {
+    q <<'SQL' >/dev/null
+CREATE FUNCTION wb_inserts(ix text, a bigint, b bigint, max_errors int DEFAULT 1000000) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    acked int := 0;
+    errors int := 0;
+    first text := '';
+BEGIN
+    FOR i IN a..b LOOP
+        BEGIN
+            EXECUTE format('INSERT INTO %I VALUES ($1, pt($1))', ix || '_src') USING i;
+            PERFORM festival.insert(ix, i, pt(i));
+            acked := acked + 1;
+        EXCEPTION WHEN others THEN
+            errors := errors + 1;
+            IF first = '' THEN first := SQLSTATE; END IF;
+            EXIT WHEN errors >= max_errors;
+        END;
+    END LOOP;
+    RETURN 'acked=' || acked || ' errors=' || errors || ' first=' || first;
+END $$;
+CREATE FUNCTION wb_answers(ix text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    got bigint[];
+    missing bigint;
+    extra bigint;
+BEGIN
+    got := ARRAY(SELECT id FROM festival.query(ix, ST_MakeEnvelope(-10, -10, 2000, 2000)));
+    EXECUTE format('SELECT count(*) FROM %I WHERE id <> ALL ($1)', ix || '_src') INTO missing USING got;
+    EXECUTE format('SELECT count(*) FROM unnest($1) g(id) WHERE NOT EXISTS (SELECT FROM %I s WHERE s.id = g.id)',
+                   ix || '_src') INTO extra USING got;
+    RETURN 'missing=' || missing || ' extra=' || (extra + cardinality(got) - (SELECT count(DISTINCT x) FROM unnest(got) x));
+EXCEPTION WHEN others THEN
+    RETURN 'error=' || SQLSTATE;
+END $$;
+CREATE FUNCTION wb_try(sql text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE sql;
+    RETURN 'ok';
+EXCEPTION WHEN others THEN
+    RETURN 'error=' || SQLSTATE;
+END $$;
+SQL
+}
+
+# write_fault_checks <index> <session output> <next session output>: five
+# assertions over what a session that met a failed write printed ("after:"
+# wb_inserts after the failure began, "answers:" wb_answers, "flush:",
+# "close:" wb_try; "armed flush:" a flush before the inserts) and what the
+# next session printed ("next:" wb_answers):
+#   1. the first error is 53100 (a full disk);
+#   2. in that session the whole extent answers every acknowledged row and
+#      nothing else, or fails with an error;
+#   3. flush() or close() fails, or the next session holds every
+#      acknowledged row and nothing else;
+#   4. the next session answers every acknowledged row and nothing else,
+#      or fails with an error;
+#   5. every acknowledged row is in the index in the next session.
+write_fault_checks() {
+    local ix=$1 out=$2 next=$3 first reported
+    first=$(grep -oE '(flush: error=[0-9A-Z]+|after: .*first=[0-9A-Z]+|close: error=[0-9A-Z]+)' <<<"$out" | head -1 | grep -oE '[0-9A-Z]{5}$')
+    tap_is "$first" 53100 "$ix: the first error is a full disk (53100)"
+    tap_like "$out" '^answers: (missing=0 extra=0|error=.*)$' \
+        "$ix: in the session, the whole extent answers every acknowledged row and nothing else, or fails"
+    reported=$(grep -cE '^(flush|close): error=' <<<"$out")
+    tap_ok "$([ "$reported" -gt 0 ] || grep -q '^next: missing=0 extra=0$' <<<"$next"; echo $?)" \
+        "$ix: flush() or close() fails, or the next session holds every acknowledged row and nothing else"
+    tap_like "$next" '^next: (missing=0 extra=0|error=.*)$' \
+        "$ix: the next session answers every acknowledged row and nothing else, or fails"
+    tap_like "$next" '^next: missing=0 ' "$ix: every acknowledged row is in the index in the next session"
+}
+
+# fault_options <structure> <words>: index options of 1 kB pages (and the
+# extent [0, 0, 1000, 1000] for grid files) with, for each word of the
+# comma-separated list, framework fast, a 16 kB cache lru or clru (cold
+# lists of 2), or a placement over the fast device "crash_fast" (or
+# $CRASH_FAST_DEVICE; level_hot with hot_selectivity 1.0).
+fault_options() {
+    local o='{"page_size": 1024' w
+    case "$1" in gridfile|lbgrid) o+=', "extent": [0, 0, 1000, 1000]' ;; esac
+    for w in ${2//,/ }; do
+        case "$w" in
+            fast) o+=', "framework": "fast"' ;;
+            lru) o+=', "cache": "lru", "cache_size": 16384' ;;
+            clru) o+=', "cache": "clru", "cache_size": 16384, "cache_clru_pages": 2' ;;
+            level_hot) o+=", \"fast_device\": \"${CRASH_FAST_DEVICE:-crash_fast}\", \"placement\": \"level_hot\", \"hot_selectivity\": 1.0" ;;
+            *) o+=", \"fast_device\": \"${CRASH_FAST_DEVICE:-crash_fast}\", \"placement\": \"$w\"" ;;
+        esac
+    done
+    echo "$o}"
 }
