@@ -80,9 +80,11 @@ $$;
 
 -- windows (rows (id, g) of wins) whose festival.query(idx, g) answer differs
 -- from brute force over src (rows (id, geom), intersects); 0 when festival
--- is right
+-- is right.  The campaigns and crash tests call it after every trial: JIT
+-- (the brute force's estimated cost is high) would compile each call anew
+-- for 75 ms
 CREATE OR REPLACE FUNCTION fixture.window_wrong(idx text, wins regclass, src regclass)
-RETURNS bigint LANGUAGE plpgsql AS $$
+RETURNS bigint LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
 	n bigint;
 BEGIN
