@@ -911,9 +911,9 @@ def fault_targets(c):
     if c["framework"] != "none":
         t += ["log_write", "log_sync"]
     if c["placement"] != "none":
-        t += ["fast:sync", "tier_map_write"]
+        t.append("tier_map_write")
         if c["placement"] != "single":  # no page is fast under single
-            t += ["fast:write", "fast:read"]
+            t += ["fast:write", "fast:read", "fast:sync"]
         if c["placement"] in ("hot", "level_hot", "random", "hot+capacity"):
             t.append("tier_write")  # the weights are written for these only
     return t
@@ -931,11 +931,14 @@ def fault_errors(target):
 def fault_position(rng, t):
     """After how many operations of the target the fault fires: within
     what a trial does (a device that holds only meta pages, the slow one
-    under all_fast, sees a few writes and reads)."""
+    under all_fast, sees a few writes and reads; a cache takes most reads;
+    the fast device is synced once or twice)."""
     base = t.target.split(":")[-1]
     few = (t.c["placement"] == "all_fast") != t.target.startswith("fast:")
-    if base in ("write", "read") and few:
+    if base == "write" and few or base == "read" and (few or t.c["cache"] != "none"):
         return rng.randrange(4)
+    if t.target == "fast:sync":
+        return 0
     return rng.randrange({"write": 16, "read": 24, "sync": 2, "log_write": 30, "log_sync": 30,
                           "tier_map_write": 2, "tier_write": 1}[base])
 
