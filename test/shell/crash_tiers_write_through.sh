@@ -3,10 +3,11 @@
 # kill -9 (issue 21, item 2): docs/tiers.md promises that a kill at any
 # point loses nothing acknowledged.
 #
-# Eight indices over two buffered devices ("crash" slow, "crash_fast"
+# Nine indices over two buffered devices ("crash" slow, "crash_fast"
 # fast), 1 kB pages, each built over 800 points and closed: R-trees under
 # hot with a fast tier of 3 pages, hot, all_fast, random, level_hot and
-# level; a grid file under level_hot; an LB-Grid under all_fast (the
+# level; an R*-tree under all_fast (its forced reinsertions rewrite more
+# pages); a grid file under level_hot; an LB-Grid under all_fast (the
 # placements that migrate pages use hot_selectivity 1.0, so that they
 # migrate all the time).  One victim session changes each through
 # festival.insert and festival.delete, each change in one statement with
@@ -27,6 +28,7 @@ cases=(
     "tw_hotcap rtree hot_selectivity=1.0,placement=hot,fast_capacity=3"
     "tw_hot rtree hot_selectivity=1.0,placement=hot"
     "tw_allfast rtree placement=all_fast"
+    "tw_rsallfast rstartree placement=all_fast"
     "tw_random rtree hot_selectivity=1.0,placement=random"
     "tw_lhot rtree hot_selectivity=1.0,placement=level_hot"
     "tw_glhot gridfile hot_selectivity=1.0,placement=level_hot"
