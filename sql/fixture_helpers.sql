@@ -99,6 +99,24 @@ BEGIN
 END
 $$;
 
+-- festival.query(idx, w) against every row of src (rows (id, geom)): the
+-- rows of src it misses, and the ids it answers that are no row of src or
+-- that it answers twice; (0, 0) when the index holds exactly src within w
+-- (the campaigns and the tests that fill a device pass a window holding
+-- everything)
+CREATE OR REPLACE FUNCTION fixture.extent_wrong(idx text, src regclass, w geometry,
+												OUT missing bigint, OUT extra bigint)
+LANGUAGE plpgsql SET jit = off AS $$
+DECLARE
+	got bigint[] := ARRAY(SELECT id FROM festival.query(idx, w));
+BEGIN
+	EXECUTE format('SELECT count(*) FROM %s WHERE id <> ALL ($1)', src) INTO missing USING got;
+	EXECUTE format('SELECT count(*) FROM unnest($1) g(id) WHERE NOT EXISTS (SELECT FROM %s s WHERE s.id = g.id)',
+				   src) INTO extra USING got;
+	extra := extra + cardinality(got) - (SELECT count(DISTINCT x) FROM unnest(got) x);
+END
+$$;
+
 -- answers of one festival.query_batch over the fx_query geometries of qids,
 -- missing or extra against the intersects rows of brute (pred, qid, id, as
 -- fx_brute makes); 0 when festival is right

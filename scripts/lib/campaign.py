@@ -163,24 +163,16 @@ EXCEPTION WHEN others THEN
     RETURN 'err|' || st || '|' || msg || '|' || coalesce(hint, '');
 END $$;
 -- the index's answers against its source table: 'ok|missing|extra|windows'
--- (ids of the source missing from the whole extent's answer, ids answered
--- that the source lacks or answered twice, windows that differ), or the
--- error as cf_try gives it
+-- (fixture.extent_wrong over the whole extent, then the windows that
+-- differ), or the error as cf_try gives it
 CREATE FUNCTION cf_answers(ix text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
-    missing bigint;
-    extra bigint;
+    e record;
     st text;
     msg text;
 BEGIN
-    EXECUTE format('CREATE TEMP TABLE cf_got ON COMMIT DROP AS SELECT id FROM festival.query(%L, %s)',
-                   ix, 'ST_MakeEnvelope(-10, -10, 2000, 2000)');
-    EXECUTE format('SELECT count(*) FROM %I s WHERE NOT EXISTS (SELECT FROM cf_got g WHERE g.id = s.id)',
-                   ix || '_src') INTO missing;
-    EXECUTE format('SELECT count(*) FROM (SELECT id FROM cf_got EXCEPT ALL SELECT id FROM %I) e',
-                   ix || '_src') INTO extra;
-    DROP TABLE cf_got;
-    RETURN 'ok|' || missing || '|' || extra || '|' || mismatches(ix, (ix || '_src')::regclass);
+    e := fixture.extent_wrong(ix, (ix || '_src')::regclass, ST_MakeEnvelope(-10, -10, 2000, 2000));
+    RETURN 'ok|' || e.missing || '|' || e.extra || '|' || mismatches(ix, (ix || '_src')::regclass);
 EXCEPTION WHEN others THEN
     GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
     RETURN 'err|' || st || '|' || msg || '|';

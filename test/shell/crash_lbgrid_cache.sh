@@ -17,7 +17,7 @@
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 
-crash_begin festival_crash_lbgrid_cache 18 with_device
+crash_begin festival_crash_lbgrid_cache 16 with_device
 indices="lbc_lru lbc_clru"
 crash_index lbc_lru '{"page_size": 1024, "extent": [0, 0, 1000, 1000], "cache": "lru", "cache_size": 65536}' 800 lbgrid
 crash_index lbc_clru '{"page_size": 1024, "extent": [0, 0, 1000, 1000], "cache": "clru", "cache_size": 65536, "cache_clru_pages": 8}' 800 lbgrid
