@@ -5,7 +5,7 @@
 #
 # The devices "fs_slow" and "fs_fast" are directories inside
 # festival.data_directory; for each case a fresh 16 MB tmpfs is mounted
-# over each (owned by the server's user, postgres), an index is built
+# over each (owned by the server's user), an index is built
 # over 1,000 points and closed, and the rest of the file system is filled
 # with a file, leaving 32 kB.  A session then inserts points one at a
 # time (each insert and its source row in one subtransaction, so the
@@ -53,6 +53,7 @@ q -c "SET client_min_messages = warning" \
   -c "SELECT festival.create_device('fs_slow', io => 'buffered')" \
   -c "SELECT festival.create_device('fs_fast', io => 'buffered')" >/dev/null
 base="$(qv -c "SHOW data_directory")/festival"
+owner=$(stat -c %U "$base")   # the server's user (postgres) must write there
 mounted=()
 unmount_all() {
     local d
@@ -72,7 +73,7 @@ for c in "${cases[@]}"; do
     ix=$1
     for d in fs_slow fs_fast; do
         mount -t tmpfs -o "size=$SIZE,mode=0700" tmpfs "$base/$d"
-        chown postgres: "$base/$d"
+        chown "$owner": "$base/$d"
         mounted+=("$base/$d")
     done
     crash_index "$ix" "$(fault_options "$2" "$3")" 1000 "$2"
