@@ -10,7 +10,7 @@
 SET client_min_messages = warning;
 
 -- the helper functions in schema fixture (lin, nodes, entries, knn_wrong, window_wrong,
--- batch_wrong, verify_indices, and the pgTAP files' error_matches and page
+-- extent_wrong, batch_wrong, verify_indices, and the pgTAP files' error_matches and page
 -- forging), from their one source; not echoed, so that this output does not
 -- repeat them
 \set ECHO none

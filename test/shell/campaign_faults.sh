@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The fault campaign's small mode (scripts/campaign-faults) runs and finds
-# no failure; --long is for humans.
+# The fault campaign's small mode (scripts/campaign-faults: its operation
+# table on the R-tree and 24 trials of its configuration matrix) runs and
+# finds no failure; --long is for humans.
 source "$(dirname "$0")/lib/tap.bash"
 
 tap_plan 2

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The standing damage campaigns at their small size, against the suite's
-# server: scripts/campaign-flips (50 byte flips in meta pages, data pages
-# and logs of closed and crashed indices) and scripts/campaign-crash (10
-# kill -9 trials in streams of inserts and deletes).  Each exits non-zero
-# on any failure (a backend crash, a wrong answer without an error, an
-# acknowledged change lost, check() silent about damage); the table they
-# print is shown as TAP comments.  Their --long modes are for humans.
+# server, over the configuration matrix (structure x framework x cache x
+# tier placement, scripts/lib/campaign.py; every cache, framework,
+# placement and structure in each): scripts/campaign-flips (50 byte flips
+# in meta pages, data pages, logs, tier maps and weights of closed and
+# crashed indices) and scripts/campaign-crash (24 kill -9 trials in
+# streams of inserts and deletes).  Each exits non-zero on any failure (a
+# backend crash, a wrong answer without an error, an acknowledged change
+# lost, check() silent about damage); the tables they print are shown as
+# TAP comments.  Their --long modes are for humans.
 source "$(dirname "$0")/lib/tap.bash"
 
 if [ "$(psql -X -qAt -d postgres -c "SELECT inet_server_addr() IS NULL" 2>/dev/null)" != "t" ]; then

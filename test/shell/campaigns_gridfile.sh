@@ -16,7 +16,8 @@ tap_plan 3
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
 for c in crash:9 flips:24; do
-    out=$("$root/scripts/campaign-${c%%:*}" --no-setup --structures gridfile --trials "${c##*:}" --seed 3 2>&1)
+    out=$("$root/scripts/campaign-${c%%:*}" --no-setup --structures gridfile --caches none --placements none \
+          --trials "${c##*:}" --seed 3 2>&1)
     rc=$?
     printf '%s\n' "$out" | sed 's/^/# /'
     tap_ok "$rc" "campaign-${c%%:*} on gridfile: no failure ($(printf '%s\n' "$out" | grep '^total' | tr -s ' '))"
@@ -25,7 +26,7 @@ done
 # the cache clru (16 pages, cold lists of 2: batches written all the time)
 # under FAST and eFIND, whose redo logs restore what a kill -9 takes from
 # a write-back cache (under framework none such an index is suspect)
-out=$("$root/scripts/campaign-crash" --no-setup --structures gridfile --frameworks fast,efind \
+out=$("$root/scripts/campaign-crash" --no-setup --structures gridfile --frameworks fast,efind --placements none \
       --options '{"cache": "clru", "cache_size": 16384, "cache_clru_pages": 2}' --trials 8 --seed 5 2>&1)
 rc=$?
 printf '%s\n' "$out" | sed 's/^/# /'

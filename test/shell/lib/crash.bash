@@ -42,36 +42,26 @@ crash_end() {
 # Objects of a crash test database: pt(i) is the geometry of object i (a
 # point, scattered over [0, 1000) x [0, 997)); brute_force_mismatches(index,
 # table) runs 16 window queries through the index and by brute force over
-# the table and counts the ids that differ.
+# the table and counts the windows whose answers differ (the comparator is
+# fixture.window_wrong of sql/fixture_helpers.sql, loaded here).
+CRASH_HELPERS="$(dirname "${BASH_SOURCE[0]}")/../../../sql/fixture_helpers.sql"
 crash_schema() {
+    q -c "SET client_min_messages = warning" -f "$CRASH_HELPERS" >/dev/null
     q <<'SQL' >/dev/null
 CREATE FUNCTION pt(i bigint) RETURNS geometry LANGUAGE sql IMMUTABLE
     AS $$ SELECT ST_MakePoint((i * 7919) % 1000 + (i % 10) / 10.0, (i * 104729) % 997 + (i % 7) / 7.0) $$;
-CREATE FUNCTION brute_force_mismatches(ix text, tbl regclass) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-    w geometry;
-    d bigint;
-    n bigint := 0;
-BEGIN
-    FOR k IN 0..15 LOOP
-        w := ST_MakeEnvelope((k * 61) % 880, (k * 37) % 850, (k * 61) % 880 + 120, (k * 37) % 850 + 150);
-        EXECUTE format('SELECT count(*) FROM ((SELECT id FROM festival.query(%L, $1) EXCEPT ALL '
-                       'SELECT id FROM %s WHERE ST_Intersects(geom, $1)) UNION ALL '
-                       '(SELECT id FROM %s WHERE ST_Intersects(geom, $1) EXCEPT ALL '
-                       'SELECT id FROM festival.query(%L, $1))) d', ix, tbl, tbl, ix)
-            INTO d USING w;
-        n := n + d;
-    END LOOP;
-    RETURN n;
-END
-$$;
+CREATE TABLE crash_windows AS
+    SELECT k AS id, ST_MakeEnvelope((k * 61) % 880, (k * 37) % 850, (k * 61) % 880 + 120, (k * 37) % 850 + 150) AS g
+    FROM generate_series(0, 15) k;
+CREATE FUNCTION brute_force_mismatches(ix text, tbl regclass) RETURNS bigint LANGUAGE sql
+    AS $$ SELECT fixture.window_wrong(ix, 'crash_windows', tbl) $$;
 SQL
 }
 
-# crash_index <index> <options json> <initial rows>: a source table
-# <index>_src with rows 1..n and an index over it on the device "crash",
-# built and closed (clean, empty log).  The build does not sync its log
+# crash_index <index> <options json> <initial rows> [structure]: a source
+# table <index>_src with rows 1..n and an index over it (an R-tree unless
+# a structure is given) on the device "crash" (or $CRASH_DEVICE), built
+# and closed (clean, empty log).  The build does not sync its log
 # (festival.log_sync = never, set before the index is opened): only the
 # closed result matters here.
 crash_index() {
@@ -80,7 +70,7 @@ SET client_min_messages = warning;
 SET festival.log_sync = never;
 CREATE TABLE $1_src (id bigint PRIMARY KEY, geom geometry);
 INSERT INTO $1_src SELECT i, pt(i) FROM generate_series(1, $3) i;
-SELECT festival.create_index('$1', 'rtree', 'crash', '$2', '$1_src');
+SELECT festival.create_index('$1', '${4:-rtree}', '${CRASH_DEVICE:-crash}', '$2', '$1_src');
 SELECT festival.build('$1');
 SELECT festival.close('$1');
 SQL
@@ -159,6 +149,35 @@ victim_ask() {
 # index in one statement (one transaction).
 insert_sql() {  # insert_sql <index> <id>
     echo "WITH s AS (INSERT INTO $1_src VALUES ($2, pt($2)) RETURNING id, geom) SELECT festival.insert('$1', id, geom) FROM s;"
+}
+
+# The delete the victims run: object i out of the source table and the
+# index in one statement.
+delete_sql() {  # delete_sql <index> <id>
+    echo "WITH s AS (DELETE FROM $1_src WHERE id = $2 RETURNING id, geom) SELECT festival.delete('$1', id, geom) FROM s;"
+}
+
+# victim_stream <file>: send the statements of the file (one a line) to
+# the victim (from a background writer, so that neither side waits for the
+# other), then read every answer; STREAM_ACKS is how many answered "t".
+victim_stream() {
+    local stmt line n answered=0 writer
+    n=$(wc -l <"$1")
+    (
+        while IFS= read -r stmt; do
+            victim_send "$stmt"
+        done <"$1"
+    ) 2>/dev/null &
+    writer=$!
+    STREAM_ACKS=0
+    while [ "$answered" -lt "$n" ] && IFS= read -r -t 60 -u "$victim_out" line; do
+        if [ "$line" = "$CRASH_MARK" ]; then
+            answered=$((answered + 1))
+        elif [ "$line" = "t" ]; then
+            STREAM_ACKS=$((STREAM_ACKS + 1))
+        fi
+    done
+    wait "$writer"
 }
 
 # victim_insert <index> <first id> <last id>: insert one object per
@@ -251,4 +270,140 @@ log_record_offsets() {
                 off += int((len + 7) / 8) * 8
             }
         }'
+}
+
+# churn_statements <index>: the statements of issue 21's stream over an
+# index built from rows 1..800: 300 inserts (801..1100) and 400 deletes
+# (the even ids up to 800), interleaved, one a line.
+churn_statements() {
+    local k
+    for k in $(seq 1 400); do
+        delete_sql "$1" $((2 * k))
+        if [ "$k" -le 300 ]; then insert_sql "$1" $((800 + k)); fi
+    done
+}
+
+# survived_checks <index> <first id of later inserts>: the first use after
+# a crash restart of an index whose victim was killed between statements
+# (its source table holds exactly the acknowledged changes): queries answer
+# without an error, every acknowledged row is there, no deleted row is
+# back and none is there twice (fixture.extent_wrong), and check() finds
+# no error (which lifts the suspect state of a write-through index); the
+# next 100 inserts are taken (or refused with the hint to run check() and
+# build()), and a later session, after a close, answers as brute force
+# without an error.  Seven assertions.
+survived_checks() {
+    local ix=$1 first=$2 out
+    out=$(q -c "SELECT 'missing=' || missing || ' extra=' || extra
+                FROM fixture.extent_wrong('$ix', '${ix}_src', ST_MakeEnvelope(-10, -10, 2000, 2000))")
+    tap_unlike "$out" 'ERROR' "$ix: the first query after the crash answers without an error"
+    tap_like "$out" '^missing=0 ' "$ix: every acknowledged row is in the index"
+    tap_like "$out" ' extra=0$' "$ix: no deleted row is back, none is there twice"
+    out=$(q -c "SELECT 'check=' || coalesce(string_agg(message, '; ') FILTER (WHERE severity = 'error'), '') FROM festival.check('$ix')")
+    tap_like "$out" '^check=$' "$ix: festival.check() finds no error"
+    out=$(q -c "WITH s AS (INSERT INTO ${ix}_src SELECT i, pt(i) FROM generate_series($first, $first + 99) i RETURNING id, geom)
+                SELECT 'inserted=' || count(*) FILTER (WHERE festival.insert('$ix', id, geom)) FROM s" \
+            -c "SELECT festival.close('$ix')")
+    tap_like "$out" '^inserted=100$|^HINT: .*festival\.check\(.*festival\.build\(' \
+        "$ix: 100 more inserts are taken, or refused with the check/build hint"
+    out=$(q -c "SELECT 'mismatches=' || brute_force_mismatches('$ix', '${ix}_src')" \
+            -c "SELECT 'whole=' || missing || ' ' || extra
+                FROM fixture.extent_wrong('$ix', '${ix}_src', ST_MakeEnvelope(-10, -10, 2000, 2000))")
+    tap_like "$out" '^mismatches=0$' "$ix: a later session answers 16 windows as brute force does"
+    tap_like "$out" '^whole=0 0$' "$ix: and the whole extent, without an error"
+}
+
+# write_fault_schema: the functions of the tests that fill a device
+# (write_back_faults.sh, enospc_tmpfs.sh): wb_inserts(ix, a, b, max_errors)
+# inserts ids a..b one at a time, each with its source row in one
+# subtransaction, until max_errors failed ('acked=N errors=M first=SQLSTATE');
+# wb_answers(ix) compares the whole extent with the source table
+# (fixture.extent_wrong: 'missing=N extra=M', or 'error=SQLSTATE'); wb_try(sql)
+# runs a statement ('ok' or 'error=SQLSTATE').
+write_fault_schema() {
+    q <<'SQL' >/dev/null
+CREATE FUNCTION wb_inserts(ix text, a bigint, b bigint, max_errors int DEFAULT 1000000) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    acked int := 0;
+    errors int := 0;
+    first text := '';
+BEGIN
+    FOR i IN a..b LOOP
+        BEGIN
+            EXECUTE format('INSERT INTO %I VALUES ($1, pt($1))', ix || '_src') USING i;
+            PERFORM festival.insert(ix, i, pt(i));
+            acked := acked + 1;
+        EXCEPTION WHEN others THEN
+            errors := errors + 1;
+            IF first = '' THEN first := SQLSTATE; END IF;
+            EXIT WHEN errors >= max_errors;
+        END;
+    END LOOP;
+    RETURN 'acked=' || acked || ' errors=' || errors || ' first=' || first;
+END $$;
+CREATE FUNCTION wb_answers(ix text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    e record;
+BEGIN
+    e := fixture.extent_wrong(ix, (ix || '_src')::regclass, ST_MakeEnvelope(-10, -10, 2000, 2000));
+    RETURN 'missing=' || e.missing || ' extra=' || e.extra;
+EXCEPTION WHEN others THEN
+    RETURN 'error=' || SQLSTATE;
+END $$;
+CREATE FUNCTION wb_try(sql text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE sql;
+    RETURN 'ok';
+EXCEPTION WHEN others THEN
+    RETURN 'error=' || SQLSTATE;
+END $$;
+SQL
+}
+
+# write_fault_checks <index> <session output> <next session output>: five
+# assertions over what a session that met a failed write printed ("after:"
+# wb_inserts after the failure began, "answers:" wb_answers, "flush:",
+# "close:" wb_try; "armed flush:" a flush before the inserts) and what the
+# next session printed ("next:" wb_answers):
+#   1. the first error is 53100 (a full disk);
+#   2. in that session the whole extent answers every acknowledged row and
+#      nothing else, or fails with an error;
+#   3. flush() or close() fails, or the next session holds every
+#      acknowledged row and nothing else;
+#   4. the next session answers every acknowledged row and nothing else,
+#      or fails with an error;
+#   5. every acknowledged row is in the index in the next session.
+write_fault_checks() {
+    local ix=$1 out=$2 next=$3 first reported
+    first=$(grep -oE '(flush: error=[0-9A-Z]+|after: .*first=[0-9A-Z]+|close: error=[0-9A-Z]+)' <<<"$out" | head -1 | grep -oE '[0-9A-Z]{5}$')
+    tap_is "$first" 53100 "$ix: the first error is a full disk (53100)"
+    tap_like "$out" '^answers: (missing=0 extra=0|error=.*)$' \
+        "$ix: in the session, the whole extent answers every acknowledged row and nothing else, or fails"
+    reported=$(grep -cE '^(flush|close): error=' <<<"$out")
+    tap_ok "$([ "$reported" -gt 0 ] || grep -q '^next: missing=0 extra=0$' <<<"$next"; echo $?)" \
+        "$ix: flush() or close() fails, or the next session holds every acknowledged row and nothing else"
+    tap_like "$next" '^next: (missing=0 extra=0|error=.*)$' \
+        "$ix: the next session answers every acknowledged row and nothing else, or fails"
+    tap_like "$next" '^next: missing=0 ' "$ix: every acknowledged row is in the index in the next session"
+}
+
+# fault_options <structure> <words>: index options of 1 kB pages (and the
+# extent [0, 0, 1000, 1000] for grid files) with, for each word of the
+# comma-separated list, framework fast, a 16 kB cache lru or clru (cold
+# lists of 2), or a placement over the fast device "crash_fast" (or
+# $CRASH_FAST_DEVICE; level_hot with hot_selectivity 1.0).
+fault_options() {
+    local o='{"page_size": 1024' w
+    case "$1" in gridfile|lbgrid) o+=', "extent": [0, 0, 1000, 1000]' ;; esac
+    for w in ${2//,/ }; do
+        case "$w" in
+            fast) o+=', "framework": "fast"' ;;
+            lru) o+=', "cache": "lru", "cache_size": 16384' ;;
+            clru) o+=', "cache": "clru", "cache_size": 16384, "cache_clru_pages": 2' ;;
+            level_hot) o+=", \"fast_device\": \"${CRASH_FAST_DEVICE:-crash_fast}\", \"placement\": \"level_hot\", \"hot_selectivity\": 1.0" ;;
+            *) o+=", \"fast_device\": \"${CRASH_FAST_DEVICE:-crash_fast}\", \"placement\": \"$w\"" ;;
+        esac
+    done
+    echo "$o}"
 }

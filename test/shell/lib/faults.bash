@@ -4,11 +4,14 @@
 # tap.bash; uses q from it).  The trials themselves are lib/faults.sql.
 
 FAULT_SQL="$(dirname "${BASH_SOURCE[0]}")/faults.sql"
+FAULT_HELPERS="$(dirname "${BASH_SOURCE[0]}")/../../../sql/fixture_helpers.sql"
 
-# faults_setup: the device "ft" and the trial functions in the current database.
+# faults_setup: the device "ft", the comparator (sql/fixture_helpers.sql)
+# and the trial functions in the current database.
 faults_setup() {
     q -c "SET client_min_messages = warning" \
       -c "SELECT festival.create_device('ft', io => 'buffered')" >/dev/null
+    q -c "SET client_min_messages = warning" -f "$FAULT_HELPERS" >/dev/null
     q -f "$FAULT_SQL" >/dev/null
 }
 
