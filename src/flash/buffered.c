@@ -615,9 +615,11 @@ log_flush_intent(BufferedStore *bs, const PageIORequest *reqs, int n)
  * it are in the page; drop them as LOG_FLUSH would.  A page not written
  * (crash before its write) keeps its records.  A page that fails
  * verification was torn by the flush (a crash or a failed write in the
- * middle of it): the log holds only the changes since the page was last
- * written, not its older entries, so the index may have lost entries and
- * is left suspect (changes refused until check or build).
+ * middle of it): if the buffer's version of it is built on the stored one
+ * (a MOD page, or one the buffer no longer holds), the log holds only the
+ * changes since the page was last written, not its older entries, so the
+ * index may have lost entries and is left suspect (changes refused until
+ * check or build); a NEW or DEL page the log holds whole.
  */
 static void
 replay_flush_intent(BufferedStore *bs, const LogRecord *rec)
@@ -634,13 +636,20 @@ replay_flush_intent(BufferedStore *bs, const LogRecord *rec)
 		memcpy(&item, rec->payload + i * sizeof(item), sizeof(item));
 		if (item.page >= npages)
 			continue;
+		bp = buffered_lookup(bs, item.page);
 		pageio_read_one(ns->io, item.page, image);
 		if (fest_page_verify(image, ns->page_size, item.page, 0) != FEST_PAGE_OK)
 		{
-			bs->torn_pages++;
+			/*
+			 * Lost only if the buffer's version is built on the stored one
+			 * (MOD): a page the log holds whole since its creation (NEW) or
+			 * frees (DEL) does not need it, as when a tier's crash recovery
+			 * released a copy the map did not name yet.
+			 */
+			if (bp == NULL || bp->status == BUF_MOD)
+				bs->torn_pages++;
 			continue;
 		}
-		bp = buffered_lookup(bs, item.page);
 		if (bp != NULL && FestPageGetHeader(image)->checksum == item.checksum)
 			remove_page(bs, bp);
 	}

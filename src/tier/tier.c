@@ -185,6 +185,37 @@ hot_model_init(HotModel *m, double selectivity, int64 capacity, MemoryContext cx
 }
 
 /*
+ * Forget the pages from first on, which a truncation removed from the file
+ * (a rebuild empties it, a failed commit cuts off the pages it added): a
+ * page of that number written later is another node.  Cut down to the
+ * meta pages, the file holds no tree any more, and the model starts over.
+ */
+void
+hot_model_forget_from(HotModel *m, PageId first)
+{
+	HASH_SEQ_STATUS seq;
+	HotPage    *p;
+
+	hash_seq_init(&seq, m->pages);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		if (p->page < first)
+			continue;
+		if (p->hot)
+			m->nhot--;
+		(void) hash_search(m->pages, &p->page, HASH_REMOVE, NULL);
+	}
+	if (first <= FEST_FIRST_DATA_PAGE)
+	{
+		Assert(m->nhot == 0);
+		m->clock = 0;
+		memset(m->max_count, 0, sizeof(m->max_count));
+		memset(m->wsum, 0, sizeof(m->wsum));
+		memset(m->wn, 0, sizeof(m->wn));
+	}
+}
+
+/*
  * The demotion victim: the least recently accessed hot page among those
  * that are no hot page's parent (so that the rule "a page is fast only
  * when its parent is" survives demotion); never keep.  LRU rather than
@@ -796,6 +827,16 @@ router_truncate(PageIO *io, uint64 npages)
 			ts->nfast--;
 		clear_want(ts, page);
 	}
+	if (ts->detect)
+	{
+		hot_model_forget_from(&ts->hot, npages);
+		for (int level = 0; level < FEST_MAX_LEVELS; level++)
+			if (ts->last_read[level] != InvalidPageId && ts->last_read[level] >= npages)
+				ts->last_read[level] = InvalidPageId;
+		if (npages <= FEST_FIRST_DATA_PAGE)
+			ts->top_level = 0;
+		ts->weights_dirty = true;
+	}
 	if (npages < ts->nentries)
 	{
 		ts->nentries = npages;
@@ -1290,8 +1331,10 @@ tier_open(const TierOptions *opt, const char *index_name, PageIO *slow,
 
 /*
  * After a crash: zero every valid copy the map does not name (the target
- * of a migration the map never recorded, or a new page written to the
- * fast tier before the map knew it).  Costs two reads per page, once.
+ * of a migration the map never recorded, or a page written to either tier
+ * before the map knew it: then both copies go, and a later write of the
+ * page, which the router takes for its first, leaves no stale copy
+ * behind).  Costs two reads per page, once.
  */
 static void
 release_orphans(TierState *ts)
@@ -1302,17 +1345,29 @@ release_orphans(TierState *ts)
 	for (PageId page = 0; page < end; page++)
 	{
 		uint8		e = page < ts->nentries ? ts->entry[page] : 0;
-		int			other = (e & ENTRY_PRESENT) ? 1 - (e & ENTRY_FAST) : TIER_FAST;
-		PageIORequest req = {page, buf};
 
-		if (page >= ts->dev[other]->ops->npages(ts->dev[other]))
-			continue;
-		tier_io(ts, other, &req, 1, false);
-		if (fest_page_verify(buf, ts->page_size, page, FestPageGetHeader(buf)->kind) != FEST_PAGE_OK)
-			continue;
-		req.buf = ts->zero;
-		tier_io(ts, other, &req, 1, true);
-		ts->router.stats->tier_releases++;
+		/*
+		 * A page the map names keeps its copy there; one it does not know
+		 * (written first after the last sync: a node store's flush, a new
+		 * page) keeps none, as nothing durable refers to it: its log or
+		 * journal writes it again.
+		 */
+		for (int tier = TIER_SLOW; tier <= TIER_FAST; tier++)
+		{
+			PageIORequest req = {page, buf};
+
+			if ((e & ENTRY_PRESENT) ? tier == (e & ENTRY_FAST) :
+				page < FEST_FIRST_DATA_PAGE && tier == TIER_SLOW)
+				continue;
+			if (page >= ts->dev[tier]->ops->npages(ts->dev[tier]))
+				continue;
+			tier_io(ts, tier, &req, 1, false);
+			if (fest_page_verify(buf, ts->page_size, page, FestPageGetHeader(buf)->kind) != FEST_PAGE_OK)
+				continue;
+			req.buf = ts->zero;
+			tier_io(ts, tier, &req, 1, true);
+			ts->router.stats->tier_releases++;
+		}
 	}
 	if (ts->unsynced[TIER_SLOW] || ts->unsynced[TIER_FAST])
 		router_sync(&ts->router);

@@ -114,6 +114,7 @@ extern void hot_model_init(HotModel *m, double selectivity, int64 capacity,
 						   MemoryContext cxt);
 extern HotStep hot_model_access(HotModel *m, PageId page, int level,
 								PageId parent, bool parent_fast);
+extern void hot_model_forget_from(HotModel *m, PageId first);
 
 typedef struct TierState TierState;
 

@@ -85,6 +85,8 @@ SQL
 # source table exactly once and nothing else but, possibly, the insert the
 # kill interrupted between the index and the commit (the index is outside
 # transactions); once that one is deleted, festival.check() finds nothing.
+# With RECOVERY_MAY_BE_CLEAN=1 (a kill in a flush, which may come after
+# the flush made the index clean) an index opened clean passes the first.
 recovery_checks() {
     local ix=$1 out
     out=$(q -c "CREATE TEMP TABLE got AS SELECT id FROM festival.query('$ix', ST_MakeEnvelope(-10, -10, 2000, 2000))" \
@@ -95,8 +97,13 @@ recovery_checks() {
             -c "SELECT 'duplicates=' || count(*) - count(DISTINCT id) FROM got" \
             -c "SELECT 'reconciled=' || count(festival.delete('$ix', id, pt(id))) FROM (SELECT id FROM got EXCEPT SELECT id FROM ${ix}_src) e" \
             -c "SELECT 'check=' || coalesce(string_agg(severity || ': ' || message, '; '), '') FROM festival.check('$ix')")
-    tap_like "$out" "^NOTICE:  index \"$ix\" was not closed cleanly; its log restored [1-9][0-9]* modifications$" \
-        "$ix: the first use says how many modifications the log restored"
+    if [ "${RECOVERY_MAY_BE_CLEAN:-0}" = 1 ] && ! grep -q 'not closed cleanly' <<<"$out"; then
+        # the kill came after the flush had made the index clean
+        tap_ok 0 "$ix: the index was clean (the kill came after its flush was complete)"
+    else
+        tap_like "$out" "^NOTICE:  index \"$ix\" was not closed cleanly; its log restored [1-9][0-9]* modifications$" \
+            "$ix: the first use says how many modifications the log restored"
+    fi
     tap_unlike "$out" 'WARNING|ERROR' "$ix: and neither warns nor fails"
     RESTORED=$(printf '%s\n' "$out" | sed -n 's/.*its log restored \([0-9]*\) modifications$/\1/p')
     tap_like "$out" "^acked_in_source=$ACKED$" "$ix: the source table holds all $ACKED acknowledged objects"
