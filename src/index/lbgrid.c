@@ -155,7 +155,11 @@ typedef struct LbState
 	GfState		gf;				/* first: the shared directory code casts */
 	uint32		page_records;	/* records a log page holds */
 	MemoryContext cxt;			/* the BTT's, as long as the open index */
-	HTAB	   *btt;			/* LbBucket by addr; NULL until loaded */
+	bool		loaded;			/* btt, pages and work are complete: set
+								 * only when a load ends (an ERROR or a
+								 * cancel in the middle of one leaves a
+								 * partial table that must not be used) */
+	HTAB	   *btt;			/* LbBucket by addr */
 	HTAB	   *pages;			/* LbPage by page */
 	TreeNode   *work;			/* the working log page (wLogBucket), or NULL */
 	uint64		next_seq;
@@ -245,6 +249,7 @@ btt_create(LbState *st)
 static void
 btt_reset(LbState *st)
 {
+	st->loaded = false;
 	MemoryContextReset(st->cxt);
 	btt_create(st);
 }
@@ -549,17 +554,24 @@ lb_load(StructIndex *idx, LbState *st, bool recovering)
 		foreach(lc, dead)
 			bucket_drop(NULL, st, *(uint64 *) lfirst(lc));
 	}
+	st->loaded = true;
 	return true;
 }
 
-/* The state, its BTT loaded. */
+/*
+ * The state, its BTT loaded.  A load that failed (a read error, a cancel)
+ * left loaded false, so the next use loads again from the start: an
+ * ERROR in a read-only operation keeps the handle, and a partial table
+ * would answer too few rows and append to the wrong working page.
+ */
 static LbState *
 lb_state(StructIndex *idx)
 {
 	LbState    *st = (LbState *) idx->state;
 
-	if (st->btt == NULL)
+	if (!st->loaded)
 		(void) lb_load(idx, st, false);
+	Assert(st->loaded && st->btt != NULL);
 	return st;
 }
 
@@ -1134,7 +1146,7 @@ lb_recover(StructIndex *idx)
 
 	if (!lb_load(idx, st, true))
 	{
-		st->btt = NULL;
+		Assert(!st->loaded);
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(tmp);
 		return false;
@@ -1400,6 +1412,7 @@ lb_init_empty(StructIndex *idx)
 	ns_write(idx->ns, root, NS_WRITE_NEW);
 	ns_set_root(idx->ns, root->page, 2);
 	btt_reset(st);
+	st->loaded = true;			/* an empty index's table is empty */
 }
 
 static void *
@@ -1415,6 +1428,7 @@ lb_setup(const FestConfig *config, uint32 page_size)
 				  o.range_algorithm == GF_RANGE_P_RQ, o.knn_prefetch);
 	st->cxt = AllocSetContextCreate(CurrentMemoryContext, "lbgrid bucket table",
 									ALLOCSET_DEFAULT_SIZES);
+	st->loaded = false;
 	st->btt = NULL;
 	return st;
 }
@@ -1448,7 +1462,7 @@ lb_describe(StructIndex *idx, JsonbParseState **state)
 	jb_int(state, "directory_entry_bytes", sizeof(GfDirEntry));
 	jb_int(state, "grid_bits_per_axis", GF_AXIS_BITS);
 	jb_bool(state, "batched_range_queries", st->gf.batched_range);
-	if (st->btt != NULL)
+	if (st->loaded)
 	{
 		jb_int(state, "logical_buckets", hash_get_num_entries(st->btt));
 		jb_int(state, "log_pages", hash_get_num_entries(st->pages));
