@@ -545,6 +545,49 @@ meta_logged_now(BufferedStore *bs)
 	memcpy(bs->logged_meta, &lm, sizeof(lm));
 }
 
+/*
+ * Before the first group since the last full flush (or the open) reaches
+ * the log, record on disk that the file is not clean, so that an open
+ * replays the log.  With a log, the meta pair written is the state the log
+ * replays from: logged, the one last logged (at the open, the replay, the
+ * last flush or the rebuild's reset), not the meta in memory, which already
+ * holds the modification being committed.  A crash before its group lands
+ * replays nothing, and that state is then exactly right: its root (a root
+ * split only the buffer holds would name a page never written), its
+ * allocation and its entry count, still vouched for when it was (so a
+ * crash cannot leave the count unknown, or, once the file is closed
+ * cleanly again, wrong).  Only FEST_META_BUILDING comes from memory: a
+ * rebuild has emptied the file already, and an interrupted one must be
+ * refused.  Without a log nothing is replayed and ns_mark_unclean writes
+ * the meta in memory, its count unvouched.
+ */
+static void
+buffered_mark_unclean(BufferedStore *bs, const LoggedMeta *logged)
+{
+	NodeStore  *ns = &bs->ns;
+	FestMeta	disk;
+
+	if (ns->marked_unclean)
+		return;
+	if (bs->log == NULL)
+	{
+		ns_mark_unclean(ns);
+		return;
+	}
+	disk = *ns->meta;
+	logged_to_meta(logged, &disk);
+	disk.flags &= ~(FEST_META_CLEAN | FEST_META_BUILDING);
+	disk.flags |= ns->meta->flags & FEST_META_BUILDING;
+	fest_meta_write(ns->io, &disk);
+	/* the pair's generations are the meta's from now on */
+	ns->meta->generation = disk.generation;
+	ns->meta->damaged_slot = disk.damaged_slot;
+	ns->meta->damaged_reason = disk.damaged_reason;
+	/* on disk before any page or log record it covers */
+	pageio_sync(ns->io);
+	ns->marked_unclean = true;
+}
+
 /* Every buffered page, oldest modification first. */
 int
 buffered_oldest_first(const void *a, const void *b)
@@ -755,6 +798,7 @@ buffered_write_unit(BufferedStore *bs, List *pages)
 	int			i = 0;
 	ListCell   *lc;
 	int64		start = fest_now_ns();
+	LoggedMeta	logged;
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "festival flush", ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
@@ -765,7 +809,8 @@ buffered_write_unit(BufferedStore *bs, List *pages)
 		MemoryContextDelete(cxt);
 		return;
 	}
-	ns_mark_unclean(ns);
+	memcpy(&logged, bs->logged_meta, sizeof(logged));
+	buffered_mark_unclean(bs, &logged);
 
 	ids = palloc(n * sizeof(PageId));
 	foreach(lc, pages)
@@ -926,7 +971,10 @@ static void
 buffered_commit(NodeStore *ns)
 {
 	BufferedStore *bs = (BufferedStore *) ns;
+	LoggedMeta	before;
 
+	/* the state before this modification, which its group may yet not reach */
+	memcpy(&before, bs->logged_meta, sizeof(before));
 	if (bs->log != NULL)
 	{
 		log_meta(bs, false);
@@ -935,7 +983,7 @@ buffered_commit(NodeStore *ns)
 	if (bs->op_logged)
 	{
 		/* before the first record counts, the meta page must say "replay" */
-		ns_mark_unclean(ns);
+		buffered_mark_unclean(bs, &before);
 		commit_log_group(bs);
 		bs->op_logged = false;
 	}
@@ -1027,7 +1075,11 @@ buffered_flush(NodeStore *ns)
 	/* the meta page (stale while changes were logged) is written clean */
 	ns_mark_clean(ns);
 	if (bs->log != NULL && !ns->suspect)
+	{
 		log_truncate(bs->log);
+		/* the meta on disk is where an empty log starts from */
+		meta_logged_now(bs);
+	}
 	list_free_deep(ids);
 	list_free(pages);
 	check_accounting(bs);
@@ -1059,6 +1111,13 @@ buffered_reset(NodeStore *ns)
 	ns_truncate_to_empty(ns);
 	if (bs->log != NULL)
 		log_truncate(bs->log);
+	/*
+	 * The emptied file is what a replay starts from now, and the meta on
+	 * disk, which still describes the old tree, is written again (as not
+	 * clean) before the rebuild's first group.
+	 */
+	meta_logged_now(bs);
+	ns->marked_unclean = false;
 }
 
 static void
