@@ -785,6 +785,40 @@ lb_read_leaves(StructIndex *idx, const int64 *refs, int n, TreeNode **out)
 	hash_destroy(nodes);
 }
 
+/*
+ * Is ref a bucket of the directory?  The region it names is followed down
+ * the directory as a point would be, and must be a level-1 entry itself
+ * (an empty bucket has no table entry, yet is one).  Regions that are no
+ * bucket (a part or a union of buckets) and refs that name no region are
+ * not.
+ */
+static bool
+lb_leaf_exists(StructIndex *idx, int64 ref)
+{
+	uint64		addr;
+	TreeNode   *node;
+
+	if (ref >= 0 || ref == PG_INT64_MIN)
+		return false;
+	addr = LB_REF_ADDR(ref);
+	if (gf_addr_len(addr) > GF_MAX_DEPTH)
+		return false;
+	(void) lb_state(idx);
+	node = tree_read_root(idx);
+	while (node->level >= 1)
+	{
+		int			slot = gf_locate(node, addr);
+
+		idx->stats->entries_examined += node->nentries;
+		if (slot < 0)
+			return false;
+		if (node->level == 1)
+			return GfDirEntries(node)[slot].addr == addr;
+		node = tree_read_child(idx, node, GfDirEntries(node)[slot].child);
+	}
+	return false;
+}
+
 static TreeNode *
 read_bucket(StructIndex *idx, uint64 addr)
 {
@@ -1490,5 +1524,6 @@ const StructureOps lbgrid_structure = {
 	.bulk_load = NULL,
 	.entry_region = gf_entry_region,
 	.read_leaves = lb_read_leaves,
+	.leaf_exists = lb_leaf_exists,
 	.recover = lb_recover
 };
