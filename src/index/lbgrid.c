@@ -1355,10 +1355,41 @@ check_btt_against_log(StructIndex *idx, LbState *st, CheckReport *report)
 	MemoryContextDelete(fresh.cxt);
 }
 
+/*
+ * check() reports what it finds instead of failing: a bucket table that
+ * cannot be loaded from the log pages is one error row, and nothing else
+ * of the structure can be checked without it (the file checks follow).
+ */
+static bool
+lb_check_load(StructIndex *idx, LbState *st, CheckReport *report)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	if (st->loaded)
+		return true;
+	PG_TRY();
+	{
+		(void) lb_load(idx, st, false);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		check_error(report, -1, "the bucket table cannot be loaded from the log pages: %s%s%s",
+					edata->message, edata->detail ? ": " : "", edata->detail ? edata->detail : "");
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	return st->loaded;
+}
+
 static void
 lb_check(StructIndex *idx, CheckReport *report)
 {
-	LbState    *st = lb_state(idx);
+	LbState    *st = (LbState *) idx->state;
 	LbCheck		c;
 	HASHCTL		ctl;
 	HASH_SEQ_STATUS seq;
@@ -1366,6 +1397,8 @@ lb_check(StructIndex *idx, CheckReport *report)
 	LbPage	   *lp;
 	HTAB	   *refs;
 
+	if (!lb_check_load(idx, st, report))
+		return;
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(uint64);
 	ctl.entrysize = sizeof(uint64);
