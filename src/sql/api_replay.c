@@ -84,11 +84,12 @@ drive_for(List **drives, const char *index_name, const DeviceProfile *profile,
 }
 
 /*
- * No festival.run row for run_id: it is this session's run in progress, or
- * one whose trace rows are there (another session's run in progress, or a
- * session that ended without end_run), or it does not exist for the
- * caller.  The trace rows are read as the caller, so row security hides
- * those of runs it may not see, as it hides their rows.
+ * No festival.run row the caller may see for run_id: it is this session's
+ * run in progress, or one whose trace rows are there but not its row
+ * (another session's run in progress, or a session that ended without
+ * end_run), or it does not exist for the caller.  A row row security
+ * hides (looked for as the extension's owner) keeps the run nonexistent
+ * for the caller, whatever trace rows of it the caller may read.
  */
 static void
 refuse_missing_run(int64 run_id)
@@ -96,6 +97,9 @@ refuse_missing_run(int64 run_id)
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(run_id)};
 	int64		current = run_current_id();
+	bool		hidden;
+	Oid			saved_user;
+	int			saved_context;
 
 	if (current != 0 && run_id == current)
 		ereport(ERROR,
@@ -103,10 +107,17 @@ refuse_missing_run(int64 run_id)
 				 errmsg("run %lld is in progress", (long long) run_id),
 				 errdetail("A run is stored, and can be replayed, once festival.end_run() ends it."),
 				 errhint("Call festival.end_run() first.")));
-	if (SPI_execute_with_args("SELECT 1 FROM festival.io_trace WHERE run_id = $1 LIMIT 1",
+	catalog_begin_privileged(&saved_user, &saved_context);
+	if (SPI_execute_with_args("SELECT 1 FROM festival.run WHERE run_id = $1",
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read festival.run");
+	hidden = SPI_processed > 0;
+	catalog_end_privileged(saved_user, saved_context);
+	if (!hidden &&
+		SPI_execute_with_args("SELECT 1 FROM festival.io_trace WHERE run_id = $1 LIMIT 1",
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read festival.io_trace");
-	if (SPI_processed > 0)
+	if (!hidden && SPI_processed > 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("run %lld is in progress in another session, or was never ended", (long long) run_id),
