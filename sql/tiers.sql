@@ -28,13 +28,15 @@ CREATE TABLE ti_new AS
 
 CREATE TABLE ti_index (name text PRIMARY KEY, structure text, framework text, placement text,
 					   options jsonb);
+-- (hot_selectivity only for the placements that detect hot pages: the
+-- others refuse it; LB-Grid, which refuses FAST and eFIND, under none)
 INSERT INTO ti_index
 SELECT format('ti_%s_%s_%s', s, f, p), s, f, p,
-	   jsonb_build_object('page_size', 1024, 'framework', f, 'fast_device', 'ti_fast',
-						  'placement', p, 'hot_selectivity', 1.0)
-	   || CASE WHEN s IN ('xbrtree', 'gridfile') THEN '{"extent": [-10, -10, 310, 310]}'::jsonb ELSE '{}'::jsonb END
+	   jsonb_build_object('page_size', 1024, 'framework', f, 'fast_device', 'ti_fast', 'placement', p)
+	   || CASE WHEN p IN ('hot', 'level_hot', 'random') THEN '{"hot_selectivity": 1.0}'::jsonb ELSE '{}'::jsonb END
+	   || CASE WHEN s IN ('xbrtree', 'gridfile', 'lbgrid') THEN '{"extent": [-10, -10, 310, 310]}'::jsonb ELSE '{}'::jsonb END
 	   || CASE WHEN f <> 'none' THEN '{"buffer_size": 8192, "log_size": 0}'::jsonb ELSE '{}'::jsonb END
-FROM unnest(ARRAY['rtree', 'rstartree', 'hilbert', 'xbrtree', 'gridfile']) s,
+FROM unnest(ARRAY['rtree', 'rstartree', 'hilbert', 'xbrtree', 'gridfile', 'lbgrid']) s,
 	 unnest(ARRAY['none', 'fast', 'efind']) f,
 	 unnest(ARRAY['single', 'all_fast', 'level', 'hot', 'level_hot', 'random']) p
 WHERE f = 'none' OR s IN ('rtree', 'gridfile');
@@ -42,7 +44,8 @@ WHERE f = 'none' OR s IN ('rtree', 'gridfile');
 INSERT INTO ti_index
 SELECT format('ti_rtree_none_%s_cache', p), 'rtree', 'none', p,
 	   jsonb_build_object('page_size', 1024, 'fast_device', 'ti_fast', 'placement', p,
-						  'hot_selectivity', 1.0, 'cache', 'lru', 'cache_size', 16384)
+						  'cache', 'lru', 'cache_size', 16384)
+	   || CASE WHEN p IN ('hot', 'random') THEN '{"hot_selectivity": 1.0}'::jsonb ELSE '{}'::jsonb END
 FROM unnest(ARRAY['single', 'level', 'hot', 'random']) p;
 
 SELECT count(*) AS indices,
@@ -476,6 +479,50 @@ ORDER BY s.step;
 SELECT (festival.fault_status('ti_mf')->>'tier_map_write')::int > 0 AS map_written,
 	   ti_try($q$SELECT festival.close('ti_mf')$q$) AS closed;
 SELECT * FROM festival.check('ti_mf');
+
+-------------------------------------------------------------------------------
+-- The files beside the index file: drop_index removes the map, the weights
+-- and the fast tier's file; a map or weights left over from an earlier
+-- index of the name (DROP EXTENSION leaves every file; copies stand for
+-- them here) are removed when the name is used again, tiered or not, and
+-- by the drop of an index that is not tiered.
+-------------------------------------------------------------------------------
+CREATE FUNCTION ti_file_exists(path text) RETURNS boolean LANGUAGE sql AS $$
+	SELECT (pg_stat_file(path, true)).size IS NOT NULL
+$$;
+SELECT festival.create_index('ti_files', 'rtree', 'ti_slow',
+	'{"page_size": 1024, "fast_device": "ti_fast", "placement": "hot", "hot_selectivity": 1.0}', 'ti_src') > 0 AS created;
+SELECT festival.build('ti_files') > 0 AS built;
+SELECT count(*) > 0 AS answered FROM (SELECT festival.query('ti_files', ST_MakeEnvelope(0, 0, 40, 40))
+									  FROM generate_series(1, 5)) q;
+SELECT festival.close('ti_files');
+CREATE TABLE ti_files_paths AS
+	SELECT fixture.index_file('ti_files') AS path,
+		   fixture.festival_dir() || '/' || (SELECT directory FROM festival.device WHERE name = 'ti_fast')
+		   || '/' || (SELECT file_name FROM festival.index WHERE name = 'ti_files') AS fast;
+SELECT ti_file_exists(path || '.tiermap') AS map, ti_file_exists(path || '.tierhot') AS weights,
+	   ti_file_exists(fast) AS fast_file
+FROM ti_files_paths;
+SELECT fixture.sh(format('cp ''%1$s.tiermap'' ''%1$s.tiermap.keep'' && cp ''%1$s.tierhot'' ''%1$s.tierhot.keep''', path))
+FROM ti_files_paths;
+SELECT festival.drop_index('ti_files');
+SELECT ti_file_exists(path) AS file, ti_file_exists(path || '.tiermap') AS map,
+	   ti_file_exists(path || '.tierhot') AS weights, ti_file_exists(fast) AS fast_file
+FROM ti_files_paths;
+-- leftovers, then an index of the name without tiers: its creation removes them
+SELECT fixture.sh(format('cp ''%1$s.tiermap.keep'' ''%1$s.tiermap'' && cp ''%1$s.tierhot.keep'' ''%1$s.tierhot''', path))
+FROM ti_files_paths;
+SELECT festival.create_index('ti_files', 'rtree', 'ti_slow', '{"page_size": 1024}', 'ti_src') > 0 AS created;
+SELECT ti_file_exists(path || '.tiermap') AS map, ti_file_exists(path || '.tierhot') AS weights
+FROM ti_files_paths;
+-- leftovers that came after its creation: its drop removes them
+SELECT fixture.sh(format('cp ''%1$s.tiermap.keep'' ''%1$s.tiermap'' && cp ''%1$s.tierhot.keep'' ''%1$s.tierhot''', path))
+FROM ti_files_paths;
+SELECT festival.drop_index('ti_files');
+SELECT ti_file_exists(path) AS file, ti_file_exists(path || '.tiermap') AS map,
+	   ti_file_exists(path || '.tierhot') AS weights
+FROM ti_files_paths;
+SELECT fixture.sh(format('rm ''%1$s.tiermap.keep'' ''%1$s.tierhot.keep''', path)) FROM ti_files_paths;
 
 -------------------------------------------------------------------------------
 -- Bad input.

@@ -229,11 +229,36 @@ def must(sql, db):
     return r
 
 
+# When the statistics were last reset: a crash restart resets them, so a
+# new value tells that the restart a killed backend causes has happened.
+LAST_RESET = [None]
+
+
+def stats_reset():
+    p = subprocess.run(["psql", "-X", "-qAt", "-d", "postgres", "-c",
+                        "SELECT stats_reset FROM pg_stat_bgwriter"],
+                       capture_output=True, text=True)
+    return p.stdout.strip() if p.returncode == 0 else None
+
+
 def wait_for_server():
-    for _ in range(240):
-        if subprocess.run(["psql", "-X", "-qAt", "-d", "postgres", "-c", "SELECT 1"],
-                          capture_output=True).returncode == 0:
-            return
+    """After a backend died: wait until the server has gone through its
+    crash restart and accepts connections again.  A connection can succeed
+    before the postmaster has even noticed the death (then the restart
+    would end it, and the next trial would read that as a crash of its
+    own), so the restart is recognised by the statistics it resets; a
+    server that accepts connections with unchanged statistics for 30 s had
+    no restart to make."""
+    unchanged = 0
+    for _ in range(480):
+        now = stats_reset()
+        if now is not None:
+            if LAST_RESET[0] is None or now != LAST_RESET[0]:
+                LAST_RESET[0] = now
+                return
+            unchanged += 1
+            if unchanged >= 120:
+                return
         time.sleep(0.25)
     sys.exit("campaign: the server did not come back")
 
@@ -1138,6 +1163,7 @@ def main():
                       text=True).stdout.strip() != "t":
         sys.exit("campaign: needs a server on a local Unix socket (it kills backends and changes files)")
     fresh_database(db)
+    LAST_RESET[0] = stats_reset()
     start = time.time()
     res = Results(args.mode, args)
     check_refusals(db, args.values, res)

@@ -39,6 +39,7 @@ typedef struct FilePageIO
 	int			fd;
 	char	   *path;
 	IOEngine   *engine;
+	MemoryContextCallback release;	/* closes it with its memory context */
 } FilePageIO;
 
 /*
@@ -201,6 +202,7 @@ file_close(PageIO *io)
 
 	if (f->engine != NULL)
 		f->engine->ops->close(f->engine);
+	f->engine = NULL;
 	if (f->fd >= 0)
 	{
 		/* closing drops the flock */
@@ -208,6 +210,19 @@ file_close(PageIO *io)
 		ReleaseExternalFD();
 		f->fd = -1;
 	}
+}
+
+/*
+ * The file's descriptor, flock and engine belong to the memory context the
+ * PageIO lives in (an open index's): when that context goes before the
+ * PageIO was closed (an open that failed above the device, whose chain the
+ * handle never got to hold), they are released with it.  After a close
+ * this does nothing.
+ */
+static void
+file_release_callback(void *arg)
+{
+	file_close((PageIO *) arg);
 }
 
 static const PageIOOps file_pageio_ops = {
@@ -222,7 +237,8 @@ static const PageIOOps file_pageio_ops = {
 /*
  * Open (or, with create, exclusively create) an index file and lock it.
  * The returned PageIO is allocated in the current memory context; its
- * descriptor must be released with the close callback.
+ * descriptor is released by the close callback, or else when that context
+ * is reset or deleted (file_release_callback).
  */
 PageIO *
 device_file_open(const DeviceSpec *spec, const char *path, uint32 page_size,
@@ -348,6 +364,9 @@ device_file_open(const DeviceSpec *spec, const char *path, uint32 page_size,
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	f->release.func = file_release_callback;
+	f->release.arg = f;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &f->release);
 	return &f->io;
 }
 

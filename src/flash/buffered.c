@@ -10,6 +10,7 @@
  */
 #include "flash/buffered.h"
 
+#include "device/device.h"
 #include "device/fault.h"
 
 #include "flash/framework.h"
@@ -897,7 +898,6 @@ static void
 buffered_commit(NodeStore *ns)
 {
 	BufferedStore *bs = (BufferedStore *) ns;
-
 	if (bs->log != NULL)
 	{
 		log_meta(bs, false);
@@ -905,7 +905,11 @@ buffered_commit(NodeStore *ns)
 	}
 	if (bs->op_logged)
 	{
-		/* before the first record counts, the meta page must say "replay" */
+		/*
+		 * Before the first record counts, the meta page must say "replay";
+		 * it holds the state the log replays from, not this modification
+		 * (ns_mark_unclean writes the committed meta).
+		 */
 		ns_mark_unclean(ns);
 		commit_log_group(bs);
 		bs->op_logged = false;
@@ -1002,7 +1006,11 @@ buffered_flush(NodeStore *ns)
 	/* the meta page (stale while changes were logged) is written clean */
 	ns_mark_clean(ns);
 	if (bs->log != NULL && !ns->suspect)
+	{
 		log_truncate(bs->log);
+		/* the meta on disk is where an empty log starts from */
+		meta_logged_now(bs);
+	}
 	list_free_deep(ids);
 	list_free(pages);
 	check_accounting(bs);
@@ -1034,6 +1042,8 @@ buffered_reset(NodeStore *ns)
 	ns_truncate_to_empty(ns);
 	if (bs->log != NULL)
 		log_truncate(bs->log);
+	/* the emptied file is what a replay starts from now */
+	meta_logged_now(bs);
 }
 
 static void
@@ -1199,6 +1209,20 @@ buffered_recover(BufferedStore *bs)
 		return;
 	}
 
+	if (bs->log_lost)
+	{
+		/* nothing to replay from: what was flushed, not trusted */
+		ns->suspect = true;
+		ns->meta->flags &= ~FEST_META_ENTRIES_VALID;
+		ereport(WARNING,
+				(errcode(ERRCODE_UNDEFINED_FILE),
+				 errmsg("index \"%s\" was not closed cleanly and its log file is missing: the changes since its last flush are lost",
+						ns->index_name),
+				 errdetail("An empty log replaces it; until a check finds no error or a build rewrites it, the index refuses changes."),
+				 errhint("If the log file still exists, put it back and call festival.close('%s'): the next use replays it. Otherwise run festival.check('%s'); festival.build('%s') rebuilds it.",
+						 ns->index_name, ns->index_name, ns->index_name)));
+		return;
+	}
 	start = fest_now_ns();
 	bs->replaying = true;
 	log_replay(bs->log, apply_record, bs, &result);
@@ -1245,7 +1269,22 @@ buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
 	create_tables(bs);
 	if (cfg->log_size > 0)
 	{
-		bs->log = log_open(log_path, meta->index_uid, create, index_name, stats);
+		bool		missing = !create && !device_file_exists(log_path);
+
+		/*
+		 * A missing log (removed by hand) is replaced by an empty one, so
+		 * the index opens (and build() can rewrite it).  A clean index had
+		 * nothing in it; an unclean one lost its changes since the last
+		 * flush, and buffered_recover opens it suspect.
+		 */
+		if (missing && (meta->flags & FEST_META_CLEAN) != 0)
+			ereport(WARNING,
+					(errcode(ERRCODE_UNDEFINED_FILE),
+					 errmsg("log file \"%s\" of index \"%s\" was missing; an empty log replaces it",
+							log_path, index_name),
+					 errdetail("The index was closed cleanly, so its log held nothing to replay.")));
+		bs->log_lost = missing && (meta->flags & FEST_META_CLEAN) == 0;
+		bs->log = log_open(log_path, meta->index_uid, create || missing, index_name, stats);
 		if (io->fault != NULL)
 			log_set_fault_hook(bs->log, fault_log_hook, io->fault);
 	}

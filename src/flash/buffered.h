@@ -159,6 +159,7 @@ struct BufferedStore
 	char		logged_meta[128];	/* LoggedMeta as last logged (or read) */
 	bool		replaying;		/* restart in progress: do not log */
 	uint64		torn_pages;		/* pages replay found torn by a flush */
+	bool		log_lost;		/* opened unclean, its log file missing */
 	bool		flushing;		/* a unit is being written: stored versions
 								 * are read to merge, not at a caller's
 								 * request (eFIND's read queue ignores them) */

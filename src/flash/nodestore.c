@@ -215,9 +215,11 @@ ns_mark_unclean(NodeStore *ns)
 
 /*
  * After every page is written: sync the pages, then write and sync the meta
- * pair that says the file is clean and its entry count exact.  A suspect
- * file (see NodeStore) keeps its clean flag cleared.  A meta copy found
- * damaged at open is rewritten here even if nothing changed.
+ * pair that says the file is clean.  Its entry count is vouched for as it
+ * is in memory (ENTRIES_VALID), never more: a count a crash left unknown
+ * stays unknown until check() or a build counts it.  A suspect file (see
+ * NodeStore) keeps its clean flag cleared.  A meta copy found damaged at
+ * open is rewritten here even if nothing changed.
  */
 void
 ns_mark_clean(NodeStore *ns)
@@ -227,7 +229,7 @@ ns_mark_clean(NodeStore *ns)
 	pageio_sync(ns->io);
 	if (!ns->suspect)
 	{
-		ns->meta->flags |= FEST_META_CLEAN | FEST_META_ENTRIES_VALID;
+		ns->meta->flags |= FEST_META_CLEAN;
 		ns->marked_unclean = false;
 	}
 	ns_write_meta(ns);
@@ -313,9 +315,12 @@ ns_truncate_to_empty(NodeStore *ns)
 	/*
 	 * The old tree is gone from the file: the empty one (with the caller's
 	 * flags, BUILDING for a build) is what the meta must say from now on,
-	 * even before its first commit (ns_mark_unclean writes it).
+	 * even before its first commit, and the meta on disk, which still
+	 * describes the old tree, is written again (as not clean) by the next
+	 * ns_mark_unclean.
 	 */
 	ns_note_committed(ns);
+	ns->marked_unclean = false;
 }
 
 /* The meta data of an empty file (ns_truncate_to_empty without the file). */

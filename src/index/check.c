@@ -214,9 +214,12 @@ check_index_file(NodeStore *ns, CheckReport *report)
 
 	if ((meta->flags & FEST_META_ENTRIES_VALID) &&
 		report->leaf_entries != meta->entry_count)
+	{
+		report->count_mismatch = true;
 		check_error(report, -1,
 					"the tree holds " UINT64_FORMAT " entries but the meta page counts " UINT64_FORMAT,
 					report->leaf_entries, meta->entry_count);
+	}
 
 	if ((meta->flags & FEST_META_ALL_POINTS) && report->non_point_seen)
 		check_error(report, -1,

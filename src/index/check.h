@@ -41,6 +41,7 @@ typedef struct CheckReport
 	uint64		file_pages;		/* pages the file holds */
 	struct HTAB *reached;		/* pages reached by the walk */
 	uint64		leaf_entries;	/* counted by the structure's walk */
+	bool		count_mismatch; /* the meta page vouches for another count */
 	bool		non_point_seen; /* a leaf entry whose MBR is not a point */
 } CheckReport;
 

@@ -80,7 +80,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "index/gridfile.h"
+#include "index/lbgrid.h"
 
 #include <math.h>
 
@@ -90,53 +90,6 @@
 #include "utils/float.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
-
-typedef struct LbRecord
-{
-	double		x;
-	double		y;
-	int64		id;
-	uint64		tag;
-} LbRecord;
-
-StaticAssertDecl(sizeof(LbRecord) == 32, "LbRecord must be 32 bytes");
-
-#define LB_DELETE		(UINT64CONST(1) << 63)
-#define LB_ADDR(tag)	((tag) & ~LB_DELETE)
-#define LB_LOG_PAGE		0x0001	/* TreeNode.flags of a log page */
-#define LbRecords(node)	((LbRecord *) (node)->entries)
-
-/*
- * A level-1 entry's child, as the generic algorithms see it (entry_ref):
- * the bucket's region negated, so that it is never taken for a page (dumps
- * list buckets beside pages).
- */
-#define LB_REF(addr)		(-(int64) (addr))
-#define LB_REF_ADDR(ref)	((uint64) -(ref))
-
-static inline bool
-lb_is_begin(const LbRecord *r)
-{
-	return isnan(r->x);
-}
-
-/* A BTT entry: a logical bucket. */
-typedef struct LbBucket
-{
-	uint64		addr;			/* hash key: the region, the bucket id */
-	int32		live;
-	int32		npages;
-	int32		maxpages;
-	PageId	   *pages;			/* by sequence; pages[0] holds the marker */
-} LbBucket;
-
-/* A log page. */
-typedef struct LbPage
-{
-	PageId		page;			/* hash key */
-	uint64		seq;
-	int32		refs;			/* BTT lists holding it */
-} LbPage;
 
 /* The options, read once (lb_read_options). */
 typedef struct LbOptions
@@ -150,16 +103,6 @@ typedef struct LbOptions
 } LbOptions;
 
 
-typedef struct LbState
-{
-	GfState		gf;				/* first: the shared directory code casts */
-	uint32		page_records;	/* records a log page holds */
-	MemoryContext cxt;			/* the BTT's, as long as the open index */
-	HTAB	   *btt;			/* LbBucket by addr; NULL until loaded */
-	HTAB	   *pages;			/* LbPage by page */
-	TreeNode   *work;			/* the working log page (wLogBucket), or NULL */
-	uint64		next_seq;
-} LbState;
 
 static const OptionSpec lb_options[] = {
 	{
@@ -245,18 +188,19 @@ btt_create(LbState *st)
 static void
 btt_reset(LbState *st)
 {
+	st->loaded = false;
 	MemoryContextReset(st->cxt);
 	btt_create(st);
 }
 
-static LbBucket *
-btt_find(LbState *st, uint64 addr)
+LbBucket *
+lb_btt_find(LbState *st, uint64 addr)
 {
 	return hash_search(st->btt, &addr, HASH_FIND, NULL);
 }
 
-static LbPage *
-page_find(LbState *st, PageId page)
+LbPage *
+lb_page_find(LbState *st, PageId page)
 {
 	return hash_search(st->pages, &page, HASH_FIND, NULL);
 }
@@ -277,7 +221,7 @@ bucket_add_page(LbState *st, LbBucket *b, PageId page)
 			: repalloc(b->pages, b->maxpages * sizeof(PageId));
 	}
 	b->pages[b->npages++] = page;
-	p = page_find(st, page);
+	p = lb_page_find(st, page);
 	Assert(p != NULL);
 	p->refs++;
 }
@@ -290,13 +234,13 @@ bucket_add_page(LbState *st, LbBucket *b, PageId page)
 static void
 bucket_drop(StructIndex *idx, LbState *st, uint64 addr)
 {
-	LbBucket   *b = btt_find(st, addr);
+	LbBucket   *b = lb_btt_find(st, addr);
 
 	if (b == NULL)
 		return;
 	for (int i = 0; i < b->npages; i++)
 	{
-		LbPage	   *p = page_find(st, b->pages[i]);
+		LbPage	   *p = lb_page_find(st, b->pages[i]);
 
 		Assert(p != NULL && p->refs > 0);
 		p->refs--;
@@ -354,7 +298,7 @@ btt_apply(LbState *st, const LbRecord *r, PageId page)
 		(void) bucket_begin(st, a, page);
 		return;
 	}
-	b = btt_find(st, a);
+	b = lb_btt_find(st, a);
 	if (b == NULL)
 		return;
 	bucket_add_page(st, b, page);
@@ -398,7 +342,7 @@ report_bad_log_page(StructIndex *idx, PageId page, const char *what)
  * trusted (every page is read and classified by its kind), a damaged page
  * makes it return false instead of raising.
  */
-static bool
+bool
 lb_load(StructIndex *idx, LbState *st, bool recovering)
 {
 	NodeStore  *ns = idx->ns;
@@ -538,7 +482,7 @@ lb_load(StructIndex *idx, LbState *st, bool recovering)
 		hash_seq_init(&seq, st->btt);
 		while ((b = hash_seq_search(&seq)) != NULL)
 			for (uint64 up = b->addr >> 1; up >= GF_ROOT_ADDR; up >>= 1)
-				if (btt_find(st, up) != NULL)
+				if (lb_btt_find(st, up) != NULL)
 				{
 					uint64	   *a = palloc(sizeof(uint64));
 
@@ -549,17 +493,24 @@ lb_load(StructIndex *idx, LbState *st, bool recovering)
 		foreach(lc, dead)
 			bucket_drop(NULL, st, *(uint64 *) lfirst(lc));
 	}
+	st->loaded = true;
 	return true;
 }
 
-/* The state, its BTT loaded. */
+/*
+ * The state, its BTT loaded.  A load that failed (a read error, a cancel)
+ * left loaded false, so the next use loads again from the start: an
+ * ERROR in a read-only operation keeps the handle, and a partial table
+ * would answer too few rows and append to the wrong working page.
+ */
 static LbState *
 lb_state(StructIndex *idx)
 {
 	LbState    *st = (LbState *) idx->state;
 
-	if (st->btt == NULL)
+	if (!st->loaded)
 		(void) lb_load(idx, st, false);
+	Assert(st->loaded && st->btt != NULL);
 	return st;
 }
 
@@ -589,7 +540,7 @@ lb_append(StructIndex *idx, LbState *st, const LbRecord *recs, int n)
 
 		if (w != NULL)
 		{
-			LbPage	   *op = page_find(st, w->page);
+			LbPage	   *op = lb_page_find(st, w->page);
 
 			/* the old working page is let go when no bucket needs it */
 			if (op != NULL && op->refs == 0)
@@ -649,7 +600,7 @@ typedef struct LbReadPage
 static TreeNode *
 replay_bucket(StructIndex *idx, LbState *st, uint64 addr, HTAB *nodes)
 {
-	LbBucket   *b = btt_find(st, addr);
+	LbBucket   *b = lb_btt_find(st, addr);
 	TreeNode   *out = ns_new_node(idx->ns, (PageId) LB_REF(addr), 0);
 	int			maxn = (int) out->capacity;
 
@@ -727,7 +678,7 @@ lb_read_leaves(StructIndex *idx, const int64 *refs, int n, TreeNode **out)
 	pages = palloc(maxp * sizeof(PageId));
 	for (int i = 0; i < n; i++)
 	{
-		LbBucket   *b = btt_find(st, LB_REF_ADDR(refs[i]));
+		LbBucket   *b = lb_btt_find(st, LB_REF_ADDR(refs[i]));
 
 		if (b == NULL)
 			continue;
@@ -773,8 +724,42 @@ lb_read_leaves(StructIndex *idx, const int64 *refs, int n, TreeNode **out)
 	hash_destroy(nodes);
 }
 
-static TreeNode *
-read_bucket(StructIndex *idx, uint64 addr)
+/*
+ * Is ref a bucket of the directory?  The region it names is followed down
+ * the directory as a point would be, and must be a level-1 entry itself
+ * (an empty bucket has no table entry, yet is one).  Regions that are no
+ * bucket (a part or a union of buckets) and refs that name no region are
+ * not.
+ */
+static bool
+lb_leaf_exists(StructIndex *idx, int64 ref)
+{
+	uint64		addr;
+	TreeNode   *node;
+
+	if (ref >= 0 || ref == PG_INT64_MIN)
+		return false;
+	addr = LB_REF_ADDR(ref);
+	if (gf_addr_len(addr) > GF_MAX_DEPTH)
+		return false;
+	(void) lb_state(idx);
+	node = tree_read_root(idx);
+	while (node->level >= 1)
+	{
+		int			slot = gf_locate(node, addr);
+
+		idx->stats->entries_examined += node->nentries;
+		if (slot < 0)
+			return false;
+		if (node->level == 1)
+			return GfDirEntries(node)[slot].addr == addr;
+		node = tree_read_child(idx, node, GfDirEntries(node)[slot].child);
+	}
+	return false;
+}
+
+TreeNode *
+lb_read_bucket(StructIndex *idx, uint64 addr)
 {
 	int64		ref = LB_REF(addr);
 	TreeNode   *node;
@@ -855,7 +840,7 @@ lb_insert(StructIndex *idx, int64 id, const Mbr *box)
 	TreeNode   *sub = path[depth].node;
 	int			slot = path[depth].slot;
 	uint64		addr = GfDirEntries(sub)[slot].addr;
-	LbBucket   *b = btt_find(st, addr);
+	LbBucket   *b = lb_btt_find(st, addr);
 	LbRecord	rec;
 	TreeNode   *bucket;
 	uint64	   *keys;
@@ -892,7 +877,7 @@ lb_insert(StructIndex *idx, int64 id, const Mbr *box)
 	}
 
 	/* full: read it, split it by buddy halving, write it compacted */
-	bucket = read_bucket(idx, addr);
+	bucket = lb_read_bucket(idx, addr);
 	LbRecords(bucket)[bucket->nentries++] = rec;
 	n = (int) bucket->nentries;
 	keys = palloc(n * sizeof(uint64));
@@ -959,7 +944,7 @@ lb_contains(StructIndex *idx, int64 id, const Mbr *box)
 	rec.x = box->xmin;
 	rec.y = box->ymin;
 	rec.id = id;
-	return find_record(read_bucket(idx, GfDirEntries(path[depth].node)[path[depth].slot].addr),
+	return find_record(lb_read_bucket(idx, GfDirEntries(path[depth].node)[path[depth].slot].addr),
 					   &rec) >= 0;
 }
 
@@ -980,7 +965,7 @@ merge_buckets(StructIndex *idx, LbState *st, TreeNode *sub, int *slot)
 		uint64		a = e[*slot].addr;
 		bool		high = (a & 1) != 0;
 		int			bs = high ? *slot - 1 : *slot + 1;
-		LbBucket   *b = btt_find(st, a);
+		LbBucket   *b = lb_btt_find(st, a);
 		LbBucket   *m;
 		int32		live = b == NULL ? 0 : b->live;
 		int32		mlive;
@@ -992,7 +977,7 @@ merge_buckets(StructIndex *idx, LbState *st, TreeNode *sub, int *slot)
 		if (live > (int32) st->gf.bucket_merge || a == GF_ROOT_ADDR ||
 			bs < 0 || bs >= (int) sub->nentries || e[bs].addr != (a ^ 1))
 			break;
-		m = btt_find(st, a ^ 1);
+		m = lb_btt_find(st, a ^ 1);
 		mlive = m == NULL ? 0 : m->live;
 		if (live + mlive > (int32) st->gf.bucket_max)
 			break;
@@ -1043,11 +1028,11 @@ lb_remove(StructIndex *idx, int64 id, const Mbr *box)
 	depth = locate_bucket(idx, gf_point_addr(&st->gf, box->xmin, box->ymin), path);
 	sub = path[depth].node;
 	addr = GfDirEntries(sub)[path[depth].slot].addr;
-	b = btt_find(st, addr);
+	b = lb_btt_find(st, addr);
 	rec.x = box->xmin;
 	rec.y = box->ymin;
 	rec.id = id;
-	if (b == NULL || b->live == 0 || find_record(read_bucket(idx, addr), &rec) < 0)
+	if (b == NULL || b->live == 0 || find_record(lb_read_bucket(idx, addr), &rec) < 0)
 		return false;
 
 	rec.tag = addr | LB_DELETE;
@@ -1089,7 +1074,7 @@ inner_regions(LbState *st)
 static void
 tile(LbState *st, HTAB *inner, uint64 region, GfDirEntry **out, int *n, int *max)
 {
-	if (btt_find(st, region) == NULL &&
+	if (lb_btt_find(st, region) == NULL &&
 		hash_search(inner, &region, HASH_FIND, NULL) != NULL)
 	{
 		tile(st, inner, region << 1, out, n, max);
@@ -1134,7 +1119,7 @@ lb_recover(StructIndex *idx)
 
 	if (!lb_load(idx, st, true))
 	{
-		st->btt = NULL;
+		Assert(!st->loaded);
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(tmp);
 		return false;
@@ -1145,7 +1130,7 @@ lb_recover(StructIndex *idx)
 	ns->meta->free_count = 0;
 	for (PageId p = npages; p-- > FEST_FIRST_DATA_PAGE;)
 	{
-		LbPage	   *lp = page_find(st, p);
+		LbPage	   *lp = lb_page_find(st, p);
 
 		if (lp != NULL && (lp->refs > 0 || (st->work != NULL && st->work->page == p)))
 			continue;
@@ -1205,186 +1190,6 @@ lb_recover(StructIndex *idx)
 }
 
 /* ------------------------------------------------------------------ */
-/* check                                                              */
-/* ------------------------------------------------------------------ */
-
-typedef struct LbCheck
-{
-	StructIndex *idx;
-	LbState    *st;
-	HTAB	   *seen;			/* buckets met in the directory */
-} LbCheck;
-
-static void
-check_bucket(void *arg, CheckReport *report, int64 ref, uint64 region)
-{
-	LbCheck    *c = arg;
-	LbState    *st = c->st;
-	LbBucket   *b;
-	TreeNode   *node;
-	bool		found;
-	MemoryContext cxt = CurrentMemoryContext;
-
-	if (ref != LB_REF(region))
-	{
-		check_error(report, -1, "the sub-directory entry of region " UINT64_FORMAT " names bucket " INT64_FORMAT,
-					region, -ref);
-		return;
-	}
-	(void) hash_search(c->seen, &region, HASH_ENTER, &found);
-	if (found)
-	{
-		check_error(report, -1, "bucket " UINT64_FORMAT " appears twice in the directory", region);
-		return;
-	}
-	b = btt_find(st, region);
-	if (b == NULL)
-		return;					/* empty, never written */
-	if (b->live < 0 || b->live > (int32) st->gf.bucket_max)
-		check_error(report, -1, "bucket " UINT64_FORMAT " holds %d points, outside 0 .. its capacity %u",
-					region, b->live, st->gf.bucket_max);
-	PG_TRY();
-	{
-		node = read_bucket(c->idx, region);
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(cxt);
-		FlushErrorState();
-		check_error(report, -1, "bucket " UINT64_FORMAT " does not replay cleanly", region);
-		node = NULL;
-	}
-	PG_END_TRY();
-	if (node == NULL)
-		return;
-	report->leaf_entries += node->nentries;
-	for (uint32 i = 0; i < node->nentries; i++)
-		(void) gf_check_point(report, &st->gf, (int64) b->pages[0], i,
-							  LbRecords(node)[i].x, LbRecords(node)[i].y,
-							  LbRecords(node)[i].id, region);
-}
-
-/* The BTT equals a fresh replay of the log pages. */
-static void
-check_btt_against_log(StructIndex *idx, LbState *st, CheckReport *report)
-{
-	LbState		fresh = *st;
-	HASH_SEQ_STATUS seq;
-	LbBucket   *b;
-	MemoryContext cxt = CurrentMemoryContext;
-
-	fresh.cxt = AllocSetContextCreate(CurrentMemoryContext, "lbgrid check",
-									  ALLOCSET_DEFAULT_SIZES);
-	PG_TRY();
-	{
-		(void) lb_load(idx, &fresh, false);
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(cxt);
-		FlushErrorState();
-		check_error(report, -1, "the log pages cannot be replayed");
-		MemoryContextDelete(fresh.cxt);
-		return;
-	}
-	PG_END_TRY();
-	if (hash_get_num_entries(fresh.btt) != hash_get_num_entries(st->btt))
-		check_error(report, -1, "the bucket table has %ld buckets, a replay of the log pages %ld",
-					hash_get_num_entries(st->btt), hash_get_num_entries(fresh.btt));
-	hash_seq_init(&seq, st->btt);
-	while ((b = hash_seq_search(&seq)) != NULL)
-	{
-		LbBucket   *f = btt_find(&fresh, b->addr);
-
-		if (f == NULL || f->live != b->live || f->npages != b->npages ||
-			memcmp(f->pages, b->pages, b->npages * sizeof(PageId)) != 0)
-			check_error(report, -1, "bucket " UINT64_FORMAT " of the bucket table differs from a replay of the log pages",
-						b->addr);
-	}
-	hash_seq_init(&seq, fresh.btt);
-	while ((b = hash_seq_search(&seq)) != NULL)
-		if (btt_find(st, b->addr) == NULL)
-			check_error(report, (int64) b->pages[0], "a replay of the log pages has bucket " UINT64_FORMAT ", the bucket table has not",
-						b->addr);
-	MemoryContextDelete(fresh.cxt);
-}
-
-static void
-lb_check(StructIndex *idx, CheckReport *report)
-{
-	LbState    *st = lb_state(idx);
-	LbCheck		c;
-	HASHCTL		ctl;
-	HASH_SEQ_STATUS seq;
-	LbBucket   *b;
-	LbPage	   *lp;
-	HTAB	   *refs;
-
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(uint64);
-	ctl.entrysize = sizeof(uint64);
-	ctl.hcxt = CurrentMemoryContext;
-	c.idx = idx;
-	c.st = st;
-	c.seen = hash_create("lbgrid check buckets", 256, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	gf_check_walk(idx, report, check_bucket, &c);
-
-	/* every bucket of the BTT is in the directory */
-	hash_seq_init(&seq, st->btt);
-	while ((b = hash_seq_search(&seq)) != NULL)
-		if (hash_search(c.seen, &b->addr, HASH_FIND, NULL) == NULL)
-			check_error(report, -1, "bucket " UINT64_FORMAT " of the bucket table is not in the directory",
-						b->addr);
-
-	/* reference counts: the lists holding each page */
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(PageId);
-	ctl.entrysize = sizeof(PageId) + sizeof(int64);
-	ctl.hcxt = CurrentMemoryContext;
-	refs = hash_create("lbgrid check refs", 256, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	hash_seq_init(&seq, st->btt);
-	while ((b = hash_seq_search(&seq)) != NULL)
-		for (int i = 0; i < b->npages; i++)
-		{
-			bool		found;
-			char	   *e = hash_search(refs, &b->pages[i], HASH_ENTER, &found);
-
-			if (!found)
-				*(int64 *) (e + sizeof(PageId)) = 0;
-			(*(int64 *) (e + sizeof(PageId)))++;
-			if (i > 0 && page_find(st, b->pages[i - 1]) != NULL &&
-				page_find(st, b->pages[i]) != NULL &&
-				page_find(st, b->pages[i - 1])->seq >= page_find(st, b->pages[i])->seq)
-				check_error(report, (int64) b->pages[i],
-							"bucket " UINT64_FORMAT "'s list is not in log order", b->addr);
-		}
-	hash_seq_init(&seq, st->pages);
-	while ((lp = hash_seq_search(&seq)) != NULL)
-	{
-		char	   *e = hash_search(refs, &lp->page, HASH_FIND, NULL);
-		int64		count = e == NULL ? 0 : *(int64 *) (e + sizeof(PageId));
-
-		if (count != lp->refs)
-			check_error(report, (int64) lp->page,
-						"log page has reference count %d, but " INT64_FORMAT " bucket lists hold it",
-						lp->refs, count);
-		if (count == 0 && (st->work == NULL || st->work->page != lp->page))
-			check_error(report, (int64) lp->page, "log page is held by no bucket and not freed");
-		if (!check_mark_reached(report, lp->page))
-			check_error(report, (int64) lp->page, "log page reached twice");
-	}
-	hash_seq_init(&seq, refs);
-	{
-		PageId	   *pg;
-
-		while ((pg = hash_seq_search(&seq)) != NULL)
-			if (page_find(st, *pg) == NULL)
-				check_error(report, (int64) *pg, "a bucket's list holds a page that is not a log page");
-	}
-	check_btt_against_log(idx, st, report);
-}
-
-/* ------------------------------------------------------------------ */
 /* set-up                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -1400,6 +1205,7 @@ lb_init_empty(StructIndex *idx)
 	ns_write(idx->ns, root, NS_WRITE_NEW);
 	ns_set_root(idx->ns, root->page, 2);
 	btt_reset(st);
+	st->loaded = true;			/* an empty index's table is empty */
 }
 
 static void *
@@ -1415,6 +1221,7 @@ lb_setup(const FestConfig *config, uint32 page_size)
 				  o.range_algorithm == GF_RANGE_P_RQ, o.knn_prefetch);
 	st->cxt = AllocSetContextCreate(CurrentMemoryContext, "lbgrid bucket table",
 									ALLOCSET_DEFAULT_SIZES);
+	st->loaded = false;
 	st->btt = NULL;
 	return st;
 }
@@ -1448,7 +1255,7 @@ lb_describe(StructIndex *idx, JsonbParseState **state)
 	jb_int(state, "directory_entry_bytes", sizeof(GfDirEntry));
 	jb_int(state, "grid_bits_per_axis", GF_AXIS_BITS);
 	jb_bool(state, "batched_range_queries", st->gf.batched_range);
-	if (st->btt != NULL)
+	if (st->loaded)
 	{
 		jb_int(state, "logical_buckets", hash_get_num_entries(st->btt));
 		jb_int(state, "log_pages", hash_get_num_entries(st->pages));
@@ -1476,5 +1283,6 @@ const StructureOps lbgrid_structure = {
 	.bulk_load = NULL,
 	.entry_region = gf_entry_region,
 	.read_leaves = lb_read_leaves,
+	.leaf_exists = lb_leaf_exists,
 	.recover = lb_recover
 };

@@ -188,6 +188,12 @@ typedef struct StructureOps
 	void		(*read_leaves) (StructIndex *idx, const int64 *refs, int n,
 								TreeNode **out);
 	/*
+	 * With read_leaves (required then): is ref a leaf of the index, the
+	 * reference of a level-1 entry?  For a caller that got ref from a user
+	 * (festival.node), since read_leaves trusts the references it is given.
+	 */
+	bool		(*leaf_exists) (StructIndex *idx, int64 ref);
+	/*
 	 * Optional: an index without a redo log was opened after an unclean
 	 * shutdown.  Restore it from what the structure never overwrites
 	 * (LB-Grid: its append-only log pages) and commit; true when it is then

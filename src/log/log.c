@@ -46,6 +46,7 @@ struct FestLog
 	/* compaction in progress */
 	char	   *tmp_path;
 	int			tmp_fd;
+	MemoryContextCallback release;	/* closes it with its memory context */
 };
 
 typedef struct LogFileHeader
@@ -187,8 +188,21 @@ corrupt(FestLog *log, uint64 offset, const char *detail)
 }
 
 /*
+ * The log's descriptors belong to the memory context it lives in (an open
+ * index's): when that context goes before log_close (log_open's own errors
+ * after the file was opened, an open of the index that failed later, in
+ * the replay say), they are released with it.
+ */
+static void
+log_release_callback(void *arg)
+{
+	log_close((FestLog *) arg);
+}
+
+/*
  * Open the log of an index (creating it, with create).  The header must
- * name the same index; records are checked by log_replay.
+ * name the same index; records are checked by log_replay.  The log lives
+ * in the current memory context and is closed with it at the latest.
  */
 FestLog *
 log_open(const char *path, uint64 index_uid, bool create,
@@ -201,9 +215,13 @@ log_open(const char *path, uint64 index_uid, bool create,
 	log->index_name = pstrdup(index_name);
 	log->index_uid = index_uid;
 	log->stats = stats;
+	log->fd = -1;
 	log->tmp_fd = -1;
 	log->next_lsn = 1;
 	initStringInfo(&log->pending);
+	log->release.func = log_release_callback;
+	log->release.arg = log;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &log->release);
 
 	if (create)
 	{
@@ -569,7 +587,9 @@ log_rewrite_begin(FestLog *log)
 {
 	Assert(log->tmp_fd < 0);
 	write_pending(log);
-	log->tmp_path = psprintf("%s.tmp", log->path);
+	/* in the log's context: log_close may need it after this operation */
+	log->tmp_path = MemoryContextStrdup(GetMemoryChunkContext(log),
+										psprintf("%s.tmp", log->path));
 	if (unlink(log->tmp_path) != 0 && errno != ENOENT)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -591,9 +611,16 @@ sync_directory_of(const char *path)
 	*slash = '\0';
 	fd = open(dir, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fsync(fd) != 0)
+	{
+		int			save_errno = errno;
+
+		if (fd >= 0)
+			close(fd);
+		errno = save_errno;
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not sync directory \"%s\": %m", dir)));
+	}
 	close(fd);
 }
 

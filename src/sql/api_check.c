@@ -74,6 +74,7 @@ festival_check(PG_FUNCTION_ARGS)
 	MemoryContext old;
 	ListCell   *lc;
 	uint64		file_pages;
+	bool		tree_sound;
 
 	InitMaterializedSRF(fcinfo, 0);
 	ix = ix_begin_op(name, IX_READ);
@@ -83,6 +84,8 @@ festival_check(PG_FUNCTION_ARGS)
 	report = check_report_create(ix->meta.page_count, file_pages);
 	ix->structure->check(&ix->sidx, report);
 	check_index_file(ix->ns, report);
+	/* the walk reached every entry, and only the count disagreed (if that) */
+	tree_sound = report->nerrors == (report->count_mismatch ? 1 : 0);
 	check_source(ix, report);
 	if (ix->tier != NULL)
 		tier_check(ix->tier, ix->meta.page_count, tier_problem, report);
@@ -114,6 +117,20 @@ festival_check(PG_FUNCTION_ARGS)
 		ix->ns->suspect = false;
 		ix->meta.entry_count = report->leaf_entries;
 		ix->meta.flags |= FEST_META_ENTRIES_VALID;
+	}
+	else if (tree_sound && !ix->ns->suspect && (ix->meta.flags & FEST_META_DAMAGED) == 0 &&
+			 (report->count_mismatch || (ix->meta.flags & FEST_META_ENTRIES_VALID) == 0))
+	{
+		/*
+		 * The tree is the truth about how many entries there are: a count
+		 * nobody vouches for (a crash made it unknown) or one that disagrees
+		 * with an otherwise sound tree (reported above, this once) becomes
+		 * the walk's, written at the next flush or close.  Not for a damaged
+		 * index, whose count before the failure is what shows lost entries.
+		 */
+		ix->meta.entry_count = report->leaf_entries;
+		ix->meta.flags |= FEST_META_ENTRIES_VALID;
+		ix->ns->meta_dirty = true;
 	}
 	MemoryContextSwitchTo(old);
 

@@ -56,11 +56,60 @@ parse_choice(const char *what, const char *value, const char *const *choices)
 }
 
 /*
+ * Refuse a target that can never fire on this index: a fault armed there
+ * would wait for an operation that does not exist, and a test relying on
+ * it would pass without testing anything.
+ */
+static void
+refuse_unfireable(OpenIndex *ix, FaultTarget target, bool fast)
+{
+	const char *tname = fault_target_names[target];
+
+	/* the fast chain sees page transfers only: log and tier files go to the slow side */
+	if (fast && target != FAULT_WRITE && target != FAULT_READ && target != FAULT_SYNC)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("fault target \"fast:%s\" never fires", tname),
+				 errdetail("The fast device of index \"%s\" receives page writes, reads and syncs only; the redo log and the tier files are written beside the index file.",
+						   ix->name),
+				 errhint("Use \"fast:write\", \"fast:read\" or \"fast:sync\", or \"%s\" without the prefix.",
+						 tname)));
+	if ((target == FAULT_TIER_WRITE || target == FAULT_TIER_MAP_WRITE) && ix->tier == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("index \"%s\" has no fast device, so fault target \"%s\" never fires", ix->name, tname),
+				 errhint("tier_write and tier_map_write are the hot-page weights and the page -> tier map of an index with a fast_device.")));
+	if (target == FAULT_TIER_WRITE && ix->opts.tier.placement != TIER_HOT &&
+		ix->opts.tier.placement != TIER_LEVEL_HOT && ix->opts.tier.placement != TIER_RANDOM)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("index \"%s\" writes no hot-page weights under placement \"%s\", so fault target \"tier_write\" never fires",
+						ix->name, tier_placement_name(ix->opts.tier.placement)),
+				 errhint("The weights are written under placements hot, level_hot and random; \"tier_map_write\" fails the map's writes.")));
+	/*
+	 * The redo log of FAST and eFIND (none with log_size 0), and under
+	 * framework none the write-through store's journal, which it keeps over
+	 * a write-back cache or a fast device (docs/durability.md); a store
+	 * with neither writes no log.
+	 */
+	if ((target == FAULT_LOG_WRITE || target == FAULT_LOG_SYNC) && !ix->ns->has_log &&
+		(ix->opts.framework->uses_log ||
+		 (ix->opts.cache.cache == 0 && !ix->opts.tier.enabled)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("index \"%s\" keeps no log, so fault target \"%s\" never fires", ix->name, tname),
+				 ix->opts.framework->uses_log
+				 ? errhint("Its framework's log is disabled (log_size 0); create it with a log_size to test its log.")
+				 : errhint("Under framework \"none\" an index writes through without a log unless it has a cache or a fast_device; use \"write\" or \"sync\".")));
+}
+
+/*
  * The fault state of the named index, opening it if needed; fast: the
- * fault layer of its fast device (docs/tiers.md).
+ * fault layer of its fast device (docs/tiers.md).  With a target (not
+ * -1), one that can never fire on the index is refused.
  */
 static FaultState *
-index_fault_state(const char *name, bool fast)
+index_fault_state(const char *name, bool fast, int target)
 {
 	OpenIndex  *ix = ix_begin_op(name, IX_READ);
 	FaultState *fs;
@@ -70,6 +119,8 @@ index_fault_state(const char *name, bool fast)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("index \"%s\" has no fast device", name),
 				 errhint("Targets with the prefix \"fast:\" are for indices with a fast_device.")));
+	if (target >= 0)
+		refuse_unfireable(ix, (FaultTarget) target, fast);
 	fs = fast ? ix->fast_devstate->fault : ix->devstate->fault;
 	ix_end_op(ix);
 	Assert(fs != NULL);
@@ -110,7 +161,7 @@ festival_inject_fault(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("only writes can be torn"),
 				 errhint("Use target write or log_write with error torn.")));
-	fault_arm(index_fault_state(name, fast), target, after, error);
+	fault_arm(index_fault_state(name, fast, (int) target), target, after, error);
 	PG_RETURN_VOID();
 }
 
@@ -122,7 +173,7 @@ festival_clear_fault(PG_FUNCTION_ARGS)
 
 	require_superuser("clear faults");
 	name = fest_name_arg(fcinfo, 0, "index");
-	fault_disarm(index_fault_state(name, false));
+	fault_disarm(index_fault_state(name, false, -1));
 	{
 		OpenIndex  *ix = ix_lookup_open(name);
 
@@ -147,7 +198,7 @@ festival_fault_status(PG_FUNCTION_ARGS)
 
 	require_superuser("inspect faults");
 	name = fest_name_arg(fcinfo, 0, "index");
-	fs = index_fault_state(name, false);
+	fs = index_fault_state(name, false, -1);
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	jb_bool(&state, "armed", fs->armed);
 	jb_int(&state, "fired", (int64) fs->fired);

@@ -129,6 +129,7 @@ festival_create_index(PG_FUNCTION_ARGS)
 	}
 
 	config = index_options_parse(structure, user_options, &opts, &state);
+	tier_refuse_unused_options(user_options, &opts.tier);
 
 	if (catalog_index_exists(cat.name))
 		ereport(ERROR,
@@ -210,12 +211,15 @@ festival_drop_index(PG_FUNCTION_ARGS)
 
 		pending_unlink_on_commit(path);
 		pending_unlink_on_commit(log_path_for(path));
+		/*
+		 * The map and weights beside the file go whether or not this index
+		 * is tiered: they may be left over from an earlier index of the
+		 * name (DROP EXTENSION does not remove files).
+		 */
+		pending_unlink_on_commit(ix_tier_map_path(path));
+		pending_unlink_on_commit(ix_tier_weights_path(path));
 		if (fast_path != NULL)
-		{
 			pending_unlink_on_commit(fast_path);
-			pending_unlink_on_commit(ix_tier_map_path(path));
-			pending_unlink_on_commit(ix_tier_weights_path(path));
-		}
 	}
 	PG_RETURN_VOID();
 }

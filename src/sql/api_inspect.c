@@ -82,6 +82,14 @@ festival_node(PG_FUNCTION_ARGS)
 	if (page < 0 && ix->structure->read_leaves != NULL)
 	{
 		/* a leaf that is not a page (LB-Grid's logical bucket, replayed) */
+		Assert(ix->structure->leaf_exists != NULL);
+		if (!ix->structure->leaf_exists(&ix->sidx, page))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("index \"%s\" has no leaf " INT64_FORMAT, name, page),
+					 errdetail("Its leaves are not pages: a negative reference names a leaf of the directory."),
+					 errhint("The level-1 nodes list the leaves: festival.node('%s', page) of a node at level 1 gives each one's reference (ref).",
+							 name)));
 		node = tree_read_node(&ix->sidx, page, 0);
 	}
 	else
@@ -339,14 +347,31 @@ festival_cache_simulate(PG_FUNCTION_ARGS)
 		if (nwrites != npages)
 			ereport(ERROR,
 					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-					 errmsg("writes has %d elements but pages has %d", nwrites, npages)));
+					 errmsg("writes has %d elements but pages has %d", nwrites, npages),
+					 errhint("Give one element per page: true for a write, false for a read; or no writes.")));
 	}
 	for (int i = 0; i < npages; i++)
+	{
 		if (page_nulls[i] || (levels != NULL && level_nulls[i]) ||
 			(writes != NULL && write_nulls[i]))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("pages, levels and writes must not contain NULL")));
+					 errmsg("pages, levels and writes must not contain NULL"),
+					 errhint("Remove the NULL elements.")));
+		/* a page number is a file's page; a level fits a page header */
+		if (DatumGetInt64(pages[i]) < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("page " INT64_FORMAT " (access %d) is negative", DatumGetInt64(pages[i]), i + 1),
+					 errhint("Pages are numbered from 0, as in an index file.")));
+		if (levels != NULL &&
+			(DatumGetInt32(levels[i]) < 0 || DatumGetInt32(levels[i]) >= FEST_MAX_LEVELS))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("level %d (access %d) is outside 0 to %d", DatumGetInt32(levels[i]), i + 1,
+							FEST_MAX_LEVELS - 1),
+					 errhint("Leaves are level 0; give each page's level in its tree.")));
+	}
 	if (policy < 0)
 		return clru_simulate(fcinfo, capacity, pages, npages, levels, writes);
 
@@ -367,11 +392,7 @@ festival_cache_simulate(PG_FUNCTION_ARGS)
 		List	   *evicted = NIL;
 
 		CHECK_FOR_INTERRUPTS();
-		if (page_nulls[i] || (levels != NULL && level_nulls[i]))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("pages and levels must not contain NULL"),
-				 errhint("Remove the NULL elements.")));
+		Assert(!page_nulls[i] && DatumGetInt64(pages[i]) >= 0);
 		page = DatumGetInt64(pages[i]);
 		hit = replacement_lookup(r, (PageId) page) != NULL;
 		if (!hit)

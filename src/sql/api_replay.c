@@ -29,6 +29,7 @@
 #include "sql/handle.h"
 #include "sql/args.h"
 #include "sql/catalog.h"
+#include "sql/run.h"
 
 #include "device/sim.h"
 
@@ -82,6 +83,53 @@ drive_for(List **drives, const char *index_name, const DeviceProfile *profile,
 	return d->dev;
 }
 
+/*
+ * No festival.run row the caller may see for run_id: it is this session's
+ * run in progress, or one whose trace rows are there but not its row
+ * (another session's run in progress, or a session that ended without
+ * end_run), or it does not exist for the caller.  A row row security
+ * hides (looked for as the extension's owner) keeps the run nonexistent
+ * for the caller, whatever trace rows of it the caller may read.
+ */
+static void
+refuse_missing_run(int64 run_id)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(run_id)};
+	int64		current = run_current_id();
+	bool		hidden;
+	Oid			saved_user;
+	int			saved_context;
+
+	if (current != 0 && run_id == current)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("run %lld is in progress", (long long) run_id),
+				 errdetail("A run is stored, and can be replayed, once festival.end_run() ends it."),
+				 errhint("Call festival.end_run() first.")));
+	catalog_begin_privileged(&saved_user, &saved_context);
+	if (SPI_execute_with_args("SELECT 1 FROM festival.run WHERE run_id = $1",
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read festival.run");
+	hidden = SPI_processed > 0;
+	catalog_end_privileged(saved_user, saved_context);
+	if (!hidden &&
+		SPI_execute_with_args("SELECT 1 FROM festival.io_trace WHERE run_id = $1 LIMIT 1",
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read festival.io_trace");
+	if (!hidden && SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("run %lld is in progress in another session, or was never ended", (long long) run_id),
+				 errdetail("Its I/O trace has rows, but festival.end_run() has not stored the run."),
+				 errhint("Replay it once the session that began it calls festival.end_run().")));
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("run %lld does not exist", (long long) run_id),
+			 errdetail("A run is visible only to those who may read every index it used, and is stored when festival.end_run() ends it."),
+			 errhint("SELECT run_id, label FROM festival.run WHERE traced lists the runs that can be replayed.")));
+}
+
 Datum
 festival_replay(PG_FUNCTION_ARGS)
 {
@@ -116,11 +164,7 @@ festival_replay(PG_FUNCTION_ARGS)
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read festival.run");
 	if (SPI_processed == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("run %lld does not exist", (long long) run_id),
-				 errdetail("A run is visible only to those who may read every index it used."),
-				 errhint("SELECT run_id, label FROM festival.run WHERE traced lists the runs that can be replayed.")));
+		refuse_missing_run(run_id);
 	if (!DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

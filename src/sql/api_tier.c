@@ -95,6 +95,56 @@ int8_array(ArrayType *a, const char *what, int *n)
 	return out;
 }
 
+/* The level a page was last read at (refuse_impossible_parents). */
+typedef struct SimLevel
+{
+	int64		page;			/* hash key */
+	int64		level;
+} SimLevel;
+
+/*
+ * A parent is the page read last one level up (docs/tiers.md), so a page
+ * cannot be its own parent, and a parent read before must have been read
+ * one level above its child: that rules out cycles too, since levels grow
+ * strictly along every chain of parents.  A parent not read yet has no
+ * weight and is taken as given.
+ */
+static void
+refuse_impossible_parents(const int64 *pages, const int64 *levels,
+						  const int64 *parents, int n)
+{
+	HASHCTL		ctl;
+	HTAB	   *seen;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(int64);
+	ctl.entrysize = sizeof(SimLevel);
+	ctl.hcxt = CurrentMemoryContext;
+	seen = hash_create("tier_hot_simulate levels", Max(n, 16), &ctl,
+					   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (int i = 0; i < n; i++)
+	{
+		SimLevel   *p;
+
+		if (parents[i] == pages[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("access %d names page " INT64_FORMAT " as its own parent", i + 1, pages[i]),
+					 errhint("A parent is the page read last one level up; 0 means none (a root).")));
+		if (parents[i] != 0 &&
+			(p = hash_search(seen, &parents[i], HASH_FIND, NULL)) != NULL &&
+			p->level != levels[i] + 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("access %d reads page " INT64_FORMAT " at level " INT64_FORMAT " under parent " INT64_FORMAT ", which was last read at level " INT64_FORMAT,
+							i + 1, pages[i], levels[i], parents[i], p->level),
+					 errhint("A parent is read one level above its child (level + 1); any other level would make the pages' parents a cycle.")));
+		p = hash_search(seen, &pages[i], HASH_ENTER, NULL);
+		p->level = levels[i];
+	}
+	hash_destroy(seen);
+}
+
 /*
  * festival.tier_hot_simulate(pages, levels, parents, selectivity, capacity):
  * one row per access with the weight, the level's moving average and the
@@ -148,6 +198,7 @@ festival_tier_hot_simulate(PG_FUNCTION_ARGS)
 					 errmsg("access %d is invalid: pages are positive, levels from 0 to %d, parents 0 or positive",
 							i + 1, FEST_MAX_LEVELS - 1),
 					 errhint("Page 0 stands for \"no parent\".")));
+	refuse_impossible_parents(pages, levels, parents, n);
 
 	InitMaterializedSRF(fcinfo, 0);
 	hot_model_init(&model, s, capacity, CurrentMemoryContext);

@@ -1091,13 +1091,18 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 		 * unique key), so an existing file is a leftover of this database:
 		 * an index dropped with DROP EXTENSION or a crashed creation.
 		 */
-		if (device_file_exists(ix->path))
-		{
-			ereport(NOTICE,
-					(errmsg("removing leftover file \"%s\" of an earlier index \"%s\"",
-							ix->path, cat->name)));
-			device_file_unlink(ix->path);
-		}
+		const char *files[] = {ix->path, log_path_for(ix->path),
+			ix_tier_map_path(ix->path), ix_tier_weights_path(ix->path)};
+
+		/* the files beside it too: a map or weights must not outlive their index */
+		for (int i = 0; i < lengthof(files); i++)
+			if (device_file_exists(files[i]))
+			{
+				ereport(NOTICE,
+						(errmsg("removing leftover file \"%s\" of an earlier index \"%s\"",
+								files[i], cat->name)));
+				device_file_unlink(files[i]);
+			}
 	}
 	ix->io = open_page_chain(ix, page_size, true);
 	if (device_has(&ix->cat.device, DEVICE_CAP_FILE))

@@ -143,6 +143,13 @@ run_current_trace(void)
 	return current_run != NULL ? current_run->trace : NULL;
 }
 
+/* The id of this session's run in progress, or 0 when there is none. */
+int64
+run_current_id(void)
+{
+	return current_run != NULL ? current_run->run_id : 0;
+}
+
 /*
  * An operation failed: its page accesses leave the trace as its counters
  * never reach the run.  Called from abort callbacks: raises nothing.

@@ -17,5 +17,6 @@
 extern FestStats *run_account(OpenIndex *ix);
 extern void run_discard_failed_io(void);
 extern IoTrace *run_current_trace(void);
+extern int64 run_current_id(void);
 
 #endif							/* FEST_SQL_RUN_H */

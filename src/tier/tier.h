@@ -72,6 +72,7 @@ extern const OptionSpec tier_options[];
 extern bool tier_options_given(Jsonb *user);
 extern void tier_read_options(const FestConfig *config, uint32 page_size,
 							  TierOptions *out);
+extern void tier_refuse_unused_options(Jsonb *user, const TierOptions *opt);
 
 /*
  * Alg. 9's model, on its own so it can be tested with hand-computed

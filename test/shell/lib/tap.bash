@@ -70,11 +70,26 @@ scattered_points() {
       -c "CREATE UNIQUE INDEX ON $1 (id)" >/dev/null
 }
 
-# Wait until the server accepts connections again (after a crash restart).
+# When the server's statistics were last reset: a crash restart resets
+# them (fresh_database and wait_for_server keep it).
+TAP_LAST_RESET=""
+stats_reset() { psql -X -qAt -d postgres -c "SELECT stats_reset FROM pg_stat_bgwriter" 2>/dev/null; }
+
+# Wait until the server has gone through the crash restart a killed backend
+# causes and accepts connections again.  A connection can succeed before the
+# postmaster has even noticed the death (the restart would then end the
+# test's next session), so the restart is recognised by the statistics it
+# resets; unchanged for 10 s with connections accepted, there was none.
 wait_for_server() {
-    for _ in $(seq 1 120); do
-        if psql -X -qAt -c "SELECT 1" >/dev/null 2>&1; then return 0; fi
-        sleep 0.5
+    local now unchanged=0
+    for _ in $(seq 1 240); do
+        now=$(stats_reset)
+        if [ -n "$now" ]; then
+            if [ "$now" != "$TAP_LAST_RESET" ]; then TAP_LAST_RESET=$now; return 0; fi
+            unchanged=$((unchanged + 1))
+            [ "$unchanged" -ge 40 ] && return 0
+        fi
+        sleep 0.25
     done
     return 1
 }
@@ -85,4 +100,5 @@ fresh_database() {
     psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null
     export PGDATABASE=$db
     q -c "CREATE EXTENSION festival CASCADE" >/dev/null
+    TAP_LAST_RESET=$(stats_reset)
 }

@@ -1,0 +1,173 @@
+/*-------------------------------------------------------------------------
+ *
+ * tier_options.c
+ *	  The tier options of an index (docs/tiers.md): their table, the checks
+ *	  of their combinations the table cannot make, and, at creation, the
+ *	  refusal of an option the placement never reads.
+ *
+ * IDENTIFICATION
+ *	  src/tier/tier_options.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "tier/tier.h"
+
+#include "utils/guc.h"
+
+static const char *const placement_names[] = {
+	"single", "all_fast", "level", "hot", "level_hot", "random", NULL
+};
+
+const OptionSpec tier_options[] = {
+	{
+		.name = "fast_device", .type = OPT_STRING,
+		.description = "the device of the fast tier (festival.create_device); null: one device",
+		.offset = offsetof(TierOptions, fast_device)
+	},
+	{
+		.name = "placement", .type = OPT_CHOICE, .default_choice = "single",
+		.choices = placement_names,
+		.description = "which pages live on the fast device: single (none), all_fast, level (sHR-tree), hot (H-Grid), level_hot (H-Grid special), random",
+		.offset = offsetof(TierOptions, placement)
+	},
+	{
+		.name = "fast_min_level", .type = OPT_INT, .default_number = 1,
+		.min = 1, .max = FEST_MAX_LEVELS - 1,
+		.description = "level and level_hot: nodes at this level or above are fast (1: every non-leaf node)",
+		.offset = offsetof(TierOptions, min_level)
+	},
+	{
+		.name = "hot_selectivity", .type = OPT_REAL, .default_number = 1.5,
+		.min = 1.0, .max = 2.5,
+		.description = "hot, level_hot, random: a page is hot when its weight exceeds this times the moving average (Alg. 9's s)",
+		.offset = offsetof(TierOptions, selectivity)
+	},
+	{
+		.name = "fast_capacity", .type = OPT_STRING,
+		.description = "pages the fast tier may hold: a page count or a size such as '4MB'; null: unlimited",
+		.offset = offsetof(TierOptions, fast_capacity)
+	},
+	{
+		.name = "placement_seed", .type = OPT_INT, .default_number = 1,
+		.min = 0, .max = PG_INT32_MAX,
+		.description = "random: the seed of the pages drawn",
+		.offset = offsetof(TierOptions, seed)
+	},
+	{NULL}
+};
+
+/* Does the user's option object name any tier option? */
+bool
+tier_options_given(Jsonb *user)
+{
+	for (const OptionSpec *s = tier_options; s->name != NULL; s++)
+		if (options_user_value(user, s->name) != NULL)
+			return true;
+	return false;
+}
+
+static void
+bad_combination(const char *message, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s", message),
+			 errhint("%s", hint)));
+}
+
+/* The fast tier's capacity in pages: "1000" or a size with a unit. */
+static int64
+parse_capacity(const char *text, uint32 page_size)
+{
+	char	   *end;
+	int64		pages;
+	int			bytes;
+	const char *hint = NULL;
+
+	errno = 0;
+	pages = strtoll(text, &end, 10);
+	if (errno == 0 && *end == '\0' && end != text)
+	{
+		if (pages <= 0)
+			bad_combination("fast_capacity must be at least one page",
+							"Omit fast_capacity (or give null) for an unlimited fast tier.");
+		return pages;
+	}
+	if (!parse_int(text, &bytes, GUC_UNIT_BYTE, &hint) || bytes <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value \"%s\" for option \"fast_capacity\"", text),
+				 errhint("Give a page count such as 1000 or a size such as '4MB' (at least one page); null is unlimited.")));
+	if ((uint32) bytes < page_size)
+		bad_combination("fast_capacity is smaller than one page",
+						"Give at least the page size, or omit fast_capacity for an unlimited fast tier.");
+	return bytes / page_size;
+}
+
+/*
+ * Read the tier options of a configuration into opt (enabled = false when
+ * the index has no tier options), checking what the option table cannot.
+ */
+void
+tier_read_options(const FestConfig *config, uint32 page_size, TierOptions *opt)
+{
+	StaticAssertStmt(lengthof(placement_names) == TIER_RANDOM + 2,
+					 "placement_names follows TierPlacement");
+	OPTIONS_FILL(config, tier_options, opt);
+	opt->capacity_pages = 0;
+	opt->enabled = opt->fast_device != NULL;
+	if (!opt->enabled && (opt->placement != TIER_SINGLE || opt->fast_capacity != NULL))
+		bad_combination("placement and fast_capacity need a fast device",
+						"Name the fast tier with \"fast_device\", e.g. '{\"fast_device\": \"optane\", \"placement\": \"level\"}'.");
+	if (opt->fast_capacity != NULL)
+		opt->capacity_pages = parse_capacity(opt->fast_capacity, page_size);
+	if (opt->capacity_pages > 0 && opt->placement == TIER_RANDOM)
+		bad_combination("placement \"random\" takes no fast_capacity",
+						"random places as many pages as hot would; give the capacity to a hot index, or omit it.");
+}
+
+/*
+ * At creation: refuse a tier option the placement never reads, which would
+ * be stored as a setting that does nothing.  Only what the user named is
+ * checked (the stored configuration lists every tier option), so indices
+ * whose configuration holds such a value still open.
+ */
+void
+tier_refuse_unused_options(Jsonb *user, const TierOptions *opt)
+{
+#define PLACED(p) (1 << (p))
+	static const struct
+	{
+		const char *name;
+		int			placements;	/* PLACED() of those that read it */
+		const char *which;
+	}			uses[] = {
+		{"fast_min_level", PLACED(TIER_LEVEL) | PLACED(TIER_LEVEL_HOT), "level and level_hot"},
+		{"hot_selectivity", PLACED(TIER_HOT) | PLACED(TIER_LEVEL_HOT) | PLACED(TIER_RANDOM),
+		"hot, level_hot and random"},
+		{"fast_capacity", PLACED(TIER_ALL_FAST) | PLACED(TIER_LEVEL) | PLACED(TIER_HOT) |
+		PLACED(TIER_LEVEL_HOT), "all_fast, level, hot and level_hot"},
+		{"placement_seed", PLACED(TIER_RANDOM), "random"}
+	};
+
+	for (int i = 0; i < lengthof(uses); i++)
+	{
+		JsonbValue *v = options_user_value(user, uses[i].name);
+
+		if (v == NULL || v->type == jbvNull || (uses[i].placements & PLACED(opt->placement)))
+			continue;
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("option \"%s\" does nothing under placement \"%s\"",
+						uses[i].name, placement_names[opt->placement]),
+				 errhint("\"%s\" applies to placement %s; omit it, or choose one of those.",
+						 uses[i].name, uses[i].which)));
+	}
+#undef PLACED
+}
+
+const char *
+tier_placement_name(TierPlacement p)
+{
+	return placement_names[p];
+}
