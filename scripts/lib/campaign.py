@@ -1017,6 +1017,10 @@ def fault_trial(db, t, rng):
             next_id += 1
     arm_at = len(ops) - 40
     lines = ["SET client_min_messages = warning;"]
+    # a log is synced at every modification only with festival.log_sync =
+    # operation (the default never syncs it at flush and close alone)
+    if t.target == "log_sync":
+        lines.append("SET festival.log_sync = operation;")
     for k, (op, i) in enumerate(ops):
         if k == arm_at:
             lines.append("SELECT 'arm=' || cf_try($$SELECT festival.inject_fault('%s', '%s', %d, '%s')$$);"

@@ -15,7 +15,7 @@
 
 #include "flash/buffered.h"
 
-int			fest_log_sync_mode = LOG_SYNC_OPERATION;
+int			fest_log_sync_mode = LOG_SYNC_NEVER;
 int			fest_log_sync_interval = 1000;
 
 const char *const framework_names[] = {"none", "fast", "efind", NULL};

@@ -37,14 +37,16 @@ fault_operations() {   # fault_operations <framework>
 # (each trial's dropped index holds a lock until the end of the transaction).
 fault_case() {
     local e
+    # logs are synced at every modification with operation only (the
+    # default, never, syncs them at flush and close)
     if [ "$6" -ne 0 ]; then
-        q -F'|' -c "SET client_min_messages = error" \
+        q -F'|' -c "SET client_min_messages = error" -c "SET festival.log_sync = operation" \
             -c "SELECT writes, error, outcome, trials FROM ft_campaign('$1', '$2', '$3', '$4', '$5', $6)"
         return
     fi
     for e in ENOSPC EIO torn; do
         case "$4:$e" in *sync:torn) continue ;; esac
-        q -F'|' -c "SET client_min_messages = error" \
+        q -F'|' -c "SET client_min_messages = error" -c "SET festival.log_sync = operation" \
             -c "SELECT writes, error, outcome, trials FROM ft_campaign('$1', '$2', '$3', '$4', '$5', 0, 150, ARRAY['$e'])"
     done
 }
