@@ -254,4 +254,7 @@ extern const StructureOps gridfile_structure;
 /* lbgrid.c */
 extern const StructureOps lbgrid_structure;
 
+/* fortree.c */
+extern const StructureOps fortree_structure;
+
 #endif							/* FEST_STRUCTURE_H */
