@@ -233,6 +233,7 @@ ft_op_finish(FtOp *op)
 	FtNodeRef **dirty;
 	int			n = 0;
 
+	Assert(op->norphans == 0);	/* ft_settle inserted them again */
 	dirty = palloc(sizeof(FtNodeRef *) * Max(1, hash_get_num_entries(op->nodes)));
 	hash_seq_init(&scan, op->nodes);
 	while ((ref = hash_seq_search(&scan)) != NULL)
@@ -826,6 +827,8 @@ ft_insert(StructIndex *idx, int64 id, const Mbr *box)
 	e.leaf.box = *box;
 	e.leaf.id = id;
 	ft_insert_at(&op, &e, 0, NULL, 0);
+	/* a merge-back into fewer pages may have dissolved its parent */
+	ft_settle(&op);
 	ft_op_finish(&op);
 }
 
