@@ -161,6 +161,38 @@ SELECT i.ord, i.name, (festival.stats(i.name)->>'height')::int AS height,
 	   (t->>'splits_leaf')::bigint + (t->>'splits_internal')::bigint AS splits
 FROM fr_index i CROSS JOIN LATERAL (SELECT festival.stats(i.name)->'totals' AS t) s
 ORDER BY i.ord;
+-- snapshots count overflow nodes apart (FESTIval's IndexSnapshot did): per
+-- level, against the O-node entries (child <> group) read from the file's
+-- internal pages here (fr_none writes through: the file is current)
+CREATE FUNCTION fr_onodes_in_file(idx text) RETURNS TABLE (level int, onodes bigint, entries bigint)
+LANGUAGE sql AS $$
+	WITH RECURSIVE t(page, level) AS (
+		SELECT (festival.stats(idx)->>'root')::bigint, (festival.stats(idx)->>'height')::int - 1
+		UNION ALL
+		SELECT n.ref, n.level - 1 FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE n.level > 0),
+	e AS (SELECT t.level, n.ref AS child,
+				 fixture.get_le(fixture.read_page(fixture.index_file(idx), 1024, t.page), 32 + 48 * n.position + 40, 8) AS grp
+		  FROM t CROSS JOIN LATERAL festival.node(idx, t.page) n WHERE t.level > 0)
+	SELECT e.level - 1, count(*) FILTER (WHERE e.child <> e.grp),
+		   coalesce(sum((SELECT count(*) FROM festival.node(idx, e.child))) FILTER (WHERE e.child <> e.grp), 0)
+	FROM e GROUP BY e.level
+$$;
+CREATE TABLE fr_snap AS SELECT festival.snapshot('fr_none') AS snapshot_id;
+SELECT s.overflow_nodes > 0 AS has_onodes,
+	   s.overflow_nodes = (SELECT sum(onodes) FROM fr_onodes_in_file('fr_none')) AS total_as_file,
+	   (SELECT bool_and(l.overflow_nodes = f.onodes AND l.overflow_entries = f.entries)
+		FROM festival.index_snapshot_level l JOIN fr_onodes_in_file('fr_none') f USING (level)
+		WHERE l.snapshot_id = s.snapshot_id) AS per_level_as_file,
+	   s.nodes = (festival.stats('fr_none')->>'pages')::bigint - 2 AS onodes_among_nodes
+FROM festival.index_snapshot s JOIN fr_snap USING (snapshot_id);
+-- structures without overflow nodes leave them NULL
+SELECT festival.create_index('fr_rtree', 'rtree', 'fr_dev', '{"page_size": 1024}', 'fr_src') > 0 AS created,
+	   festival.build('fr_rtree') > 0 AS built;
+INSERT INTO fr_snap SELECT festival.snapshot('fr_rtree');
+SELECT overflow_nodes IS NULL AS no_count, overflow_nodes_per_level IS NULL AS no_levels
+FROM festival.index_snapshot WHERE index_name = 'fr_rtree';
+SELECT festival.drop_index('fr_rtree');
+
 -- Phase 3: delete two objects in five, then most of a corner (groups lose
 -- pages, are packed into one page or dissolved)
 CREATE TABLE fr_gone AS SELECT id, geom FROM fr_src
@@ -328,3 +360,5 @@ SELECT count(*) AS bad_indices FROM festival.index WHERE name = 'fr_bad';
 -------------------------------------------------------------------------------
 SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM festival.index WHERE name LIKE 'fr\_%') s;
 SELECT festival.drop_device('fr_dev');
+-- snapshots outlive their indices: this suite's go
+DELETE FROM festival.index_snapshot WHERE snapshot_id IN (SELECT snapshot_id FROM fr_snap);

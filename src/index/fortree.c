@@ -816,6 +816,16 @@ ft_search(StructIndex *idx, const SearchSpec *spec)
 
 /* ---- the StructureOps ---- */
 
+/* For snapshots: an O-node's entry names another page than its group's. */
+static bool
+ft_entry_overflow(StructIndex *idx, const void *entry, uint16 level)
+{
+	const FtInternalEntry *e = (const FtInternalEntry *) entry;
+
+	Assert(level > 0);
+	return e->child != e->group;
+}
+
 static void
 ft_insert(StructIndex *idx, int64 id, const Mbr *box)
 {
@@ -910,5 +920,6 @@ const StructureOps fortree_structure = {
 	.contains = ft_contains,
 	.search = ft_search,
 	.check = ft_check,
-	.describe = ft_describe
+	.describe = ft_describe,
+	.entry_overflow = ft_entry_overflow
 };

@@ -180,6 +180,12 @@ typedef struct StructureOps
 	bool		(*entry_region) (StructIndex *idx, const void *entry,
 								 uint16 level, Mbr *region);
 	/*
+	 * Optional, for snapshots: does this internal entry name an overflow
+	 * node (the FOR-tree's O-nodes), which snapshots count apart (FESTIval's
+	 * IndexSnapshot did)?  NULL: the structure has none.
+	 */
+	bool		(*entry_overflow) (StructIndex *idx, const void *entry, uint16 level);
+	/*
 	 * Optional: the leaves (level 0) for n references of level-1 entries,
 	 * out[i] for refs[i], when leaves are not pages: LB-Grid assembles each
 	 * logical bucket from its log pages, all of them read as one batch.
