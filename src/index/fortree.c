@@ -759,16 +759,7 @@ ft_search(StructIndex *idx, const SearchSpec *spec)
 			nops->entry_mbr(entry, node->level, &box);
 			if (node->level == 0)
 			{
-				FilterVerdict verdict;
-
-				if (spec->exact_points)
-					verdict = predicate_eval_point(spec->predicate, spec->shape,
-												   &spec->query, box.xmin, box.ymin)
-						? FILTER_ACCEPT : FILTER_REJECT;
-				else
-					verdict = predicate_filter(spec, &box);
-				if (verdict != FILTER_REJECT)
-					spec->emit(spec->arg, nops->entry_ref(entry, 0), &box, verdict);
+				tree_filter_leaf_entry(spec, nops, entry, &box);
 				continue;
 			}
 			if (!predicate_descend(spec, &box))

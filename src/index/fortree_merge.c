@@ -559,13 +559,21 @@ find_entry(FtOp *op, FtPath *path, int level, int64 id, const Mbr *box,
 	return false;
 }
 
+/*
+ * FindLeaf from the root in a fresh modification: the path to the leaf
+ * group holding (id, box), or NULL.
+ */
 static FtPath *
-root_path(FtOp *op)
+locate(FtOp *op, StructIndex *idx, int64 id, const Mbr *box, int *page_index,
+	   uint32 *slot)
 {
 	FtPath	   *path = palloc0(sizeof(FtPath));
 
-	path->top = op->idx->ns->meta->height - 1;
+	ft_op_begin(op, idx);
+	path->top = idx->ns->meta->height - 1;
 	path->at[path->top] = ft_root_group(op);
+	if (!find_entry(op, path, path->top, id, box, page_index, slot))
+		return NULL;
 	return path;
 }
 
@@ -578,9 +586,8 @@ ft_remove(StructIndex *idx, int64 id, const Mbr *box)
 	uint32		slot;
 	TreeNode   *leaf;
 
-	ft_op_begin(&op, idx);
-	path = root_path(&op);
-	if (!find_entry(&op, path, path->top, id, box, &page_index, &slot))
+	path = locate(&op, idx, id, box, &page_index, &slot);
+	if (path == NULL)
 		return false;
 	leaf = path->at[0]->pages[page_index];
 	ft_remove_slot(leaf, slot);
@@ -596,11 +603,8 @@ bool
 ft_contains(StructIndex *idx, int64 id, const Mbr *box)
 {
 	FtOp		op;
-	FtPath	   *path;
 	int			page_index;
 	uint32		slot;
 
-	ft_op_begin(&op, idx);
-	path = root_path(&op);
-	return find_entry(&op, path, path->top, id, box, &page_index, &slot);
+	return locate(&op, idx, id, box, &page_index, &slot) != NULL;
 }

@@ -25,8 +25,6 @@ source "$(dirname "$0")/lib/crash.bash"
 FLUSH_POINTS="0 2 5"
 crash_begin festival_crash_fortree $((17 + 16 + 16 + 3 * 10 + 11 + 9)) with_device
 
-WHOLE="ST_MakeEnvelope(-10, -10, 2000, 2000)"
-
 # 1. a stream of inserts under the FOR-tree's buffer, killed in the middle
 scenario() {   # scenario <index> <options> <totals counter the inserts must have moved, or "">
     local ix=$1 counter=$3 out before
@@ -40,24 +38,7 @@ scenario() {   # scenario <index> <options> <totals counter the inserts must hav
                       FROM (SELECT festival.stats('$ix')->'totals' AS t) s")
     tap_like "$out" '^overflow=[1-9][0-9]* merged=[1-9][0-9]* counted=[1-9]' \
         "$ix: its inserts created overflow nodes and merged groups back${counter:+, and caused $counter} ($out, $before before)"
-    victim_kill_midstream "$ix" 2301 200 100
-    tap_ok "$([ "$BURST_ACKED" -lt 200 ]; echo $?)" \
-        "$ix: its backend was killed in the middle of 200 inserts ($BURST_ACKED acknowledged)"
-    wait_for_server
-    tap_ok $? "$ix: the server is back after the crash restart"
-    recovery_checks "$ix"
-    if [ -z "$counter" ]; then
-        tap_ok "$([ "${RESTORED:-0}" -ge $((ACKED - 2000)) ]; echo $?)" \
-            "$ix: the log restored every acknowledged insert ($RESTORED modifications, $((ACKED - 2000)) acknowledged)"
-    fi
-    out=$(q -c "WITH s AS (INSERT INTO ${ix}_src SELECT i, pt(i) FROM generate_series(3001, 3200) i RETURNING id, geom)
-                SELECT 'inserted=' || count(*) FILTER (WHERE festival.insert('$ix', id, geom)) FROM s" \
-            -c "SELECT 'mismatches=' || brute_force_mismatches('$ix', '${ix}_src')" \
-            -c "SELECT 'complete=' || ((SELECT count(*) FROM festival.query('$ix', $WHOLE)) = (SELECT count(*) FROM ${ix}_src))")
-    tap_unlike "$out" 'not closed cleanly|WARNING|ERROR' "$ix: the next session opens it without a warning"
-    tap_like "$out" '^inserted=200$' "$ix: 200 more inserts"
-    tap_like "$out" '^mismatches=0$' "$ix: window queries give what brute force gives"
-    tap_like "$out" '^complete=true$' "$ix: the index holds every object of the source table"
+    midstream_crash_checks "$ix" "$counter"
 }
 scenario forb_plain '{"framework": "fortree", "page_size": 1024}' ""
 scenario forb_compact '{"framework": "fortree", "page_size": 1024, "log_size": 32768}' log_compactions
