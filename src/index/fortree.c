@@ -759,7 +759,7 @@ ft_search(StructIndex *idx, const SearchSpec *spec)
 			nops->entry_mbr(entry, node->level, &box);
 			if (node->level == 0)
 			{
-				tree_filter_leaf_entry(spec, nops, entry, &box);
+				tree_filter_leaf_entry(spec, nops->entry_ref(entry, 0), &box);
 				continue;
 			}
 			if (!predicate_descend(spec, &box))

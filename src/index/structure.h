@@ -232,8 +232,7 @@ extern FestConfig *index_options_parse(const StructureOps *ops, Jsonb *user,
 
 /* traverse.c: generic algorithms over the traversal contract */
 extern void tree_search(StructIndex *idx, const SearchSpec *spec);
-extern void tree_filter_leaf_entry(const SearchSpec *spec, const NodeOps *nops,
-								   const void *entry, const Mbr *box);
+extern void tree_filter_leaf_entry(const SearchSpec *spec, int64 id, const Mbr *box);
 extern TreeNode *tree_read_root(StructIndex *idx);
 extern TreeNode *tree_read_node(StructIndex *idx, int64 ref, uint16 level);
 extern void tree_read_nodes(StructIndex *idx, const PageId *refs, int n,

@@ -84,12 +84,13 @@ tree_free_node(TreeNode *node)
 }
 
 /*
- * A leaf entry (its rectangle box) against a search: emitted unless the
- * filter rejects it (decided exactly for points when the search says so).
+ * A leaf entry (object id, rectangle box) against a search: emitted unless
+ * the filter rejects it (decided exactly for points when the search says
+ * so).  The window searches (tree_search, batch_search.c, the FOR-tree's)
+ * share it.
  */
 void
-tree_filter_leaf_entry(const SearchSpec *spec, const NodeOps *nops, const void *entry,
-					   const Mbr *box)
+tree_filter_leaf_entry(const SearchSpec *spec, int64 id, const Mbr *box)
 {
 	FilterVerdict verdict;
 
@@ -100,7 +101,7 @@ tree_filter_leaf_entry(const SearchSpec *spec, const NodeOps *nops, const void *
 	else
 		verdict = predicate_filter(spec, box);
 	if (verdict != FILTER_REJECT)
-		spec->emit(spec->arg, nops->entry_ref(entry, 0), box, verdict);
+		spec->emit(spec->arg, id, box, verdict);
 }
 
 /*
@@ -171,7 +172,7 @@ tree_search(StructIndex *idx, const SearchSpec *spec)
 
 			nops->entry_mbr(entry, node->level, &box);
 			if (node->level == 0)
-				tree_filter_leaf_entry(spec, nops, entry, &box);
+				tree_filter_leaf_entry(spec, nops->entry_ref(entry, 0), &box);
 			else if (predicate_descend(spec, &box))
 			{
 				if (nstack == maxstack)
