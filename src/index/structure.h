@@ -180,6 +180,12 @@ typedef struct StructureOps
 	bool		(*entry_region) (StructIndex *idx, const void *entry,
 								 uint16 level, Mbr *region);
 	/*
+	 * Optional, for snapshots: does this internal entry name an overflow
+	 * node (the FOR-tree's O-nodes), which snapshots count apart (FESTIval's
+	 * IndexSnapshot did)?  NULL: the structure has none.
+	 */
+	bool		(*entry_overflow) (StructIndex *idx, const void *entry, uint16 level);
+	/*
 	 * Optional: the leaves (level 0) for n references of level-1 entries,
 	 * out[i] for refs[i], when leaves are not pages: LB-Grid assembles each
 	 * logical bucket from its log pages, all of them read as one batch.
@@ -226,6 +232,7 @@ extern FestConfig *index_options_parse(const StructureOps *ops, Jsonb *user,
 
 /* traverse.c: generic algorithms over the traversal contract */
 extern void tree_search(StructIndex *idx, const SearchSpec *spec);
+extern void tree_filter_leaf_entry(const SearchSpec *spec, int64 id, const Mbr *box);
 extern TreeNode *tree_read_root(StructIndex *idx);
 extern TreeNode *tree_read_node(StructIndex *idx, int64 ref, uint16 level);
 extern void tree_read_nodes(StructIndex *idx, const PageId *refs, int n,
@@ -253,5 +260,8 @@ extern const StructureOps gridfile_structure;
 
 /* lbgrid.c */
 extern const StructureOps lbgrid_structure;
+
+/* fortree.c */
+extern const StructureOps fortree_structure;
 
 #endif							/* FEST_STRUCTURE_H */

@@ -16,12 +16,18 @@ faults_setup() {
 }
 
 # The cases: structure:bulk-method, and per framework operation:target.
-FAULT_STRUCTURES=${FAULT_STRUCTURES:-"rtree:str rstartree:str hilbert:hilbert xbrtree:bulk lbgrid:insert"}
+FAULT_STRUCTURES=${FAULT_STRUCTURES:-"rtree:str rstartree:str hilbert:hilbert xbrtree:bulk lbgrid:insert fortree:insert"}
 FAULT_FRAMEWORKS="none fast efind"
 # fault_frameworks <structure>: the frameworks it works under (LB-Grid,
-# log-structured itself, refuses FAST and eFIND)
+# log-structured itself, refuses FAST and eFIND); the FOR-tree also under
+# its own write buffer (framework fortree), which works under any
+# structure but is tried with its own (the campaign matrix deals it to all)
 fault_frameworks() {
-    if [ "$1" = lbgrid ]; then echo none; else echo "$FAULT_FRAMEWORKS"; fi
+    case "$1" in
+        lbgrid) echo none ;;
+        fortree) echo "$FAULT_FRAMEWORKS fortree" ;;
+        *) echo "$FAULT_FRAMEWORKS" ;;
+    esac
 }
 fault_operations() {   # fault_operations <framework>
     if [ "$1" = none ]; then
