@@ -46,23 +46,25 @@
  * The two methods build the same tree, page for page; they differ only in
  * how their I/O goes (the SSD changes of Fevgas 2019 §3.6):
  *	- 'four_phase' (the HDD original) moves the sub-files in requests of
- *	  one block (BLCKSZ, as BufFile does) and writes every node to the
- *	  device in a request of its own;
+ *	  one block (BLCKSZ, as BufFile does); every node goes to the device in
+ *	  a request of its own (NodeStore.write_pages_singly), and every merge
+ *	  step of phase 4 is committed at once, so the disk tree's nodes it
+ *	  changes are written as it changes them and read back from the device
+ *	  by the next step, as a loader without a write buffer does;
  *	- 'four_phase_ssd' moves the sub-files in large requests (1 MB, or a
- *	  sixteenth of maintenance_work_mem when that is less) and writes the
- *	  nodes of phases 3 and 4 as one batch when the write buffer is full
- *	  (the write-through store's commit hands them to the device as arrays,
- *	  which libaio and io_uring submit together).
- * Both commit when the write buffer is full, so the device sees the same
- * pages in the same order; the original's node writes reaching the device
- * one request each (NodeStore.write_pages_singly) rather than at once.  Its
- * nodes written twice between two commits, or read back, reach the device
- * once and are read from memory, which the HDD original would not save:
- * the comparison favours the original.  Under FAST and eFIND, whose write
- * buffers are the frameworks' own, every node is committed alone (as the
- * one-pass loader does) and the write requests are the frameworks'.  The
- * temporary files are not on the index's device: the device model never
- * sees phases 1 and 2, which count only in wall time.
+ *	  sixteenth of maintenance_work_mem when that is less) and keeps the
+ *	  nodes of phases 3 and 4 in the write buffer until it is full, then
+ *	  writes them as one batch (the write-through store's commit hands them
+ *	  to the device as arrays, which libaio and io_uring submit together);
+ *	  a node changed again while buffered is written once.
+ * The original also commits when the write buffer is full (the new nodes
+ * of phase 3 wait for the next commit, written one request each in page
+ * order, as they were made): its phase-3 writes are the SSD variant's but
+ * for the requests, which favours it slightly.  Under FAST and eFIND,
+ * whose write buffers are the frameworks' own, every node is committed
+ * alone (as the one-pass loader does) and the write requests are the
+ * frameworks'.  The temporary files are not on the index's device: the
+ * device model never sees phases 1 and 2, which count only in wall time.
  *
  * IDENTIFICATION
  *	  src/index/xbrtree_phases.c
@@ -328,7 +330,11 @@ merge_items(XbrPhases *ph, const XbrBulkEntry *items, int64 n, uint16 level)
 		else
 			xbr_insert_at(idx, level, &items[i].e.internal, items[i].addr,
 						  &items[i].e.internal.dbr);
-		xbr_writer_wrote(idx, &ph->writer);
+		/* the original writes the disk tree's nodes as each merge changes them */
+		if (ph->ssd)
+			xbr_writer_wrote(idx, &ph->writer);
+		else
+			xbr_writer_commit(idx, &ph->writer);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(ph->merge_cxt);
 	}

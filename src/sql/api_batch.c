@@ -118,7 +118,7 @@ festival_query_batch(PG_FUNCTION_ARGS)
 	for (int i = 0; i < n; i++)
 		query_run_init(&runs[i], ix, &asks[i], rsinfo->setResult,
 					   rsinfo->setDesc, i + 1, &specs[i]);
-	if (ix->structure->search_batch != NULL)
+	if (ix->structure->search_batch != NULL && !fest_generic_query_batch)
 		ix->structure->search_batch(&ix->sidx, specs, n);
 	else
 		tree_search_batch(&ix->sidx, specs, n);

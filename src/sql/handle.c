@@ -45,6 +45,7 @@ bool		fest_track_io_cpu = false;
 bool		fest_track_cpu_time = false;
 int			fest_build_commit_rows = 0;
 int			fest_knn_batch = 64;
+bool		fest_generic_query_batch = false;
 int			fest_knn_speculative = 0;
 
 typedef struct OpenIndexEntry
