@@ -206,6 +206,53 @@ write_parts(StructIndex *idx, PageId page, XbrAddr quadrant, TreeNode **parts,
 		idx->stats->splits_internal += nparts - 1;
 }
 
+/*
+ * The items (sorted) of a node of the given level that does not fit a page,
+ * partitioned over its quadrant into nodes that do (written: the node's
+ * page to one of them, unless it has none), whose entries go into `into`
+ * in place of the entry at slot (none when slot < 0).  items is freed.
+ */
+static void
+replace_by_parts(StructIndex *idx, XbrBulkEntry *items, int64 n, uint16 level,
+				 XbrAddr quadrant, PageId page, TreeNode *into, int slot)
+{
+	TreeNode  **parts;
+	XbrAddr    *quads;
+	XbrInternalEntry *entries;
+	int64		nparts;
+
+	nparts = xbr_partition_nodes(idx, items, n, level, quadrant, &parts, &quads);
+	entries = palloc(nparts * sizeof(XbrInternalEntry));
+	write_parts(idx, page, quadrant, parts, quads, nparts, entries);
+	if (slot >= 0)
+		remove_slot(into, slot);
+	for (int64 k = 0; k < nparts; k++)
+	{
+		add_entry(into, &entries[k]);
+		tree_free_node(parts[k]);
+	}
+	xbr_set_flags(into);
+	pfree(items);
+	pfree(parts);
+	pfree(quads);
+	pfree(entries);
+}
+
+/* A node's entries as the items of its level, in their (address) order. */
+static XbrBulkEntry *
+node_items(const TreeNode *node)
+{
+	XbrBulkEntry *items = palloc(Max(node->nentries, 1) * sizeof(XbrBulkEntry));
+
+	for (uint32 i = 0; i < node->nentries; i++)
+	{
+		memset(&items[i], 0, sizeof(XbrBulkEntry));
+		items[i].e.internal = XbrInternalEntries(node)[i];
+		items[i].addr = xbr_entry_addr(&items[i].e.internal);
+	}
+	return items;
+}
+
 /* ---- the leaves of path[1] ---- */
 
 /*
@@ -236,10 +283,6 @@ apply_leaf(XbrBulkIns *bi, TreeNode *parent, TreeNode *leaf, const PendingPoint 
 	{
 		XbrBulkEntry *items = MemoryContextAllocHuge(CurrentMemoryContext,
 													 total * sizeof(XbrBulkEntry));
-		TreeNode  **parts;
-		XbrAddr    *quads;
-		XbrInternalEntry *entries;
-		int64		nparts;
 
 		for (int64 i = 0; i < total; i++)
 		{
@@ -251,20 +294,7 @@ apply_leaf(XbrBulkIns *bi, TreeNode *parent, TreeNode *leaf, const PendingPoint 
 			items[i].addr = xbr_leaf_entry_addr(st, e);
 		}
 		qsort(items, total, sizeof(XbrBulkEntry), xbr_bulk_entry_cmp);
-		nparts = xbr_partition_nodes(idx, items, total, 0, quadrant, &parts, &quads);
-		entries = palloc(nparts * sizeof(XbrInternalEntry));
-		write_parts(idx, leaf->page, quadrant, parts, quads, nparts, entries);
-		remove_slot(parent, slot);
-		for (int64 k = 0; k < nparts; k++)
-		{
-			add_entry(parent, &entries[k]);
-			tree_free_node(parts[k]);
-		}
-		xbr_set_flags(parent);
-		pfree(items);
-		pfree(parts);
-		pfree(quads);
-		pfree(entries);
+		replace_by_parts(idx, items, total, 0, quadrant, leaf->page, parent, slot);
 	}
 }
 
@@ -351,34 +381,10 @@ finish_root(XbrBulkIns *bi)
 
 	while (node->nentries > st->internal_max)
 	{
-		TreeNode  **parts;
-		XbrAddr    *quads;
-		XbrInternalEntry *entries;
-		XbrBulkEntry *items = palloc(node->nentries * sizeof(XbrBulkEntry));
-		int64		nparts;
-		TreeNode   *root;
+		TreeNode   *root = ns_new_node(idx->ns, InvalidPageId, node->level + 1);
 
-		for (uint32 i = 0; i < node->nentries; i++)
-		{
-			memset(&items[i], 0, sizeof(XbrBulkEntry));
-			items[i].e.internal = XbrInternalEntries(node)[i];
-			items[i].addr = xbr_entry_addr(&items[i].e.internal);
-		}
-		nparts = xbr_partition_nodes(idx, items, node->nentries, node->level,
-									 xbr_addr_root(), &parts, &quads);
-		entries = palloc(nparts * sizeof(XbrInternalEntry));
-		write_parts(idx, pn->is_new ? InvalidPageId : node->page, xbr_addr_root(),
-					parts, quads, nparts, entries);
-		root = ns_new_node(idx->ns, InvalidPageId, node->level + 1);
-		for (int64 k = 0; k < nparts; k++)
-		{
-			add_entry(root, &entries[k]);
-			tree_free_node(parts[k]);
-		}
-		pfree(items);
-		pfree(parts);
-		pfree(quads);
-		pfree(entries);
+		replace_by_parts(idx, node_items(node), node->nentries, node->level, xbr_addr_root(),
+						 pn->is_new ? InvalidPageId : node->page, root, -1);
 		tree_free_node(node);
 		node = root;
 		pn->is_new = true;
@@ -431,35 +437,8 @@ finish_node(XbrBulkIns *bi, int level)
 		xbr_set_flags(parent);
 	}
 	else
-	{
-		TreeNode  **parts;
-		XbrAddr    *quads;
-		XbrInternalEntry *entries;
-		XbrBulkEntry *items = palloc(node->nentries * sizeof(XbrBulkEntry));
-		int64		nparts;
-
-		for (uint32 i = 0; i < node->nentries; i++)
-		{
-			memset(&items[i], 0, sizeof(XbrBulkEntry));
-			items[i].e.internal = XbrInternalEntries(node)[i];
-			items[i].addr = xbr_entry_addr(&items[i].e.internal);
-		}
-		nparts = xbr_partition_nodes(idx, items, node->nentries, node->level, quadrant,
-									 &parts, &quads);
-		entries = palloc(nparts * sizeof(XbrInternalEntry));
-		write_parts(idx, node->page, quadrant, parts, quads, nparts, entries);
-		remove_slot(parent, slot);
-		for (int64 k = 0; k < nparts; k++)
-		{
-			add_entry(parent, &entries[k]);
-			tree_free_node(parts[k]);
-		}
-		xbr_set_flags(parent);
-		pfree(items);
-		pfree(parts);
-		pfree(quads);
-		pfree(entries);
-	}
+		replace_by_parts(idx, node_items(node), node->nentries, node->level, quadrant,
+						 node->page, parent, slot);
 	bi->path[level + 1].dirty = true;
 	tree_free_node(node);
 	pn->node = NULL;
