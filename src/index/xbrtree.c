@@ -41,8 +41,13 @@
  * replaced by its child.  XBR_EMPTY marks the entry of an empty subtree
  * while a deletion climbs the tree; no finished operation leaves one.
  *
- * Search, kNN and batch queries are the generic ones (traverse.c) over the
- * DBRs, which cover their subtrees exactly.
+ * Window searches and kNN are the generic ones (traverse.c, knn.c) over the
+ * DBRs, which cover their subtrees exactly; point queries use point
+ * location, and festival.query_batch the level-by-level batches of Fevgas
+ * 2019 §3.6 (xbrtree_batch.c).  The SSD algorithms of that section and
+ * their HDD originals are in xbrtree_phases.c (bulk loading in four phases)
+ * and xbrtree_bulkins.c (bulk insertion); they merge subtrees into the tree
+ * with xbr_insert_at, insertion generalised to any level.
  *
  * IDENTIFICATION
  *	  src/index/xbrtree.c
