@@ -456,7 +456,7 @@ finish_below(XbrBulkIns *bi, int level)
 
 /* ---- the descent ---- */
 
-/* A node read for the path, its entries growable. */
+/* A node read for the path (merges grow it with xbr_node_reserve). */
 static TreeNode *
 read_path_node(XbrBulkIns *bi, const TreeNode *parent, int64 page)
 {
