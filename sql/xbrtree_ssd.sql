@@ -15,10 +15,10 @@
 -- [0, 300]^2) with maintenance_work_mem = 1MB (PostgreSQL's minimum: a
 -- block holds at most 6241 points) is split into many blocks, some
 -- sub-files recursively, and its block trees are merged into the disk tree
--- (some taller, some shorter than it); xs_src (fx_pts, a cluster, points on
--- quadrant borders, 20 copies of one point) answers every predicate, with
--- xs_later inserted into it as one batch.  Pages of 1024 bytes (41 points
--- per leaf, 17 entries per internal node) make trees of 4 and 5 levels.
+-- (some taller, some shorter than it); xs_src (fixture.grid_points) answers
+-- every predicate, with xs_later inserted into it as one batch.  Pages of
+-- 1024 bytes (41 points per leaf, 17 entries per internal node) make trees
+-- of 3 and 4 levels.
 --
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
@@ -27,27 +27,13 @@ SET jit = off;
 
 SELECT festival.create_device('xs_dev', io => 'buffered');
 
+-- the grid suites' data (fixture.grid_points): fx_pts, a cluster, points on
+-- quadrant borders, 20 copies of POINT(150 150); inserted later as one
+-- batch, 300 spread points, 10 copies of a point, and 400 points in a
+-- 2 x 2 square (one leaf becomes many, its parent several)
 CREATE TABLE xs_src (id bigint PRIMARY KEY, geom geometry NOT NULL);
-INSERT INTO xs_src SELECT id, geom FROM fx_pts;
-INSERT INTO xs_src
-SELECT 4000 + i, ST_MakePoint(140 + (i * 37 % 200) / 10.0, 140 + (i * 53 % 200) / 10.0)
-FROM generate_series(0, 199) i;
-INSERT INTO xs_src
-SELECT 5000 + i, CASE i % 4
-	WHEN 0 THEN ST_MakePoint(75, 1.5 * i)
-	WHEN 1 THEN ST_MakePoint(1.5 * i, 37.5)
-	WHEN 2 THEN ST_MakePoint(150, 300 - 1.5 * i)
-	ELSE ST_MakePoint(1.5 * i, 262.5) END
-FROM generate_series(0, 119) i;
-INSERT INTO xs_src SELECT 6001 + i, 'POINT(150 150)' FROM generate_series(0, 19) i;
-
--- inserted as one batch: spread points, 10 copies of a point, and 400
--- points in a 2 x 2 square (one leaf becomes many, its parent several)
 CREATE TABLE xs_later (id bigint PRIMARY KEY, geom geometry NOT NULL);
-INSERT INTO xs_later
-SELECT 7000 + i, ST_MakePoint((i * 7919 % 3001) / 10.0, (i * 104729 % 3001) / 10.0)
-FROM generate_series(0, 299) i;
-INSERT INTO xs_later SELECT 7500 + i, ST_MakePoint(150, 75) FROM generate_series(0, 9) i;
+SELECT fixture.grid_points('xs_src', 'xs_later', 20);
 INSERT INTO xs_later
 SELECT 8000 + i, ST_MakePoint(210 + (i % 20) * 0.1, 30 + (i / 20) * 0.1) FROM generate_series(0, 399) i;
 
