@@ -35,17 +35,18 @@ not.  Every run is checked: the insertion by the entry count and 20 windows
 against PostGIS over the data and the batch, the queries by their answer
 counts against PostGIS.
 
-This module imports workload.py and changes nothing in it.
+This module imports workload.py (and mixes.py's split_config) and changes
+nothing in them.
 """
 
 import json
 import math
 import os
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mixes  # noqa: E402
 import workload  # noqa: E402
 from workload import WorkloadError  # noqa: E402
 
@@ -266,20 +267,10 @@ class BatchRunner(workload.Runner):
 
 
 def main(argv):
-    # the configuration minus our keys goes to workload.py's parser
-    cfg_path = None
-    for i, a in enumerate(argv):
-        if a == "--config" and i + 1 < len(argv):
-            cfg_path = argv[i + 1]
-    if cfg_path is None:
-        print("run-workload: bulk_insert and batch_queries need --config FILE", file=sys.stderr)
+    split = mixes.split_config(argv, OWN_KEYS, "bulk_insert and batch_queries")
+    if split is None:
         return 2
-    with open(cfg_path, encoding="utf-8") as f:
-        cfg = json.load(f)
-    own = {k: cfg.pop(k) for k in OWN_KEYS if k in cfg}
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as tmp:
-        json.dump(cfg, tmp)
-    argv = [tmp.name if a == cfg_path else a for a in argv]
+    own, argv, tmp_path = split
     try:
         check_own(own)
         args = workload.parse_args(argv)
@@ -328,7 +319,7 @@ def main(argv):
         print(f"run-workload: {e}", file=sys.stderr)
         return 2
     finally:
-        os.unlink(tmp.name)
+        os.unlink(tmp_path)
     return 0
 
 
