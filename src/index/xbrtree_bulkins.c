@@ -536,7 +536,6 @@ void
 xbr_bulkins_finish(StructIndex *idx, BulkSpill *spill)
 {
 	XbrBulkIns *bi = (XbrBulkIns *) spill;
-	XbrState   *st = (XbrState *) idx->state;
 	int64		budget = (int64) maintenance_work_mem * 1024;
 	TreeNode   *root;
 
@@ -585,7 +584,6 @@ xbr_bulkins_finish(StructIndex *idx, BulkSpill *spill)
 	}
 	spill_sort_end(bi->sort);
 	finish_below(bi, bi->top);
-	Assert(st->leaf_max > 0);
 	pfree(bi->pending);
 	pfree(bi);
 }
