@@ -59,7 +59,7 @@
 #include "utils/memutils.h"
 
 const BuildMethod xbr_insert_methods[] = {
-	{"bulk", "bulk insertion (Roumelis et al. 2017): points in Z order, an overflowing leaf partitioned in memory under its parent and merged, pages read and written one at a time"},
+	{"bulk", "bulk insertion (Roumelis et al., MEDI 2017): points in Z order, an overflowing leaf partitioned in memory under its parent and merged, pages read and written one at a time"},
 	{"bulk_ssd", "the bulk insertion adapted to SSDs (Roumelis, Fevgas et al. 2019): each parent's leaves read in one batch, pages written in batches; the same tree"},
 	{NULL, NULL}
 };
