@@ -215,6 +215,19 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.insert(text, bigint, geometry, boolean) IS
 	'insert the MBR of geom with id; with if_absent, do nothing and return false when that entry exists';
 
+CREATE FUNCTION @extschema@.insert_many(
+	index text,
+	source regclass DEFAULT NULL,
+	query text DEFAULT NULL,
+	id_column name DEFAULT 'id',
+	geom_column name DEFAULT 'geom',
+	method text DEFAULT 'insert')
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'festival_insert_many'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.insert_many(text, regclass, text, name, name, text) IS
+	'insert the rows of a table (id_column, geom_column) or of a query (id, geometry) as one modification; method ''insert'' or a bulk insertion of the structure (xbrtree: ''bulk'', ''bulk_ssd''); returns the rows inserted';
+
 CREATE FUNCTION @extschema@.delete(index text, id bigint, geom geometry)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'festival_delete'

@@ -121,6 +121,14 @@ typedef struct StructureOps
 	 */
 	void		(*search) (StructIndex *idx, const SearchSpec *spec);
 	/*
+	 * Optional: the structure's own search of many queries at once
+	 * (festival.query_batch), such as the xBR+-tree's batch queries read a
+	 * level at a time (Fevgas 2019 §3.6).  Each spec must receive exactly
+	 * the emits tree_search_batch gives it, in any order.  NULL:
+	 * tree_search_batch (batch_search.c).
+	 */
+	void		(*search_batch) (StructIndex *idx, const SearchSpec *specs, int nspecs);
+	/*
 	 * Optional: the structure's own k-nearest-neighbour search of a query
 	 * point over an index of points, where distances come from the index
 	 * alone (the grid file's ring search, Fevgas 2019 Alg. 7).  Returns at
@@ -173,6 +181,19 @@ typedef struct StructureOps
 	int			bulk_bytes_per_object;
 	void		(*bulk_spill_put) (BulkSpill *spill, const BulkItem *item);
 	void		(*bulk_spill_load) (StructIndex *idx, BulkSpill *spill);
+	/*
+	 * Optional: festival.insert_many methods besides 'insert' (one object
+	 * at a time with insert), NULL-terminated by name; the xBR+-tree's bulk
+	 * insertion.  bulk_insert_begin starts a batch into the existing tree,
+	 * bulk_insert_put hands it every object (any order; what it refuses,
+	 * it refuses before anything is written), bulk_insert_finish inserts
+	 * them.  No commit: the caller commits once, so the batch is one
+	 * modification.  The tree must satisfy check() as after inserts.
+	 */
+	const BuildMethod *insert_methods;
+	BulkSpill  *(*bulk_insert_begin) (StructIndex *idx, const char *method);
+	void		(*bulk_insert_put) (BulkSpill *spill, const BulkItem *item);
+	void		(*bulk_insert_finish) (StructIndex *idx, BulkSpill *spill);
 	/*
 	 * Optional, for dumps: the region a child entry stands for when it is
 	 * not just its entry_mbr (xBR+'s quadrant).  False when there is none.

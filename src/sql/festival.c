@@ -95,6 +95,17 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("festival.generic_query_batch",
+							 "festival.query_batch uses the generic depth-first batch search even for a structure with a batch search of its own.",
+							 "For comparisons: the xBR+-tree reads the nodes a batch needs a level at a time "
+							 "(Fevgas 2019 section 3.6); the generic search (every other structure) reads groups "
+							 "of up to 64 nodes depth first. Answers are the same.",
+							 &fest_generic_query_batch,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomIntVariable("festival.build_commit_rows",
 							"Rows of an 'insert' build of a write-through index committed together (0: 8 MB of pages).",
 							"1 commits (writes) every row as festival.insert does, which is what the papers' one-at-a-time "
