@@ -14,6 +14,8 @@
 # acknowledged rows and takes changes (the batch absent, as one
 # modification that failed; or whole, when the error says it was logged
 # and is kept), or that refuses changes or queries until check()/build().
+# The log is synced at every operation (festival.log_sync = operation), so
+# that a fault at log_sync has syncs to fail.
 # FAULT_CAP positions per case (spread over the operation's writes; 0: all).
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/faults.bash"
@@ -31,6 +33,7 @@ tap_plan $(( $(echo $CASES | wc -w) * 2 ))
 for c in $CASES; do
     IFS=: read -r op method fw target <<<"$c"
     out=$(q -F'|' -c "SET client_min_messages = error" -c "SET maintenance_work_mem = '1MB'" \
+            -c "SET festival.log_sync = operation" \
             -c "SELECT writes, error, outcome, trials FROM ft_campaign('xbrtree', '$fw', '$op', '$target', '$method', $FAULT_CAP)")
     what="xbrtree/$fw $op $method, fault at $target"
     tap_unlike "$out" 'FAIL|ERROR' "$what: clean errors and correct answers"
