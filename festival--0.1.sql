@@ -596,7 +596,12 @@ BEGIN
 			(10, 'erases', r.erases::float8),
 			(11, 'write_amplification', r.write_amplification),
 			(12, 'nodes_visited', r.nodes_visited::float8),
-			(13, 'splits', r.splits::float8)) AS m(ord, metric, value)
+			(13, 'splits', r.splits::float8),
+			(14, 'model_elapsed_seconds', r.model_elapsed_seconds),
+			-- FAST's and eFIND's flushes and log syncs: with festival.log_sync =
+			-- operation the syncs can dominate their times (docs/frameworks.md)
+			(15, 'flushes', coalesce((r.metrics->>'flushes')::float8, 0)),
+			(16, 'log_syncs', coalesce((r.metrics->>'log_syncs')::float8, 0))) AS m(ord, metric, value)
 		WHERE r.label IN (baseline, candidate)
 	), median AS (
 		SELECT v.ord, v.metric,
