@@ -41,13 +41,6 @@ typedef struct FaultPageIO
 	FaultState *fs;
 } FaultPageIO;
 
-/* In the current memory context (a DeviceState's). */
-FaultState *
-fault_state_create(void)
-{
-	return palloc0(sizeof(FaultState));
-}
-
 void
 fault_arm(FaultState *fs, FaultTarget target, int64 after, FaultError error)
 {

@@ -63,7 +63,6 @@ typedef struct FaultState
 	uint64		fired;			/* faults injected so far */
 } FaultState;
 
-extern FaultState *fault_state_create(void);
 extern void fault_arm(FaultState *fs, FaultTarget target, int64 after,
 					  FaultError error);
 extern void fault_disarm(FaultState *fs);

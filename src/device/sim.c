@@ -642,12 +642,6 @@ sim_precondition(SimDevice *dev, uint64 npages)
 	}
 }
 
-int64
-sim_clock_ns(const SimDevice *dev)
-{
-	return dev->clock_ns;
-}
-
 static void
 jb_float(JsonbParseState **state, const char *key, double value)
 {

@@ -145,6 +145,9 @@ typedef struct FlushIntentItem
 	uint32		pad;
 } FlushIntentItem;
 
+StaticAssertDecl(sizeof(FlushIntentItem) == 16,
+				 "FlushIntentItem's layout is documented in log/log.h (FLUSH_BEGIN)");
+
 /* Append a record about bp, unless replaying or the log is off. */
 void
 buffered_log(BufferedStore *bs, LogRecordType type, const BufPage *bp,
@@ -1284,7 +1287,8 @@ buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
 							log_path, index_name),
 					 errdetail("The index was closed cleanly, so its log held nothing to replay.")));
 		bs->log_lost = missing && (meta->flags & FEST_META_CLEAN) == 0;
-		bs->log = log_open(log_path, meta->index_uid, create || missing, index_name, stats);
+		bs->log = log_open(log_path, meta->index_uid, ops->log_writer, create || missing,
+						   index_name, stats);
 		if (io->fault != NULL)
 			log_set_fault_hook(bs->log, fault_log_hook, io->fault);
 	}

@@ -80,6 +80,7 @@ typedef struct BufferedStore BufferedStore;
 typedef struct BufferedOps
 {
 	const char *name;
+	LogWriter	log_writer;		/* whose payloads its log holds (log/log.h) */
 
 	/*
 	 * Take the new version of a node into bp.  old is the version the store

@@ -914,7 +914,7 @@ journal_open(DirectStore *ds, const char *log_path, bool create)
 	bool		clean = (ns->meta->flags & FEST_META_CLEAN) != 0;
 	bool		exists = !create && device_file_exists(log_path);
 
-	ds->journal = log_open(log_path, ns->meta->index_uid, !exists,
+	ds->journal = log_open(log_path, ns->meta->index_uid, LOG_WRITER_JOURNAL, !exists,
 						   ns->index_name, ns->stats);
 	if (ns->io->fault != NULL)
 		log_set_fault_hook(ds->journal, fault_log_hook, ns->io->fault);

@@ -242,6 +242,9 @@ typedef struct EfindItemHeader
 	uint8		pad[3];
 } EfindItemHeader;
 
+StaticAssertDecl(sizeof(EfindItemHeader) == 8,
+				 "EfindItemHeader's layout is documented in log/log.h (MOD)");
+
 /* ------------------------------------------------------------------ */
 /* page queues                                                        */
 /* ------------------------------------------------------------------ */
@@ -1096,6 +1099,7 @@ efind_describe(BufferedStore *bs, JsonbParseState **state)
 
 static const BufferedOps efind_ops = {
 	.name = "efind",
+	.log_writer = LOG_WRITER_EFIND,
 	.absorb = efind_absorb,
 	.materialize = efind_materialize,
 	.read_stored = efind_read_stored,

@@ -101,6 +101,9 @@ typedef struct FastItemHeader
 	uint8		pad[3];
 } FastItemHeader;
 
+StaticAssertDecl(sizeof(FastItemHeader) == 8,
+				 "FastItemHeader's layout is documented in log/log.h (MOD)");
+
 /* The modifications of one buffered page (BufPage.mods). */
 typedef struct FastPage
 {
@@ -538,6 +541,7 @@ fast_describe(BufferedStore *bs, JsonbParseState **state)
 
 static const BufferedOps fast_ops = {
 	.name = "fast",
+	.log_writer = LOG_WRITER_FAST,
 	.absorb = fast_absorb,
 	.materialize = fast_materialize,
 	.read_stored = fast_read_stored,
