@@ -630,7 +630,7 @@ replay_flush_intent(BufferedStore *bs, const LogRecord *rec)
 {
 	NodeStore  *ns = &bs->ns;
 	char	   *image = pageio_alloc_buffer(ns->page_size);
-	uint64		npages = ns->io->ops->npages(ns->io);
+	uint64		npages = pageio_npages(ns->io);
 
 	for (uint32 i = 0; i < rec->hdr.count; i++)
 	{
@@ -949,7 +949,7 @@ buffered_read_free_link(NodeStore *ns, PageId page, PageId *link)
 		*link = bp->link;
 		return FEST_PAGE_OK;
 	}
-	if (page >= ns->io->ops->npages(ns->io))
+	if (page >= pageio_npages(ns->io))
 		return FEST_PAGE_NEVER_WRITTEN;
 	image = pageio_alloc_buffer(ns->page_size);
 	pageio_read_one(ns->io, page, image);
@@ -964,7 +964,7 @@ static uint64
 buffered_pages_available(NodeStore *ns)
 {
 	BufferedStore *bs = (BufferedStore *) ns;
-	uint64		pages = ns->io->ops->npages(ns->io);
+	uint64		pages = pageio_npages(ns->io);
 	HASH_SEQ_STATUS status;
 	BufPage    *bp;
 
@@ -1056,7 +1056,7 @@ buffered_close(NodeStore *ns)
 
 	if (bs->log != NULL)
 		log_close(bs->log);
-	ns->io->ops->close(ns->io);
+	pageio_close(ns->io);
 }
 
 void

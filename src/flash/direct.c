@@ -24,7 +24,7 @@
  * that changed it; any other PageIO gets them sealed at the commit, as
  * before.  What reaches the device is the same bytes either way.  Such a
  * cache also takes the images' buffers as its frames instead of copying
- * them (PageIORequest.donate), and gives back the frames' old buffers,
+ * them (PageFramesOps.write_unsealed, donate), and gives back the frames' old buffers,
  * which the store uses for its next modification's images (spare).
  *
  * Freed pages are chained into a free list through their headers' link
@@ -47,7 +47,7 @@
  * The root, read for a reader that does not change it (ns_read_root: the
  * window search), is kept decoded with the verified image it came from.
  * Every such read still goes down the page I/O chain: a page cache that
- * still holds that very image (its stamp, PageIOOps.read_stamped) counts
+ * still holds that very image (its stamp, PageFramesOps.read_stamped) counts
  * the hit and copies nothing; any other read delivers the bytes, and bytes
  * equal to the kept image are the kept node (a page equal to a verified
  * one is valid, and decodes to the same node).  So the kept copy needs no
@@ -128,7 +128,7 @@ typedef struct DirectStore
 	/*
 	 * pooled: the PageIO takes buffers (a write-back page cache), so the
 	 * pending images are given to it at the commit instead of copied
-	 * (PageIORequest.donate) and come from spare, the buffers it gave
+	 * (donate, PageFramesOps.write_unsealed) and come from spare, the buffers it gave
 	 * back, or from the cache's pool (PageIO.pool); the spares go back to
 	 * the pool at flush and reset.
 	 */
@@ -176,7 +176,7 @@ typedef struct DirectStore
 	uint64		root_decodes;	/* times root_node was (re)made: a gauge of
 								 * festival.stats() */
 	uint64		lent_reads;		/* pages decoded straight from a page cache's
-								 * frame (PageIOOps.read_borrow): a gauge */
+								 * frame (PageFramesOps.read_borrow): a gauge */
 	uint64		unsealed_writes;	/* pages handed to a page cache unsealed,
 									 * to be sealed when they leave it: a gauge */
 	uint64		given_images;	/* pending images the cache took as its frame
@@ -369,7 +369,7 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 	FestPageCheck check;
 	bool		verified;
 
-	*epoch = ns->io->lend_epoch;
+	*epoch = pageio_lend_epoch(ns->io);
 	if (p != NULL)
 	{
 		if (p->is_free != (kind == FEST_PAGE_FREE))
@@ -381,7 +381,7 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 		{
 			charge_pending_read(ds, p);
 			/* that read was a call on the PageIO; the image is no loan */
-			*epoch = ns->io->lend_epoch;
+			*epoch = pageio_lend_epoch(ns->io);
 		}
 		*image = p->image;
 		return FEST_PAGE_OK;
@@ -397,7 +397,7 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 	if ((*image = ns_prefetch_find(&ds->prefetch, page, &verified)) == NULL)
 	{
 		*image = pageio_read_borrow(ns->io, page, ds->scratch, &verified);
-		*epoch = ns->io->lend_epoch;
+		*epoch = pageio_lend_epoch(ns->io);
 		if (*image != ds->scratch)
 			ds->lent_reads++;
 	}
@@ -957,7 +957,7 @@ journal_reset(DirectStore *ds)
 	log_commit(ds->journal, (LogSyncMode) fest_log_sync_mode,
 			   fest_log_sync_interval);
 	ns_note_committed(ns);
-	ns->io->ops->truncate(ns->io, FEST_FIRST_DATA_PAGE);
+	pageio_truncate(ns->io, FEST_FIRST_DATA_PAGE);
 	ns_write_meta(ns);
 	pageio_sync(ns->io);
 	log_truncate(ds->journal);
@@ -1087,7 +1087,7 @@ direct_commit(NodeStore *ns)
 			 * even that fails, the file is longer than its meta says, which
 			 * check() reports as leaked pages and is otherwise harmless.
 			 */
-			ns->io->ops->truncate(ns->io, old_pages);
+			pageio_truncate(ns->io, old_pages);
 		}
 		PG_RE_THROW();
 	}
@@ -1170,7 +1170,7 @@ direct_close(NodeStore *ns)
 
 	if (ds->journal != NULL)
 		log_close(ds->journal);
-	ns->io->ops->close(ns->io);
+	pageio_close(ns->io);
 }
 
 static FestPageCheck
@@ -1190,7 +1190,7 @@ direct_read_free_link(NodeStore *ns, PageId page, PageId *link)
 static uint64
 direct_pages_available(NodeStore *ns)
 {
-	return ns->io->ops->npages(ns->io);
+	return pageio_npages(ns->io);
 }
 
 static void
@@ -1277,10 +1277,9 @@ direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	ds->maxreused = 8;
 	ds->reused = palloc(ds->maxreused * sizeof(PageId));
 	ds->scratch = pageio_alloc_buffer(io->page_size);
-	ds->pooled = io->ops->takes_buffers;
-	Assert(!ds->pooled || io->pool != NULL);
+	ds->pooled = io->frames != NULL;
 	if (ds->pooled)
-		ds->pool = io->pool;
+		ds->pool = io->frames->pool;
 	else
 	{
 		ds->images_cxt = AllocSetContextCreate(CurrentMemoryContext,

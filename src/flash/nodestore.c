@@ -311,7 +311,7 @@ void
 ns_truncate_to_empty(NodeStore *ns)
 {
 	ns_empty_meta(ns);
-	ns->io->ops->truncate(ns->io, FEST_FIRST_DATA_PAGE);
+	pageio_truncate(ns->io, FEST_FIRST_DATA_PAGE);
 	/*
 	 * The old tree is gone from the file: the empty one (with the caller's
 	 * flags, BUILDING for a build) is what the meta must say from now on,

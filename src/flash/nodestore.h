@@ -276,10 +276,16 @@ ns_commit(NodeStore *ns)
 	ns->ops->commit(ns);
 }
 
+/*
+ * The store's flush, then the page I/O chain's (pageio_flush): the layers
+ * that keep state of their own settle it once the store is clean (the tier
+ * router marks its map clean).
+ */
 static inline void
 ns_flush(NodeStore *ns)
 {
 	ns->ops->flush(ns);
+	pageio_flush(ns->io);
 }
 
 /*

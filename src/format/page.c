@@ -42,20 +42,20 @@ fest_page_seal(char *page, uint32 page_size)
 
 /*
  * Write n node or free-list images whose checksum field is not computed
- * yet (the write-through store's commit).  A PageIO that takes unsealed
- * images (PageIOOps.takes_unsealed: the write-back page cache, which
- * seals each once, when it writes it below) gets them as they are, marked
- * verified and unsealed; any other PageIO gets them sealed here first, in
- * place, so a device, the fault layer, clru or the tiers never see a stale
- * checksum.  With donate, the buffers are given to a PageIO that takes
- * buffers (PageIORequest.donate: each reqs[i].buf is then the caller's
- * buffer back, another one, or NULL); any other keeps them the caller's.
- * Returns whether they went unsealed.
+ * yet (the write-through store's commit).  A page cache with frames
+ * (PageIO.frames: the lru family, which seals each once, when it writes it
+ * below) gets them as they are, marked verified, through its
+ * write_unsealed; any other PageIO gets them sealed here first, in place,
+ * so a device, the fault layer, clru or the tiers never see a stale
+ * checksum.  With donate, the buffers are given to the cache (each
+ * reqs[i].buf is then the caller's buffer back, another one, or NULL); any
+ * other PageIO leaves them the caller's.  Returns whether they went
+ * unsealed.
  */
 bool
 fest_page_write_unsealed(PageIO *io, PageIORequest *reqs, int n, bool donate)
 {
-	if (!io->ops->takes_unsealed)
+	if (io->frames == NULL)
 	{
 		for (int i = 0; i < n; i++)
 			fest_page_seal(reqs[i].buf, io->page_size);
@@ -66,10 +66,8 @@ fest_page_write_unsealed(PageIO *io, PageIORequest *reqs, int n, bool donate)
 	{
 		Assert(FestPageGetHeader(reqs[i].buf)->magic == FEST_PAGE_MAGIC);
 		reqs[i].verified = true;
-		reqs[i].unsealed = true;
-		reqs[i].donate = donate && io->ops->takes_buffers;
 	}
-	io->ops->write(io, reqs, n);
+	io->frames->ops->write_unsealed(io->frames->owner, reqs, n, donate);
 	return true;
 }
 

@@ -83,6 +83,16 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("festival.passthrough_layers",
+							 "Puts a page I/O layer that changes nothing above every layer of the chains of indices opened from now on.",
+							 "A test of the layers' forwarding (device/passthrough.c): files, answers and "
+							 "counters stay exactly as without it.",
+							 &fest_passthrough_layers,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("festival.track_cpu_time",
 							 "Measures the CPU time of index work and of refinement (index_cpu_seconds, refine_cpu_seconds).",
 							 "Off by default: reading a thread's CPU clock is a system call, "

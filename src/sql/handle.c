@@ -42,6 +42,7 @@ char	   *fest_data_directory_setting = NULL;
 int			fest_max_index_memory_kb = 1024 * 1024;
 int			fest_progress_interval = 10;
 bool		fest_track_io_cpu = false;
+bool		fest_passthrough_layers = false;
 bool		fest_track_cpu_time = false;
 int			fest_build_commit_rows = 0;
 int			fest_knn_batch = 64;
@@ -188,7 +189,7 @@ ix_discard(OpenIndex *ix)
 	if (ix->ns != NULL)
 		ix->ns->ops->close(ix->ns);
 	else if (ix->io != NULL)
-		ix->io->ops->close(ix->io);
+		pageio_close(ix->io);
 	if (ix->lock_held)
 		LockRelease(&ix->locktag, ExclusiveLock, true);
 	hash_search(open_indices, ix->name, HASH_REMOVE, NULL);
@@ -487,6 +488,17 @@ ix_tier_fast_path(const IndexCatalog *cat, bool create)
 }
 
 /*
+ * Under festival.passthrough_layers, a layer that changes nothing over io
+ * (device/passthrough.c): a test that every layer passes on what it does
+ * not change.  Read when the chain is built.
+ */
+static PageIO *
+with_passthrough(PageIO *io)
+{
+	return fest_passthrough_layers ? passthrough_pageio_create(io) : io;
+}
+
+/*
  * The fast device's chain and the tier router over both (tier/tier.h).
  * Both devices must keep files: the map beside the index file names pages
  * that must outlive the session.
@@ -534,11 +546,12 @@ open_tiers(OpenIndex *ix, const TierOptions *topt, PageIO *slow,
 						fast_path, ix->name),
 				 errhint("Drop the index with festival.drop_index('%s') and create it again.",
 						 ix->name)));
-	fast_io = device_open(fast, ix->fast_devstate, fast_path, page_size, create,
-						  &ix->op_stats);
+	fast_io = with_passthrough(device_open(fast, ix->fast_devstate, fast_path,
+										   page_size, create, &ix->op_stats,
+										   &ix->op_time_io_cpu));
 	ix->tier = tier_open(topt, ix->name, slow, fast_io, map_path, weights_path,
 						 create);
-	return tier_router(ix->tier);
+	return with_passthrough(tier_router(ix->tier));
 }
 
 /*
@@ -552,18 +565,21 @@ open_tiers(OpenIndex *ix, const TierOptions *topt, PageIO *slow,
 static PageIO *
 open_page_chain(OpenIndex *ix, uint32 page_size, bool create)
 {
-	PageIO	   *device = device_open(&ix->cat.device, ix->devstate, ix->path,
-									 page_size, create, &ix->op_stats);
+	PageIO	   *device = with_passthrough(device_open(&ix->cat.device, ix->devstate,
+													  ix->path, page_size, create,
+													  &ix->op_stats,
+													  &ix->op_time_io_cpu));
+	PageIO	   *cache;
+
 	ix->tier = NULL;
 	OPTIONS_ASSERT_FILLED(&ix->opts.tier);
 	if (ix->opts.tier.enabled)
 		device = open_tiers(ix, &ix->opts.tier, device, page_size, create);
 	ix->tracing = tracing_pageio_wrap(device, ix->name, run_current_trace());
+	cache = with_passthrough(cache_wrap(with_passthrough(ix->tracing), &ix->opts.cache));
 	if (ix->tier != NULL)
-		tracing_set_tiers(ix->tracing, ix->tier);
-	if (ix->tier != NULL)
-		return tier_observer_wrap(ix->tier, cache_wrap(ix->tracing, &ix->opts.cache));
-	return cache_wrap(ix->tracing, &ix->opts.cache);
+		return with_passthrough(tier_observer_wrap(ix->tier, cache));
+	return cache;
 }
 
 /*
@@ -835,8 +851,7 @@ start_op(OpenIndex *ix, bool modifying)
 	ix->committed_entry_count = ix->meta.entry_count;
 	ix->committed_entries_valid = (ix->meta.flags & FEST_META_ENTRIES_VALID) != 0;
 	/* op_stats is zero here, or holds what opening the index read */
-	if (ix->io != NULL)
-		ix->io->time_cpu = fest_track_io_cpu;
+	ix->op_time_io_cpu = fest_track_io_cpu;
 	/* the trace target travels down with the counters (never looked up) */
 	if (ix->tracing != NULL)
 		tracing_set_target(ix->tracing, run_current_trace());
@@ -1022,12 +1037,6 @@ ix_flush(OpenIndex *ix)
 {
 	ix->committing = true;
 	ns_flush(ix->ns);
-	/* a clean store writes nothing, but migrations may be waiting to be made durable */
-	if (ix->tier != NULL)
-	{
-		pageio_sync(ix->io);
-		tier_mark_clean(ix->tier);
-	}
 	ix->committing = false;
 }
 

@@ -84,6 +84,9 @@ typedef struct OpenIndex
 	int64		op_start_ns;
 	int64		op_start_cpu_ns;
 	bool		op_track_cpu;	/* festival.track_cpu_time when the op began */
+	bool		op_time_io_cpu; /* festival.track_io_cpu when the op began:
+								 * every layer of the chains reads it
+								 * (PageIO.time_cpu) */
 	TimestampTz opened_at;
 	char	   *postgis_schema; /* quoted, for SQL text */
 	DeviceState *devstate;		/* memory pages, simulated drive (device/open.c) */
@@ -131,6 +134,7 @@ extern int	fest_max_index_memory_kb;
 extern char *fest_data_directory_setting;
 extern int	fest_progress_interval;
 extern bool fest_track_io_cpu;
+extern bool fest_passthrough_layers;
 extern bool fest_track_cpu_time;
 extern int	fest_build_commit_rows;
 extern int	fest_knn_batch;

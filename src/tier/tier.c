@@ -244,7 +244,6 @@ struct TierState
 typedef struct ObserverPageIO
 {
 	PageIO		io;				/* must be first */
-	PageIO	   *below;
 	TierState  *ts;
 } ObserverPageIO;
 
@@ -396,7 +395,6 @@ tier_io(TierState *ts, int tier, PageIORequest *reqs, int n, bool write)
 	if (n == 0)
 		return;
 	before = mark(ts->router.stats, write);
-	dev->time_cpu = ts->router.time_cpu;
 	if (write)
 		ts->unsynced[tier] = true;
 	if (write)
@@ -419,7 +417,8 @@ router_read(PageIO *io, PageIORequest *reqs, int n)
 	/* slow requests from the front, fast ones from the back: one call each */
 	for (int i = 0; i < n; i++)
 	{
-		if (tier_of(ts, reqs[i].page) == TIER_FAST)
+		reqs[i].tier = (int8) tier_of(ts, reqs[i].page);
+		if (reqs[i].tier == TIER_FAST)
 			split[n - 1 - nfast++] = reqs[i];
 		else
 			split[nslow++] = reqs[i];
@@ -484,6 +483,7 @@ router_write(PageIO *io, PageIORequest *reqs, int n)
 		else if (target[i] != TIER_FAST && current == TIER_FAST &&
 				 (ts->entry[page] & ENTRY_PRESENT))
 			fast_after--;
+		reqs[i].tier = (int8) target[i];
 		if (target[i] == TIER_FAST)
 			split[n - 1 - nfast++] = reqs[i];
 		else
@@ -678,7 +678,6 @@ router_sync(PageIO *io)
 	for (int tier = TIER_SLOW; tier <= TIER_FAST; tier++)
 		if (ts->unsynced[tier])
 		{
-			ts->dev[tier]->time_cpu = io->time_cpu;
 			pageio_sync(ts->dev[tier]);
 			ts->unsynced[tier] = false;
 		}
@@ -700,8 +699,8 @@ router_truncate(PageIO *io, uint64 npages)
 	TierState  *ts = (TierState *) ((char *) io - offsetof(TierState, router));
 	int			kept = 0;
 
-	ts->dev[TIER_SLOW]->ops->truncate(ts->dev[TIER_SLOW], npages);
-	ts->dev[TIER_FAST]->ops->truncate(ts->dev[TIER_FAST], npages);
+	pageio_truncate(ts->dev[TIER_SLOW], npages);
+	pageio_truncate(ts->dev[TIER_FAST], npages);
 	for (PageId page = npages; page < ts->nentries; page++)
 	{
 		if ((ts->entry[page] & (ENTRY_PRESENT | ENTRY_FAST)) == (ENTRY_PRESENT | ENTRY_FAST))
@@ -733,8 +732,8 @@ static uint64
 router_npages(PageIO *io)
 {
 	TierState  *ts = (TierState *) ((char *) io - offsetof(TierState, router));
-	uint64		slow = ts->dev[TIER_SLOW]->ops->npages(ts->dev[TIER_SLOW]);
-	uint64		fast = ts->dev[TIER_FAST]->ops->npages(ts->dev[TIER_FAST]);
+	uint64		slow = pageio_npages(ts->dev[TIER_SLOW]);
+	uint64		fast = pageio_npages(ts->dev[TIER_FAST]);
 
 	return Max(slow, fast);
 }
@@ -744,17 +743,21 @@ router_close(PageIO *io)
 {
 	TierState  *ts = (TierState *) ((char *) io - offsetof(TierState, router));
 
-	ts->dev[TIER_SLOW]->ops->close(ts->dev[TIER_SLOW]);
-	ts->dev[TIER_FAST]->ops->close(ts->dev[TIER_FAST]);
+	pageio_close(ts->dev[TIER_SLOW]);
+	pageio_close(ts->dev[TIER_FAST]);
 }
 
+static void router_flush(PageIO *io);
+
+/* the router implements every operation: it is over two chains */
 static const PageIOOps router_ops = {
 	.read = router_read,
 	.write = router_write,
 	.sync = router_sync,
 	.truncate = router_truncate,
 	.npages = router_npages,
-	.close = router_close
+	.close = router_close,
+	.flush = router_flush
 };
 
 /* -------------------------------------------------------------- observer */
@@ -814,7 +817,7 @@ observe(ObserverPageIO *o, PageId page, char *buf)
 	}
 	set_want(ts, page, TIER_FAST);
 	/* Alg. 9's dirty flag: the cache writes it back to the fast tier */
-	pageio_write_one(o->below, page, buf);
+	pageio_write_one(o->io.below, page, buf);
 }
 
 static void
@@ -822,62 +825,15 @@ observer_read(PageIO *io, PageIORequest *reqs, int n)
 {
 	ObserverPageIO *o = (ObserverPageIO *) io;
 
-	o->below->time_cpu = io->time_cpu;
-	pageio_read(o->below, reqs, n);
+	pageio_read(io->below, reqs, n);
 	if (o->ts->detect)
 		for (int i = 0; i < n; i++)
 			observe(o, reqs[i].page, reqs[i].buf);
 }
 
-static void
-observer_write(PageIO *io, PageIORequest *reqs, int n)
-{
-	ObserverPageIO *o = (ObserverPageIO *) io;
-
-	o->below->time_cpu = io->time_cpu;
-	pageio_write(o->below, reqs, n);
-}
-
-static void
-observer_sync(PageIO *io)
-{
-	ObserverPageIO *o = (ObserverPageIO *) io;
-
-	o->below->time_cpu = io->time_cpu;
-	pageio_sync(o->below);
-}
-
-static void
-observer_truncate(PageIO *io, uint64 npages)
-{
-	ObserverPageIO *o = (ObserverPageIO *) io;
-
-	o->below->ops->truncate(o->below, npages);
-}
-
-static uint64
-observer_npages(PageIO *io)
-{
-	ObserverPageIO *o = (ObserverPageIO *) io;
-
-	return o->below->ops->npages(o->below);
-}
-
-static void
-observer_close(PageIO *io)
-{
-	ObserverPageIO *o = (ObserverPageIO *) io;
-
-	o->below->ops->close(o->below);
-}
-
+/* it watches reads only; every other operation passes through (PageIOOps) */
 static const PageIOOps observer_ops = {
-	.read = observer_read,
-	.write = observer_write,
-	.sync = observer_sync,
-	.truncate = observer_truncate,
-	.npages = observer_npages,
-	.close = observer_close
+	.read = observer_read
 };
 
 /* ------------------------------------------------------- durable weights */
@@ -1240,7 +1196,7 @@ release_orphans(TierState *ts)
 			if ((e & ENTRY_PRESENT) ? tier == (e & ENTRY_FAST) :
 				page < FEST_FIRST_DATA_PAGE && tier == TIER_SLOW)
 				continue;
-			if (page >= ts->dev[tier]->ops->npages(ts->dev[tier]))
+			if (page >= pageio_npages(ts->dev[tier]))
 				continue;
 			tier_io(ts, tier, &req, 1, false);
 			if (fest_page_verify(buf, ts->page_size, page, FestPageGetHeader(buf)->kind) != FEST_PAGE_OK)
@@ -1255,13 +1211,20 @@ release_orphans(TierState *ts)
 }
 
 /*
- * At a flush (the node store wrote and synced everything): do what is
- * pending, sync, save the hot-page weights, and mark the map clean, so that the next open needs no
- * orphan scan.
+ * The node store has flushed (PageIOOps.flush; a page cache above has
+ * written back what the observer promoted since): do what is pending,
+ * sync, save the hot-page weights, and mark the map clean, so that the
+ * next open needs no orphan scan.  Synced twice: the first sync makes the
+ * migrations and the map durable and then zeroes the sources the map
+ * released; the second makes those zeroes durable before the clean map,
+ * which no longer lists them, is written.
  */
-void
-tier_mark_clean(TierState *ts)
+static void
+router_flush(PageIO *io)
 {
+	TierState  *ts = (TierState *) ((char *) io - offsetof(TierState, router));
+
+	router_sync(&ts->router);
 	router_sync(&ts->router);
 	/* the weights before the clean map: a clean map never has older ones */
 	if (ts->detect && ts->weights_dirty)
@@ -1292,7 +1255,6 @@ tier_observer_wrap(TierState *ts, PageIO *cache)
 		return cache;
 	o = MemoryContextAllocZero(ts->cxt, sizeof(ObserverPageIO));
 	pageio_wrap_init(&o->io, &observer_ops, cache);
-	o->below = cache;
 	o->ts = ts;
 	return &o->io;
 }

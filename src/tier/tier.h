@@ -147,12 +147,11 @@ typedef void (*TierProblem) (void *arg, int64 page, const char *message);
 extern void tier_check(TierState *ts, uint64 npages, TierProblem problem,
 					   void *arg);
 
-extern void tier_mark_clean(TierState *ts);
 
 /*
  * tiermap.c: the durable page -> tier map.  TIERMAP_OPEN is set in every
- * map written before pages are written in a session and cleared by
- * tier_mark_clean() at a flush: an open that finds it set follows a crash,
+ * map written before pages are written in a session and cleared by the
+ * router's flush (PageIOOps.flush, after the node store's): an open that finds it set follows a crash,
  * after which a migration's target copy may exist without the map naming
  * it, and the open releases such orphans (reading every page's other copy).
  */
