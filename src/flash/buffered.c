@@ -209,18 +209,9 @@ static void
 report_unreadable(NodeStore *ns, PageId page, FestPageCheck check)
 {
 	if (check == FEST_PAGE_WRONG_ID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("index \"%s\" refers to page " UINT64_FORMAT ", outside its data pages (2 to " UINT64_FORMAT ")",
-						ns->index_name, page, ns->meta->page_count - 1),
-				 errhint("Rebuild the index with festival.build('%s').", ns->index_name)));
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
-					ns->index_name, page),
-			 errdetail("%s.", fest_page_check_message(check)),
-			 errhint("Run festival.check('%s') to list every damaged page, then rebuild the index with festival.build('%s').",
-					 ns->index_name, ns->index_name)));
+		fest_report_page_out_of_range(ns->index_name, page, ns->meta->page_count);
+	fest_report_corrupt(ns->index_name, page,
+						psprintf("%s.", fest_page_check_message(check)));
 }
 
 /*
@@ -1196,7 +1187,7 @@ apply_record(void *arg, const LogRecord *rec)
  * from the log.  A clean index has nothing to replay; a leftover log is
  * emptied.
  */
-void
+static void
 buffered_recover(BufferedStore *bs)
 {
 	NodeStore  *ns = &bs->ns;
@@ -1255,7 +1246,7 @@ buffered_recover(BufferedStore *bs)
  * Set up the shared part of a buffering store.  The framework sets ops and
  * its own state; buffered_recover is called last, once both are ready.
  */
-void
+static void
 buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
 			  FestMeta *meta, const NodeOps *node_ops, const char *index_name,
 			  FestStats *stats, const BufferedConfig *cfg, const char *log_path,
@@ -1293,4 +1284,26 @@ buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
 			log_set_fault_hook(bs->log, fault_log_hook, io->fault);
 	}
 	meta_logged_now(bs);
+}
+
+/*
+ * Make a buffering store (FAST, eFIND), in the current memory context (the
+ * open index's): the write buffer and the log as cfg says, the framework's
+ * state fw attached, its setup run once the store exists, then the log
+ * replayed (buffered_recover).  The one way FAST and eFIND are made.
+ */
+NodeStore *
+buffered_store_create(const BufferedOps *ops, const BufferedConfig *cfg,
+					  void *fw, const NodeStoreArgs *args)
+{
+	BufferedStore *bs = palloc0(sizeof(BufferedStore));
+
+	buffered_init(bs, ops, args->io, args->meta, args->node_ops,
+				  args->index_name, args->stats, cfg, args->log_path,
+				  args->create);
+	bs->fw = fw;
+	if (ops->setup != NULL)
+		ops->setup(bs);
+	buffered_recover(bs);
+	return &bs->ns;
 }

@@ -47,6 +47,7 @@
 #ifndef FEST_BUFFERED_H
 #define FEST_BUFFERED_H
 
+#include "flash/framework.h"
 #include "flash/nodestore.h"
 #include "options/options.h"
 #include "log/log.h"
@@ -125,6 +126,13 @@ typedef struct BufferedOps
 	 */
 	void		(*reset) (BufferedStore *bs);
 
+	/*
+	 * Optional: set up the framework's state (BufferedStore.fw) once the
+	 * store exists, before its log is replayed (FAST's unit map, eFIND's
+	 * queues and read buffer, which live in the store's context).
+	 */
+	void		(*setup) (BufferedStore *bs);
+
 	/* Framework statistics for festival.stats() (gauges). */
 	void		(*describe) (BufferedStore *bs, JsonbParseState **state);
 
@@ -170,12 +178,9 @@ struct BufferedStore
 };
 
 /* buffered.c */
-extern void buffered_init(BufferedStore *bs, const BufferedOps *ops,
-						  PageIO *io, FestMeta *meta, const NodeOps *node_ops,
-						  const char *index_name, FestStats *stats,
-						  const BufferedConfig *cfg, const char *log_path,
-						  bool create);
-extern void buffered_recover(BufferedStore *bs);
+extern NodeStore *buffered_store_create(const BufferedOps *ops,
+										const BufferedConfig *cfg, void *fw,
+										const NodeStoreArgs *args);
 extern BufPage *buffered_lookup(BufferedStore *bs, PageId page);
 extern void buffered_account(BufferedStore *bs, BufPage *bp, int64 new_bytes);
 extern void buffered_set_status(BufPage *bp, BufStatus to);
@@ -227,13 +232,7 @@ extern int64 fast_validate(const FestConfig *config);
 extern int64 efind_validate(const FestConfig *config);
 
 /* fast.c, efind.c */
-extern NodeStore *fast_store_create(PageIO *io, FestMeta *meta,
-									const NodeOps *node_ops, const char *index_name,
-									FestStats *stats, const FestConfig *config,
-									const char *log_path, bool create);
-extern NodeStore *efind_store_create(PageIO *io, FestMeta *meta,
-									 const NodeOps *node_ops, const char *index_name,
-									 FestStats *stats, const FestConfig *config,
-									 const char *log_path, bool create);
+extern NodeStore *fast_store_create(const NodeStoreArgs *args);
+extern NodeStore *efind_store_create(const NodeStoreArgs *args);
 
 #endif							/* FEST_BUFFERED_H */

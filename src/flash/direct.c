@@ -419,12 +419,7 @@ report_fetch_failure(NodeStore *ns, PageId page, FestPageCheck check,
 					 const char *image)
 {
 	if (image == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("index \"%s\" refers to page " UINT64_FORMAT ", outside its data pages (2 to " UINT64_FORMAT ")",
-						ns->index_name, page, ns->meta->page_count - 1),
-				 errhint("Rebuild the index with festival.build('%s').",
-						 ns->index_name)));
+		fest_report_page_out_of_range(ns->index_name, page, ns->meta->page_count);
 	fest_page_report_corrupt(check, ns->index_name, page, image, ns->page_size);
 }
 
@@ -1262,13 +1257,14 @@ static const NodeStoreOps direct_store_ops = {
  * context (the open index's).
  */
 NodeStore *
-direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
-					const char *index_name, FestStats *stats,
-					const char *log_path, bool create)
+direct_store_create(const NodeStoreArgs *args)
 {
 	DirectStore *ds = palloc0(sizeof(DirectStore));
+	PageIO	   *io = args->io;
+	FestMeta   *meta = args->meta;
 
-	ns_init(&ds->ns, &direct_store_ops, io, meta, node_ops, index_name, stats);
+	ns_init(&ds->ns, &direct_store_ops, io, meta, args->node_ops,
+			args->index_name, args->stats);
 	ds->pending_cxt = AllocSetContextCreate(CurrentMemoryContext,
 											"festival direct store pages",
 											ALLOCSET_DEFAULT_SIZES);
@@ -1293,8 +1289,8 @@ direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	 * A replay changes the meta: before the state taken from it below.  No
 	 * path: the device does not outlive the session (memory), nor needs one.
 	 */
-	if (io->defers_writes && log_path != NULL)
-		journal_open(ds, log_path, create);
+	if (io->defers_writes && args->log_path != NULL)
+		journal_open(ds, args->log_path, args->create);
 	ds->committed_building = (meta->flags & FEST_META_BUILDING) != 0;
 	/* pages past the meta's count are leftovers of a failed commit */
 	ds->file_pages = meta->page_count;

@@ -131,6 +131,7 @@ StaticAssertDecl(sizeof(LoggedMeta) == 56 + FEST_STRUCTURE_STATE_SIZE,
 
 typedef struct NodeStore NodeStore;
 
+
 /* The root as ns_read_root hands it out. */
 typedef struct RootRead
 {
@@ -335,10 +336,5 @@ extern void ns_mark_clean(NodeStore *ns);
  */
 extern bool fest_write_through_per_access;
 
-extern NodeStore *direct_store_create(PageIO *io, FestMeta *meta,
-									  const NodeOps *node_ops,
-									  const char *index_name,
-									  FestStats *stats,
-									  const char *log_path, bool create);
 
 #endif							/* FEST_NODESTORE_H */

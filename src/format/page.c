@@ -159,21 +159,46 @@ fest_page_check_message(FestPageCheck check)
 	return "unknown page check result";
 }
 
-/* Raise the corruption error for a page that failed fest_page_verify. */
+/*
+ * The error of a damaged index: ERRCODE_DATA_CORRUPTED naming the index
+ * and the page, detail saying what is wrong with it (NULL: nothing more),
+ * and the way out.
+ */
+void
+fest_report_corrupt(const char *index_name, PageId page, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
+					index_name, page),
+			 detail != NULL ? errdetail("%s", detail) : 0,
+			 errhint("Run festival.check('%s') to list every damaged page, then rebuild the index with festival.build('%s').",
+					 index_name, index_name)));
+}
+
+/* A reference to a page that is no data page of the file (page_count pages). */
+void
+fest_report_page_out_of_range(const char *index_name, PageId page,
+							  uint64 page_count)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("index \"%s\" refers to page " UINT64_FORMAT ", outside its data pages (2 to " UINT64_FORMAT ")",
+					index_name, page, page_count - 1),
+			 errhint("Run festival.check('%s') to list every damaged page, then rebuild the index with festival.build('%s').",
+					 index_name, index_name)));
+}
+
+/* The corruption error for a page that failed fest_page_verify. */
 void
 fest_page_report_corrupt(FestPageCheck check, const char *index_name,
 						 PageId page_id, const char *page, uint32 page_size)
 {
 	const FestPageHeader *hdr = (const FestPageHeader *) page;
 
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
-					index_name, page_id),
-			 errdetail("%s (stored checksum %08x, computed %08x, stored page number " UINT64_FORMAT ", kind %u).",
-					   fest_page_check_message(check),
-					   hdr->checksum, page_checksum(page, page_size),
-					   hdr->page_id, (unsigned) hdr->kind),
-			 errhint("Run festival.check('%s') to list every damaged page, then rebuild the index with festival.build('%s').",
-					 index_name, index_name)));
+	fest_report_corrupt(index_name, page_id,
+						psprintf("%s (stored checksum %08x, computed %08x, stored page number " UINT64_FORMAT ", kind %u).",
+								 fest_page_check_message(check),
+								 hdr->checksum, page_checksum(page, page_size),
+								 hdr->page_id, (unsigned) hdr->kind));
 }

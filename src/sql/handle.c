@@ -397,13 +397,20 @@ open_store(OpenIndex *ix, bool create)
 	 * the process; a memory device's pages do not outlive it anyway, so it
 	 * gets none (the store journals only when given a path).
 	 */
-	const char *log_path = fw->uses_log ||
-		device_has(&ix->cat.device, DEVICE_CAP_PERSISTENT)
-		? log_path_for(ix->path) : NULL;
+	NodeStoreArgs args = {
+		.io = ix->io,
+		.meta = &ix->meta,
+		.node_ops = ix->structure->node_ops,
+		.index_name = ix->name,
+		.stats = &ix->op_stats,
+		.config = ix->config,
+		.log_path = fw->uses_log || device_has(&ix->cat.device, DEVICE_CAP_PERSISTENT)
+		? log_path_for(ix->path) : NULL,
+		.create = create
+	};
 
 	OPTIONS_ASSERT_FILLED(&ix->opts);
-	ix->ns = fw->create(ix->io, &ix->meta, ix->structure->node_ops, ix->name,
-						&ix->op_stats, ix->config, log_path, create);
+	ix->ns = fw->create(&args);
 	ix->sidx.ns = ix->ns;
 }
 
