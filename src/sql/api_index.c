@@ -21,6 +21,7 @@
 #include "sql/source.h"
 
 #include "log/log.h"
+#include "tier/tier.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -207,7 +208,7 @@ festival_drop_index(PG_FUNCTION_ARGS)
 	path = dropped_index_file(cat);
 	if (path != NULL)
 	{
-		char	   *fast_path = ix_tier_fast_path(cat, false);
+		char	   *fast_path = ix_fast_file(cat);
 
 		pending_unlink_on_commit(path);
 		pending_unlink_on_commit(log_path_for(path));
@@ -216,8 +217,8 @@ festival_drop_index(PG_FUNCTION_ARGS)
 		 * is tiered: they may be left over from an earlier index of the
 		 * name (DROP EXTENSION does not remove files).
 		 */
-		pending_unlink_on_commit(ix_tier_map_path(path));
-		pending_unlink_on_commit(ix_tier_weights_path(path));
+		pending_unlink_on_commit(tier_map_path(path));
+		pending_unlink_on_commit(tier_weights_path(path));
 		if (fast_path != NULL)
 			pending_unlink_on_commit(fast_path);
 	}

@@ -456,137 +456,90 @@ handle_device_state(OpenIndex *ix)
 
 static void start_op(OpenIndex *ix, bool modifying);
 
-/* The tier map of the index whose file is index_path. */
-char *
-ix_tier_map_path(const char *index_path)
-{
-	return psprintf("%s.tiermap", index_path);
-}
-
-/* The hot-page weights of the index whose file is index_path. */
-char *
-ix_tier_weights_path(const char *index_path)
-{
-	return psprintf("%s.tierhot", index_path);
-}
-
 /*
- * The file of an index on its fast device (options.fast_device), or NULL
- * when it has none.  Unknown devices raise the catalog's error.
+ * The fast device of a tiered index (catalog) and its storage state (a
+ * fresh simulated drive if it has a profile), and its fast tier's file.
+ * create: a new index, whose leftover files of an earlier index of the
+ * name are removed (see ix_create_file) and whose new ones go if the
+ * transaction aborts.
  */
-char *
-ix_tier_fast_path(const IndexCatalog *cat, bool create)
+static void
+open_fast_device(OpenIndex *ix, bool create, PageChainSpec *spec)
 {
-	JsonbValue	key;
-	JsonbValue *v;
-	DeviceSpec *fast;
-	char	   *data_dir;
-
-	key.type = jbvString;
-	key.val.string.val = "fast_device";
-	key.val.string.len = strlen("fast_device");
-	v = findJsonbValueFromContainer(&cat->options->root, JB_FOBJECT, &key);
-	if (v == NULL || v->type != jbvString)
-		return NULL;
-	fast = catalog_load_device(pnstrdup(v->val.string.val, v->val.string.len));
-	data_dir = device_data_directory(fest_data_directory_setting, create);
-	return device_file_path(device_resolve_directory(data_dir, fast->directory, create),
-							cat->file_name);
-}
-
-/*
- * Under festival.passthrough_layers, a layer that changes nothing over io
- * (device/passthrough.c): a test that every layer passes on what it does
- * not change.  Read when the chain is built.
- */
-static PageIO *
-with_passthrough(PageIO *io)
-{
-	return fest_passthrough_layers ? passthrough_pageio_create(io) : io;
-}
-
-/*
- * The fast device's chain and the tier router over both (tier/tier.h).
- * Both devices must keep files: the map beside the index file names pages
- * that must outlive the session.
- */
-static PageIO *
-open_tiers(OpenIndex *ix, const TierOptions *topt, PageIO *slow,
-		   uint32 page_size, bool create)
-{
-	DeviceSpec *fast = catalog_load_device(topt->fast_device);
+	DeviceSpec *fast = catalog_load_device(ix->opts.tier.fast_device);
 	DeviceProfile *profile = NULL;
-	char	   *fast_path;
-	char	   *map_path = ix_tier_map_path(ix->path);
-	char	   *weights_path = ix_tier_weights_path(ix->path);
-	PageIO	   *fast_io;
 
-	if (strcmp(fast->name, ix->cat.device.name) == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("fast_device \"%s\" is the index's own device", fast->name),
-				 errhint("Name a second device for the fast tier (festival.create_device), or omit fast_device.")));
-	if (!device_has(fast, DEVICE_CAP_FILE) || !device_has(&ix->cat.device, DEVICE_CAP_FILE))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a tiered index needs two file devices, but \"%s\" or \"%s\" keeps no files",
-						ix->cat.device.name, fast->name),
-				 errhint("Create both devices with kind 'file'; a profile (e.g. 'optane_memory_32gb') gives each its speed.")));
+	tier_check_devices(&ix->cat.device, fast);
 	if (fast->profile != NULL)
 		profile = catalog_load_profile(fast->profile);
 	ix->fast_devstate = device_state_create(ix->cxt, profile);
-	fast_path = ix_tier_fast_path(&ix->cat, create);
+	spec->fast_device = fast;
+	spec->fast_state = ix->fast_devstate;
+	spec->fast_path = tier_fast_path(device_data_directory(fest_data_directory_setting, create),
+									 fast, ix->cat.file_name, create);
 	if (create)
 	{
-		/* leftovers of an earlier index of this name (see ix_create_file) */
-		device_file_unlink(fast_path);
-		device_file_unlink(map_path);
-		device_file_unlink(weights_path);
-		pending_unlink_on_abort(fast_path);
-		pending_unlink_on_abort(map_path);
-		pending_unlink_on_abort(weights_path);
+		const char *files[] = {spec->fast_path, tier_map_path(ix->path),
+			tier_weights_path(ix->path)};
+
+		for (int i = 0; i < lengthof(files); i++)
+		{
+			device_file_unlink(files[i]);
+			pending_unlink_on_abort(files[i]);
+		}
 	}
-	else if (!device_file_exists(fast_path))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_FILE),
-				 errmsg("file \"%s\" of index \"%s\" on its fast device is missing",
-						fast_path, ix->name),
-				 errhint("Drop the index with festival.drop_index('%s') and create it again.",
-						 ix->name)));
-	fast_io = with_passthrough(device_open(fast, ix->fast_devstate, fast_path,
-										   page_size, create, &ix->op_stats,
-										   &ix->op_time_io_cpu));
-	ix->tier = tier_open(topt, ix->name, slow, fast_io, map_path, weights_path,
-						 create);
-	return with_passthrough(tier_router(ix->tier));
 }
 
 /*
- * The page I/O chain of an index, bottom to top: the device, the fault
- * layer and the simulated drive (device_open stacks those over the device,
- * with the index's DeviceState), then tracing, then the cache.  The one
- * place the chain is assembled.  With a fast device, each device gets its
- * own chain, the tier router joins them below tracing and the tier
- * observer sits on the cache (tier/tier.h).
+ * The fast tier's file of an index that is not open (drop_index), or NULL
+ * without one: read from its typed options (tier_read_options), which
+ * the catalog's complete options give as at every open.
+ */
+char *
+ix_fast_file(const IndexCatalog *cat)
+{
+	IndexOptions opts;
+	void	   *state;
+
+	(void) index_options_parse(structure_lookup(cat->structure), cat->options,
+							   &opts, &state);
+	if (!opts.tier.enabled)
+		return NULL;
+	return tier_fast_path(device_data_directory(fest_data_directory_setting, false),
+						  catalog_load_device(opts.tier.fast_device),
+						  cat->file_name, false);
+}
+
+/*
+ * The page I/O chain of the index (tier/tier.h, page_chain_open, the one
+ * place it is assembled), over the devices the catalog names.
  */
 static PageIO *
 open_page_chain(OpenIndex *ix, uint32 page_size, bool create)
 {
-	PageIO	   *device = with_passthrough(device_open(&ix->cat.device, ix->devstate,
-													  ix->path, page_size, create,
-													  &ix->op_stats,
-													  &ix->op_time_io_cpu));
-	PageIO	   *cache;
+	PageChainSpec spec = {
+		.index_name = ix->name,
+		.page_size = page_size,
+		.create = create,
+		.stats = &ix->op_stats,
+		.time_cpu = &ix->op_time_io_cpu,
+		.passthrough = fest_passthrough_layers,
+		.trace = run_current_trace(),
+		.cache = &ix->opts.cache,
+		.tier = &ix->opts.tier,
+		.device = &ix->cat.device,
+		.state = ix->devstate,
+		.path = ix->path
+	};
+	PageChain	chain;
 
-	ix->tier = NULL;
 	OPTIONS_ASSERT_FILLED(&ix->opts.tier);
 	if (ix->opts.tier.enabled)
-		device = open_tiers(ix, &ix->opts.tier, device, page_size, create);
-	ix->tracing = tracing_pageio_wrap(device, ix->name, run_current_trace());
-	cache = with_passthrough(cache_wrap(with_passthrough(ix->tracing), &ix->opts.cache));
-	if (ix->tier != NULL)
-		return with_passthrough(tier_observer_wrap(ix->tier, cache));
-	return cache;
+		open_fast_device(ix, create, &spec);
+	page_chain_open(&spec, &chain);
+	ix->tier = chain.tiers;
+	ix->tracing = chain.tracing;
+	return chain.top;
 }
 
 /*
@@ -1108,7 +1061,7 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 		 * an index dropped with DROP EXTENSION or a crashed creation.
 		 */
 		const char *files[] = {ix->path, log_path_for(ix->path),
-			ix_tier_map_path(ix->path), ix_tier_weights_path(ix->path)};
+			tier_map_path(ix->path), tier_weights_path(ix->path)};
 
 		/* the files beside it too: a map or weights must not outlive their index */
 		for (int i = 0; i < lengthof(files); i++)

@@ -125,9 +125,7 @@ extern void ix_settle_failed(OpenIndex *ix);
 extern List *ix_all_open(void);
 extern void ix_release_readers(void);
 extern void ix_trace_all(IoTrace *trace);
-extern char *ix_tier_map_path(const char *index_path);
-extern char *ix_tier_weights_path(const char *index_path);
-extern char *ix_tier_fast_path(const IndexCatalog *cat, bool create);
+extern char *ix_fast_file(const IndexCatalog *cat);
 
 /* settings (GUCs, registered in festival.c) */
 extern int	fest_max_index_memory_kb;
