@@ -11,7 +11,7 @@
  *	  node store -> [tier observer] -> [page cache] -> tracing
  *	      -> [tier router -> slow chain, fast chain] -> sim -> fault -> device
  *
- * (the chain is assembled in one place, sql/handle.c's open_page_chain).
+ * (the chain is assembled in one place, tier/tier_chain.c's page_chain_open).
  *
  * A wrapper writes only what it changes.  pageio_wrap_init gives it
  * everything it passes on unchanged (page size, counters, CPU timing,

@@ -8,7 +8,7 @@
  * constructor.  It also hands on the frames of a page cache below it,
  * since it changes no byte a read returns.  festival.passthrough_layers
  * puts one above every layer of each chain an index opens
- * (sql/handle.c's open_page_chain): the files, answers and counters must
+ * (tier/tier_chain.c's page_chain_open): the files, answers and counters must
  * stay exactly as without them (test/passthrough.pg).  It is the template
  * for a new layer: copy it, and set the operations the layer changes.
  *
