@@ -61,7 +61,7 @@
  * redo log, the write-through store's journal), which the next open
  * replays.
  *
- * Option cache = 'clru' chooses the thesis's hot/cold buffer instead
+ * Option cache = 'clru' chooses the thesis's hot/cold page cache instead
  * (clru.c), a decorator of its own; this file only validates and wraps.
  *
  * IDENTIFICATION
@@ -552,7 +552,7 @@ cache_pageio_create(PageIO *below, ReplacementPolicy policy, int64 capacity,
 
 /*
  * The choices of option cache: the replacement policies (in their enum
- * order, after "none"), then clru, the thesis's hot/cold buffer (clru.c),
+ * order, after "none"), then clru, the thesis's hot/cold page cache (clru.c),
  * which is not a Replacement policy: it needs the pages' dirty state.
  */
 static const char *const cache_choices[] = {"none", "lru", "hlru", "s2q", "2q", "clru", NULL};
@@ -566,7 +566,7 @@ static const OptionSpec cache_options[] = {
 	{
 		.name = "cache", .type = OPT_CHOICE, .default_choice = "none",
 		.choices = cache_choices,
-		.description = "General-purpose write-back page cache below the node store; clru is the hot/cold buffer of Fevgas 2019, Alg. 4-5.",
+		.description = "General-purpose write-back page cache below the node store; clru is the hot/cold page cache of Fevgas 2019, Alg. 4-5.",
 		.offset = offsetof(CacheOptions, cache)
 	},
 	{

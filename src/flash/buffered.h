@@ -144,6 +144,17 @@ typedef struct BufferedOps
 	bool		(*stored_in_memory) (BufferedStore *bs, PageId page);
 } BufferedOps;
 
+/* One page of a LOG_FLUSH_BEGIN record. */
+typedef struct FlushIntentItem
+{
+	PageId		page;
+	uint32		checksum;		/* the page header's checksum field */
+	uint32		pad;
+} FlushIntentItem;
+
+StaticAssertDecl(sizeof(FlushIntentItem) == 16,
+				 "FlushIntentItem's layout is documented in log/log.h (FLUSH_BEGIN)");
+
 /* Settings every buffering store takes from its options. */
 typedef struct BufferedConfig
 {
@@ -178,6 +189,11 @@ struct BufferedStore
 };
 
 /* buffered.c */
+extern BufPage *buffered_enter_page(BufferedStore *bs, PageId page, uint16 level);
+extern void buffered_remove_page(BufferedStore *bs, BufPage *bp);
+extern void buffered_meta_logged_now(BufferedStore *bs);
+/* buffered_recovery.c: replay the log of an index not closed cleanly */
+extern void buffered_recover(BufferedStore *bs);
 extern NodeStore *buffered_store_create(const BufferedOps *ops,
 										const BufferedConfig *cfg, void *fw,
 										const NodeStoreArgs *args);

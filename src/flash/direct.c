@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * direct.c
- *	  The write-through node store (framework 'none').
+ *	  The write-through node store (framework 'none'); its functions are
+ *	  prefixed wt_.
  *
  * Every node a modification writes goes to the device when the
  * modification commits: nothing stays buffered between operations, as in
@@ -9,7 +10,7 @@
  * modification the written pages are collected as page images and written
  * together at ns_commit: first the pages that extend the file, then the
  * existing ones from the top level down, then the meta page if the root,
- * height or allocation state changed (see direct_commit for the exact order).
+ * height or allocation state changed (see wt_commit for the exact order).
  * Consequences, all intended:
  *	- a node written twice by one insert costs one page write (the
  *	  logical writes stay visible as nodes_written);
@@ -120,7 +121,7 @@ typedef struct PendingPage
 	char	   *image;			/* page_size bytes, aligned */
 } PendingPage;
 
-typedef struct DirectStore
+typedef struct WriteThroughStore
 {
 	NodeStore	ns;				/* must be first */
 	MemoryContext pending_cxt;	/* the open modification's page index
@@ -157,7 +158,7 @@ typedef struct DirectStore
 	int		   *slots;
 	int			nslots;			/* a power of 2, at least 2 * npending */
 	char	   *scratch;		/* aligned buffer for reads */
-	PagePrefetch prefetch;		/* pages read ahead by direct_read_many */
+	PagePrefetch prefetch;		/* pages read ahead by wt_read_many */
 	uint64		file_pages;		/* pages in the file as of the last commit */
 	PageId	   *reused;			/* pages this modification took from the
 								 * free list */
@@ -165,7 +166,7 @@ typedef struct DirectStore
 	int			maxreused;
 	PageId		committed_root; /* root and height as of the last commit */
 	uint32		committed_height;
-	/* the root kept decoded (direct_read_root); root_page invalid: none */
+	/* the root kept decoded (wt_read_root); root_page invalid: none */
 	MemoryContext root_cxt;		/* root_image, root_node; reset to replace */
 	PageId		root_page;
 	uint64		root_stamp;		/* the page cache's stamp of the image, or 0 */
@@ -190,7 +191,7 @@ typedef struct DirectStore
 	bool		committed_building; /* FEST_META_BUILDING as of the last
 									 * commit: its commits are not journaled */
 	uint64		checkpoints;	/* journal checkpoints: a gauge */
-} DirectStore;
+} WriteThroughStore;
 
 bool		fest_write_through_per_access = false;
 
@@ -198,14 +199,14 @@ bool		fest_write_through_per_access = false;
 #define PENDING_SCAN_MAX 32
 
 static inline int
-pending_hash(const DirectStore *ds, PageId page)
+pending_hash(const WriteThroughStore *ds, PageId page)
 {
 	return (int) ((page * UINT64CONST(0x9E3779B97F4A7C15)) >> 32) & (ds->nslots - 1);
 }
 
 /* (Re)build the index of pending pages for at least 2 * maxpending slots. */
 static void
-pending_index(DirectStore *ds)
+pending_index(WriteThroughStore *ds)
 {
 	ds->nslots = 64;
 	while (ds->nslots < 2 * ds->maxpending)
@@ -222,14 +223,14 @@ pending_index(DirectStore *ds)
 }
 
 static void
-pending_forget_index(DirectStore *ds)
+pending_forget_index(WriteThroughStore *ds)
 {
 	ds->slots = NULL;			/* its memory goes with pending_cxt */
 	ds->nslots = 0;
 }
 
 static PendingPage *
-pending_find(DirectStore *ds, PageId page)
+pending_find(WriteThroughStore *ds, PageId page)
 {
 	if (ds->slots != NULL)
 	{
@@ -247,7 +248,7 @@ pending_find(DirectStore *ds, PageId page)
 
 /* A buffer for a pending image (its content is written whole by the caller). */
 static char *
-image_alloc(DirectStore *ds)
+image_alloc(WriteThroughStore *ds)
 {
 	if (ds->nspare > 0)
 		return ds->spare[--ds->nspare];
@@ -260,7 +261,7 @@ image_alloc(DirectStore *ds)
  * (NULL: given to the cache).
  */
 static void
-images_to_spare(DirectStore *ds)
+images_to_spare(WriteThroughStore *ds)
 {
 	for (int i = 0; i < ds->npending; i++)
 	{
@@ -283,7 +284,7 @@ images_to_spare(DirectStore *ds)
  * them until its flush.  The store's own pool then gives its memory back.
  */
 static void
-spare_free(DirectStore *ds)
+spare_free(WriteThroughStore *ds)
 {
 	Assert(ds->npending == 0);
 	if (ds->images_cxt != NULL)
@@ -299,7 +300,7 @@ spare_free(DirectStore *ds)
 }
 
 static PendingPage *
-pending_slot(DirectStore *ds, PageId page)
+pending_slot(WriteThroughStore *ds, PageId page)
 {
 	PendingPage *p = pending_find(ds, page);
 
@@ -338,10 +339,10 @@ pending_slot(DirectStore *ds, PageId page)
  * is read from the device again, as a store without pending images would
  * read it; what the device returns is dropped (the file may not hold the
  * page yet: a read past its end returns a zero page).  A page read ahead
- * by direct_read_many costs no second read.
+ * by wt_read_many costs no second read.
  */
 static void
-charge_pending_read(DirectStore *ds, const PendingPage *p)
+charge_pending_read(WriteThroughStore *ds, const PendingPage *p)
 {
 	NodeStore  *ns = &ds->ns;
 
@@ -353,7 +354,7 @@ charge_pending_read(DirectStore *ds, const PendingPage *p)
 
 /*
  * The current image of a page: the pending one if this modification wrote
- * it, a page read ahead by direct_read_many, otherwise the page as the
+ * it, a page read ahead by wt_read_many, otherwise the page as the
  * page I/O chain delivers it: lent by a page cache that holds it (no copy),
  * or read into the scratch buffer.  A lent image is valid only until the
  * next call on ns->io, so callers use it before any other read or write
@@ -361,7 +362,7 @@ charge_pending_read(DirectStore *ds, const PendingPage *p)
  * verification outcome; *image is set either way.
  */
 static FestPageCheck
-direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image,
+wt_fetch(WriteThroughStore *ds, PageId page, FestPageKind kind, const char **image,
 			 uint64 *epoch)
 {
 	NodeStore  *ns = &ds->ns;
@@ -413,7 +414,7 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 	return check;
 }
 
-/* Raise the error for a page direct_fetch could not deliver. */
+/* Raise the error for a page wt_fetch could not deliver. */
 static void
 report_fetch_failure(NodeStore *ns, PageId page, FestPageCheck check,
 					 const char *image)
@@ -424,16 +425,16 @@ report_fetch_failure(NodeStore *ns, PageId page, FestPageCheck check,
 }
 
 static TreeNode *
-direct_read(NodeStore *ns, PageId page)
+wt_read(NodeStore *ns, PageId page)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	const char *image;
 	FestPageCheck check;
 	uint64		epoch;
 	TreeNode   *node;
 
 	ns->stats->nodes_visited++;
-	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch);
+	check = wt_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch);
 	if (check != FEST_PAGE_OK)
 		report_fetch_failure(ns, page, check, image);
 	node = ns_deserialize(ns, image, page);
@@ -446,7 +447,7 @@ direct_read(NodeStore *ns, PageId page)
  * with the union of its entries' rectangles.
  */
 static void
-root_keep(DirectStore *ds, PageId page)
+root_keep(WriteThroughStore *ds, PageId page)
 {
 	NodeStore  *ns = &ds->ns;
 	MemoryContext old;
@@ -491,7 +492,7 @@ root_keep(DirectStore *ds, PageId page)
  * cache, its checksum field stale: for it the rest of the page decides.
  */
 static bool
-root_is_kept(DirectStore *ds, PageId page, const char *image, bool verified)
+root_is_kept(WriteThroughStore *ds, PageId page, const char *image, bool verified)
 {
 	const size_t skip = offsetof(FestPageHeader, magic);
 	uint32		page_size = ds->ns.page_size;
@@ -508,15 +509,15 @@ root_is_kept(DirectStore *ds, PageId page, const char *image, bool verified)
 }
 
 /*
- * ns_read_root: the root as direct_read reads it, handed out from the
+ * ns_read_root: the root as wt_read reads it, handed out from the
  * decoded copy while the page's image is the one it came from (see the
  * top of the file).  A root this modification wrote, a prefetched one or
- * one outside the file goes through direct_read.
+ * one outside the file goes through wt_read.
  */
 static void
-direct_read_root(NodeStore *ns, RootRead *out)
+wt_read_root(NodeStore *ns, RootRead *out)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	PageId		page = ns->meta->root;
 	uint64		stamp;
 	bool		verified;
@@ -524,7 +525,7 @@ direct_read_root(NodeStore *ns, RootRead *out)
 	if (ds->npending > 0 || ds->prefetch.n > 0 ||
 		page < FEST_FIRST_DATA_PAGE || page >= ns->meta->page_count)
 	{
-		out->node = direct_read(ns, page);
+		out->node = wt_read(ns, page);
 		out->shared = false;
 		out->has_bounds = false;
 		return;
@@ -547,7 +548,7 @@ direct_read_root(NodeStore *ns, RootRead *out)
 		ds->root_stamp = stamp;
 	}
 	Assert(ds->root_page == page && ds->root_node != NULL);
-	/* counted as direct_fetch counts a node page it delivers */
+	/* counted as wt_fetch counts a node page it delivers */
 	if (ds->root_node->level < FEST_MAX_LEVELS)
 		ns->stats->reads_per_level[ds->root_node->level]++;
 	out->node = ds->root_node;
@@ -559,12 +560,12 @@ direct_read_root(NodeStore *ns, RootRead *out)
 /*
  * Read several nodes: the pages this modification has not written are read
  * from the device as one batch (one submission with a batched engine),
- * then each node is delivered, verified and counted as direct_read does.
+ * then each node is delivered, verified and counted as wt_read does.
  */
 static void
-direct_read_many(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
+wt_read_many(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	PageId	   *fetch = palloc(Max(n, 1) * sizeof(PageId));
 	int			nfetch = 0;
 
@@ -576,7 +577,7 @@ direct_read_many(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
 	{
 		ns_prefetch_load(ns, &ds->prefetch, fetch, nfetch);
 		for (int i = 0; i < n; i++)
-			out[i] = direct_read(ns, pages[i]);
+			out[i] = wt_read(ns, pages[i]);
 	}
 	PG_CATCH();
 	{
@@ -589,16 +590,16 @@ direct_read_many(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
 }
 
 static FestPageCheck
-direct_read_checked(NodeStore *ns, PageId page, TreeNode **node)
+wt_read_checked(NodeStore *ns, PageId page, TreeNode **node)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	const char *image;
 	FestPageCheck check;
 	uint64		epoch;
 
 	*node = NULL;
 	ns->stats->nodes_visited++;
-	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch);
+	check = wt_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch);
 	if (check == FEST_PAGE_OK && !ns_header_plausible(ns, image))
 		check = FEST_PAGE_IMPOSSIBLE;
 	if (check == FEST_PAGE_OK)
@@ -608,9 +609,9 @@ direct_read_checked(NodeStore *ns, PageId page, TreeNode **node)
 }
 
 static void
-direct_write(NodeStore *ns, const TreeNode *node, NodeWriteKind kind)
+wt_write(NodeStore *ns, const TreeNode *node, NodeWriteKind kind)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	PendingPage *p;
 
 	Assert(node->page >= FEST_FIRST_DATA_PAGE &&
@@ -625,9 +626,9 @@ direct_write(NodeStore *ns, const TreeNode *node, NodeWriteKind kind)
 }
 
 static PageId
-direct_alloc(NodeStore *ns, uint16 level)
+wt_alloc(NodeStore *ns, uint16 level)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	PageId		page;
 
 	ns->op_touched = true;
@@ -639,7 +640,7 @@ direct_alloc(NodeStore *ns, uint16 level)
 		uint64		epoch;
 
 		page = ns->meta->free_head;
-		check = direct_fetch(ds, page, FEST_PAGE_FREE, &image, &epoch);
+		check = wt_fetch(ds, page, FEST_PAGE_FREE, &image, &epoch);
 		if (check != FEST_PAGE_OK)
 			report_fetch_failure(ns, page, check, image);
 		ns->meta->free_head = FestPageGetHeader(image)->link;
@@ -660,9 +661,9 @@ direct_alloc(NodeStore *ns, uint16 level)
 }
 
 static void
-direct_release(NodeStore *ns, PageId page)
+wt_release(NodeStore *ns, PageId page)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	PendingPage *p = pending_slot(ds, page);
 
 	ns->op_touched = true;
@@ -678,7 +679,7 @@ direct_release(NodeStore *ns, PageId page)
 }
 
 /*
- * The commit's write groups, in order (see direct_commit): pages that
+ * The commit's write groups, in order (see wt_commit): pages that
  * extend the file, pages taken from the free list, existing nodes (from
  * the top level down), pages freed; by page number within each.
  */
@@ -692,7 +693,7 @@ typedef enum CommitGroup
 } CommitGroup;
 
 static CommitGroup
-pending_group(const DirectStore *ds, const PendingPage *p)
+pending_group(const WriteThroughStore *ds, const PendingPage *p)
 {
 	if (p->is_free)
 		return GROUP_FREED;
@@ -707,7 +708,7 @@ pending_group(const DirectStore *ds, const PendingPage *p)
 static int
 pending_cmp(const void *a, const void *b, void *arg)
 {
-	const DirectStore *ds = (const DirectStore *) arg;
+	const WriteThroughStore *ds = (const WriteThroughStore *) arg;
 	const PendingPage *pa = (const PendingPage *) a;
 	const PendingPage *pb = (const PendingPage *) b;
 	CommitGroup ga = pending_group(ds, pa);
@@ -733,7 +734,7 @@ pending_cmp(const void *a, const void *b, void *arg)
  * page's image is then the buffer the cache gave back, or NULL.
  */
 static void
-write_group(DirectStore *ds, PendingPage *pages, int n)
+write_group(WriteThroughStore *ds, PendingPage *pages, int n)
 {
 	NodeStore  *ns = &ds->ns;
 	PageIORequest *reqs;
@@ -781,7 +782,7 @@ write_group(DirectStore *ds, PendingPage *pages, int n)
 
 /* Record the meta data in the group being written if it changed. */
 static void
-journal_meta(DirectStore *ds, bool always)
+journal_meta(WriteThroughStore *ds, bool always)
 {
 	LoggedMeta	lm;
 
@@ -800,7 +801,7 @@ journal_meta(DirectStore *ds, bool always)
  * replay drops a torn one).
  */
 static void
-journal_commit(DirectStore *ds)
+journal_commit(WriteThroughStore *ds)
 {
 	for (int i = 0; i < ds->npending; i++)
 	{
@@ -821,7 +822,7 @@ journal_commit(DirectStore *ds)
  * records the meta again.
  */
 static void
-journal_checkpoint(DirectStore *ds)
+journal_checkpoint(WriteThroughStore *ds)
 {
 	NodeStore  *ns = &ds->ns;
 
@@ -839,7 +840,7 @@ journal_checkpoint(DirectStore *ds)
 static void
 journal_apply(void *arg, const LogRecord *rec)
 {
-	DirectStore *ds = (DirectStore *) arg;
+	WriteThroughStore *ds = (WriteThroughStore *) arg;
 	NodeStore  *ns = &ds->ns;
 
 	ns->stats->recovery_records++;
@@ -881,7 +882,7 @@ journal_apply(void *arg, const LogRecord *rec)
  * the next flush empties it, so a crash before that replays it again.
  */
 static void
-journal_replay(DirectStore *ds)
+journal_replay(WriteThroughStore *ds)
 {
 	NodeStore  *ns = &ds->ns;
 	LogReplayResult result;
@@ -903,7 +904,7 @@ journal_replay(DirectStore *ds)
  * (refusing changes until check() or build()) and gets a new journal.
  */
 static void
-journal_open(DirectStore *ds, const char *log_path, bool create)
+journal_open(WriteThroughStore *ds, const char *log_path, bool create)
 {
 	NodeStore  *ns = &ds->ns;
 	bool		clean = (ns->meta->flags & FEST_META_CLEAN) != 0;
@@ -940,7 +941,7 @@ journal_open(DirectStore *ds, const char *log_path, bool create)
  * index that refuses everything but build().
  */
 static void
-journal_reset(DirectStore *ds)
+journal_reset(WriteThroughStore *ds)
 {
 	NodeStore  *ns = &ds->ns;
 	FestMeta   *meta = ns->meta;
@@ -982,9 +983,9 @@ journal_reset(DirectStore *ds)
  * the clean flag).
  */
 static void
-direct_commit(NodeStore *ns)
+wt_commit(NodeStore *ns)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	uint64		old_pages = ds->file_pages;
 	int			count[NGROUPS] = {0};
 	bool		meta_early;
@@ -1116,11 +1117,11 @@ direct_commit(NodeStore *ns)
 }
 
 static void
-direct_flush(NodeStore *ns)
+wt_flush(NodeStore *ns)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 
-	direct_commit(ns);
+	wt_commit(ns);
 	spare_free(ds);
 	ns_mark_clean(ns);
 	/* everything the journal holds is on the device now */
@@ -1132,9 +1133,9 @@ direct_flush(NodeStore *ns)
 }
 
 static void
-direct_reset(NodeStore *ns)
+wt_reset(NodeStore *ns)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 
 	images_to_spare(ds);
 	ds->npending = 0;
@@ -1152,16 +1153,16 @@ direct_reset(NodeStore *ns)
 	ds->file_pages = FEST_FIRST_DATA_PAGE;
 	ds->committed_root = InvalidPageId;
 	ds->committed_height = 0;
-	/* not needed for correctness (see direct_read_root), only to free it */
+	/* not needed for correctness (see wt_read_root), only to free it */
 	ds->root_page = InvalidPageId;
 	ds->root_node = NULL;
 	MemoryContextReset(ds->root_cxt);
 }
 
 static void
-direct_close(NodeStore *ns)
+wt_close(NodeStore *ns)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 
 	if (ds->journal != NULL)
 		log_close(ds->journal);
@@ -1169,11 +1170,11 @@ direct_close(NodeStore *ns)
 }
 
 static FestPageCheck
-direct_read_free_link(NodeStore *ns, PageId page, PageId *link)
+wt_read_free_link(NodeStore *ns, PageId page, PageId *link)
 {
 	const char *image;
 	uint64		epoch;
-	FestPageCheck check = direct_fetch((DirectStore *) ns, page, FEST_PAGE_FREE,
+	FestPageCheck check = wt_fetch((WriteThroughStore *) ns, page, FEST_PAGE_FREE,
 									   &image, &epoch);
 
 	if (check == FEST_PAGE_OK)
@@ -1183,21 +1184,21 @@ direct_read_free_link(NodeStore *ns, PageId page, PageId *link)
 }
 
 static uint64
-direct_pages_available(NodeStore *ns)
+wt_pages_available(NodeStore *ns)
 {
 	return pageio_npages(ns->io);
 }
 
 static void
-direct_end_op(NodeStore *ns)
+wt_end_op(NodeStore *ns)
 {
 	/* pending pages exist only between a write and its commit */
-	Assert(((DirectStore *) ns)->npending == 0 || ns->op_touched);
+	Assert(((WriteThroughStore *) ns)->npending == 0 || ns->op_touched);
 }
 
 /* Nothing is buffered, so nothing is flushed on demand. */
 static List *
-direct_flush_some(NodeStore *ns)
+wt_flush_some(NodeStore *ns)
 {
 	return NIL;
 }
@@ -1209,9 +1210,9 @@ direct_flush_some(NodeStore *ns)
  * images (tests).
  */
 static void
-direct_describe(NodeStore *ns, JsonbParseState **state)
+wt_describe(NodeStore *ns, JsonbParseState **state)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 
 	jb_int(state, "root_decodes", (int64) ds->root_decodes);
 	jb_int(state, "lent_reads", (int64) ds->lent_reads);
@@ -1227,29 +1228,29 @@ direct_describe(NodeStore *ns, JsonbParseState **state)
 }
 
 static List *
-direct_buffered(NodeStore *ns)
+wt_buffered(NodeStore *ns)
 {
 	return NIL;
 }
 
-static const NodeStoreOps direct_store_ops = {
-	.read = direct_read,
-	.read_checked = direct_read_checked,
-	.write = direct_write,
-	.alloc = direct_alloc,
-	.release = direct_release,
-	.commit = direct_commit,
-	.flush = direct_flush,
-	.reset = direct_reset,
-	.close = direct_close,
-	.read_free_link = direct_read_free_link,
-	.pages_available = direct_pages_available,
-	.end_op = direct_end_op,
-	.flush_some = direct_flush_some,
-	.buffered = direct_buffered,
-	.describe = direct_describe,
-	.read_many = direct_read_many,
-	.read_root = direct_read_root
+static const NodeStoreOps wt_store_ops = {
+	.read = wt_read,
+	.read_checked = wt_read_checked,
+	.write = wt_write,
+	.alloc = wt_alloc,
+	.release = wt_release,
+	.commit = wt_commit,
+	.flush = wt_flush,
+	.reset = wt_reset,
+	.close = wt_close,
+	.read_free_link = wt_read_free_link,
+	.pages_available = wt_pages_available,
+	.end_op = wt_end_op,
+	.flush_some = wt_flush_some,
+	.buffered = wt_buffered,
+	.describe = wt_describe,
+	.read_many = wt_read_many,
+	.read_root = wt_read_root
 };
 
 /*
@@ -1257,16 +1258,16 @@ static const NodeStoreOps direct_store_ops = {
  * context (the open index's).
  */
 NodeStore *
-direct_store_create(const NodeStoreArgs *args)
+wt_store_create(const NodeStoreArgs *args)
 {
-	DirectStore *ds = palloc0(sizeof(DirectStore));
+	WriteThroughStore *ds = palloc0(sizeof(WriteThroughStore));
 	PageIO	   *io = args->io;
 	FestMeta   *meta = args->meta;
 
-	ns_init(&ds->ns, &direct_store_ops, io, meta, args->node_ops,
+	ns_init(&ds->ns, &wt_store_ops, io, meta, args->node_ops,
 			args->index_name, args->stats);
 	ds->pending_cxt = AllocSetContextCreate(CurrentMemoryContext,
-											"festival direct store pages",
+											"festival write-through store pages",
 											ALLOCSET_DEFAULT_SIZES);
 	ds->maxpending = 16;
 	ds->pending = palloc(ds->maxpending * sizeof(PendingPage));
@@ -1279,7 +1280,7 @@ direct_store_create(const NodeStoreArgs *args)
 	else
 	{
 		ds->images_cxt = AllocSetContextCreate(CurrentMemoryContext,
-											   "festival direct store images",
+											   "festival write-through store images",
 											   ALLOCSET_DEFAULT_SIZES);
 		ds->pool = pagepool_create(ds->images_cxt, io->page_size);
 	}
@@ -1297,7 +1298,7 @@ direct_store_create(const NodeStoreArgs *args)
 	ds->committed_root = meta->root;
 	ds->committed_height = meta->height;
 	ds->root_cxt = AllocSetContextCreate(CurrentMemoryContext,
-										 "festival direct store root",
+										 "festival write-through store root",
 										 ALLOCSET_SMALL_SIZES);
 	ds->root_page = InvalidPageId;
 	return &ds->ns;

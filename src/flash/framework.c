@@ -35,7 +35,7 @@ const OptionSpec framework_option[] = {
 };
 
 static const FrameworkDef frameworks[] = {
-	{"none", "write-through", NULL, direct_store_create, NULL, false},
+	{"none", "write-through", NULL, wt_store_create, NULL, false},
 	{"fast", "FAST (Sarwat et al. 2013)", fast_option_table, fast_store_create, fast_validate, true},
 	{"efind", "eFIND (Carniel et al. 2019)", efind_option_table, efind_store_create, efind_validate, true},
 	{NULL}

@@ -65,7 +65,7 @@ extern const FrameworkDef *framework_lookup(const char *name);
 extern const FrameworkDef *framework_choose(Jsonb *user);
 
 /* direct.c: the write-through store ('none') */
-extern NodeStore *direct_store_create(const NodeStoreArgs *args);
+extern NodeStore *wt_store_create(const NodeStoreArgs *args);
 
 /* GUC-backed settings of the log (sql/festival.c) */
 extern int	fest_log_sync_mode;

@@ -87,7 +87,7 @@ ix_mark_failed(OpenIndex *ix)
 	/*
 	 * The file is as it was unless the failure came while a commit was
 	 * overwriting committed pages (a write-through store writes new pages
-	 * first and cuts them off again if that fails: direct_commit), or
+	 * first and cuts them off again if that fails: wt_commit), or
 	 * something lives only in memory: a buffering store without a log loses
 	 * its buffer on the reload (with a log, the reload replays it, whatever
 	 * the failed flush had written).
