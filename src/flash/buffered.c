@@ -1104,10 +1104,11 @@ buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
 }
 
 /*
- * Make a buffering store (FAST, eFIND), in the current memory context (the
- * open index's): the write buffer and the log as cfg says, the framework's
- * state fw attached, its setup run once the store exists, then the log
- * replayed (buffered_recover).  The one way FAST and eFIND are made.
+ * Make a buffering store (FAST, eFIND, the FOR-tree's buffer), in the
+ * current memory context (the open index's): the write buffer and the log
+ * as cfg says, the framework's state fw attached, its setup run once the
+ * store exists, then the log replayed (buffered_recover).  The one way
+ * every buffering store is made.
  */
 NodeStore *
 buffered_store_create(const BufferedOps *ops, const BufferedConfig *cfg,

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * log.h
- *	  The redo log of the buffering node stores (FAST, eFIND) and the
- *	  write-through store's journal.
+ *	  The redo log of the buffering node stores (FAST, eFIND, the FOR-tree's
+ *	  buffer) and the write-through store's journal.
  *
  * Every change a buffering store keeps in memory is appended to the log
  * of its index, so that opening the index after a crash rebuilds the
@@ -43,7 +43,8 @@
  * Payloads, by type (integers little-endian; E is the entry size of the
  * record's level, NodeOps.entry_size, entries in the structure's own
  * format; a pad is zero).  Writers: F FAST, E eFIND, J the write-through
- * store's journal.
+ * store's journal; the FOR-tree's buffer (writer 4) writes FAST's records
+ * and payloads, so F stands for it too.
  *
  *	COMMIT (F E J)	none, count 0.  Closes the group of one modification.
  *	META (F E J)	a LoggedMeta, 120 bytes (flash/nodestore.h: root, page
@@ -130,7 +131,9 @@ typedef enum LogWriter
 {
 	LOG_WRITER_FAST = 1,		/* flash/fast.c */
 	LOG_WRITER_EFIND = 2,		/* flash/efind.c */
-	LOG_WRITER_JOURNAL = 3		/* the write-through store's journal, flash/direct.c */
+	LOG_WRITER_JOURNAL = 3,		/* the write-through store's journal, flash/direct.c */
+	LOG_WRITER_FORTREE = 4		/* the FOR-tree's buffer, flash/fortree_buffer.c:
+								 * FAST's payloads */
 } LogWriter;
 
 /* LOG_PAGE's flags */

@@ -76,6 +76,7 @@ ix_mark_failed(OpenIndex *ix)
 		ix->op.stats.write_errors == 0)
 	{
 		ix->op.busy = false;
+		ix->ns->write_pages_singly = false;
 		ix->ns->ops->end_op(ix->ns);
 		MemoryContextReset(ix->op.cxt);
 		fest_stats_reset(&ix->op.stats);

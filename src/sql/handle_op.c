@@ -188,6 +188,7 @@ ix_end_op(OpenIndex *ix)
 		op->index_cpu_ns += (fest_cpu_ns() - ix->op.start_cpu_ns) - op->refine_cpu_ns;
 	/* into the index's totals and the run's, and zeroed, in one pass */
 	fest_stats_drain(op, &ix->totals, run_account(ix));
+	ix->ns->write_pages_singly = false;
 	ix->ns->ops->end_op(ix->ns);
 	MemoryContextReset(ix->op.cxt);
 	ix->op.busy = false;
