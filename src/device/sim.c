@@ -5,7 +5,7 @@
  *	  the PageIO decorator that feeds it every submission.
  *
  * The machine has one virtual disk, so the devices the papers compare
- * (HDD, SATA and NVMe flash, 3DXPoint) are modelled (DESIGN.md section 5).
+ * (HDD, SATA and NVMe flash, 3DXPoint) are modelled (docs/devices.md).
  * The model is a clock, not a replay of the hardware: it keeps the effects
  * the papers attribute their results to and nothing finer.
  *

@@ -17,7 +17,7 @@
  *
  *	- learning what changed: a node written is compared with the version
  *	  the store last returned for that page (structures never talk to the
- *	  buffers, DESIGN.md section 1);
+ *	  buffers, DESIGN.md section 5);
  *	- byte accounting against the write buffer's capacity; the capacity is
  *	  enforced when a modification commits, never in the middle of one, so
  *	  a flush never writes half a split;

@@ -4,10 +4,11 @@
  *	  The NodeStore interface: how index structures read and write nodes.
  *
  * Structures (src/index) are written once against this interface and never
- * learn what is below it (DESIGN.md section 1, the composition rule).  A
+ * learn what is below it (DESIGN.md section 5, composition).  A
  * NodeStore turns nodes into page images and page images into device I/O;
- * the write-through store (flash/direct.c) is the default, FAST and eFIND
- * are other NodeStores with write buffers and a redo log.
+ * the write-through store (flash/direct.c) is the default, FAST, eFIND and
+ * the FOR-tree's buffer are other NodeStores with write buffers and a redo
+ * log.
  *
  * Contract:
  *	- ns_read returns a private copy of the latest version of a node,
