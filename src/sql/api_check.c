@@ -51,7 +51,7 @@ festival_check(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	ix = ix_begin_op(name, IX_READ);
 
-	old = MemoryContextSwitchTo(ix->op_cxt);
+	old = MemoryContextSwitchTo(ix->op.cxt);
 	file_pages = ix->ns->ops->pages_available(ix->ns);
 	report = check_report_create(ix->meta.page_count, file_pages);
 	ix->structure->check(&ix->sidx, report);
