@@ -55,6 +55,25 @@ def digest(exp, config, dataset, extra=None):
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
+def nice_backend(conn):
+    """Give this connection's server backend the client's niceness.
+
+    The machine is shared: a client started under nice(1) should not leave
+    its heavy lifting to a backend at full priority.  Needs the right to
+    renice the backend (root, or the server's user); silently does nothing
+    otherwise.
+    """
+    try:
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        if mine <= 0:
+            return
+        pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+        if os.getpriority(os.PRIO_PROCESS, pid) < mine:
+            os.setpriority(os.PRIO_PROCESS, pid, mine)
+    except (OSError, AttributeError):
+        pass
+
+
 def ensure(conn):
     conn.execute("SET client_min_messages = warning")
     conn.execute(DDL)

@@ -37,7 +37,7 @@ OPS = {">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
        "<": lambda a, b: a < b, "<=": lambda a, b: a <= b}
 SCALES = ("small", "laptop", "paper")
 CLAIM_KEYS = {"id", "paper", "where", "claim", "paper_value", "paper_data", "experiment", "also",
-              "measure", "direction", "magnitude", "scales", "method", "note"}
+              "measure", "direction", "magnitude", "scales", "scales_without", "method", "note"}
 REQUIRED = {"id", "paper", "where", "claim", "paper_data", "experiment", "measure", "direction",
             "scales"}
 # the write and read behaviour every experiment a claim uses must state in its
@@ -166,12 +166,23 @@ def check_claim(root, path, c, forms_cache):
         if lacking:
             raise ClaimError(f"{where}: experiment {p} must state its write and read "
                              f"behaviour in \"settings\": {', '.join(lacking)} missing")
+    without = c.get("scales_without", {})
+    if not isinstance(without, dict) or set(without) - set(SCALES) or not all(
+            isinstance(v, str) and v.strip() for v in without.values()) or (
+            "scales_without" in c and not without):
+        raise ClaimError(f"{where}: scales_without must map scales to the reason the claim's "
+                         "measure cannot be decided on that scale's form")
+    if set(without) & set(c["scales"]):
+        raise ClaimError(f"{where}: a scale is both in scales and in scales_without")
     if experiments_of(c):
-        # decided at every scale it can run: the forms every experiment it reads has
+        # decided at every scale it can run: the forms every experiment it reads
+        # has, except those declared (with the reason) in scales_without, which is
+        # part of the frozen rule
         can = set.intersection(*(forms_cache[p][0] for p in experiments_of(c)))
-        if set(c["scales"]) != can:
+        if set(c["scales"]) | set(without) != can:
             raise ClaimError(f"{where}: scales {sorted(c['scales'])} must be every scale its "
-                             f"experiments have a form for: {sorted(can)}")
+                             f"experiments have a form for: {sorted(can)}"
+                             + (f" (less scales_without {sorted(without)})" if without else ""))
     elif c["scales"]:
         raise ClaimError(f"{where}: a claim without an experiment has no scales")
     if c["experiment"] is None and c["measure"] is not None:
@@ -250,6 +261,10 @@ FROZEN = os.path.join("experiments", "claims-frozen.json")
 
 def rule_digest(c):
     body = {k: c.get(k) for k in RULE_KEYS}
+    # a later key of the rule joins the digest only where it is used, so that
+    # the rules frozen before it existed keep their digests
+    if "scales_without" in c:
+        body["scales_without"] = c["scales_without"]
     return hashlib.sha1(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -202,7 +202,7 @@ def evaluate(conn, c, scale, complete):
     if c["experiment"] is None:
         return OFFLINE, None, None, None, c.get("note", "")
     if scale not in c["scales"]:
-        return NO_FORM, None, None, None, ""
+        return NO_FORM, None, None, None, c.get("scales_without", {}).get(scale, "")
     missing = [p for p in registry.experiments_of(c) if not complete.get(p)]
     if missing:
         return INCOMPLETE, None, None, None, "cells missing in " + ", ".join(missing)
@@ -281,6 +281,7 @@ def main(argv):
             plan.append((p, name, [(cid, dg, estimate(est, name, cid)) for cid, dg in cl]))
         import psycopg
         with psycopg.connect(autocommit=True) as conn:
+            cells.nice_backend(conn)
             conn.execute("SET client_min_messages = warning")
             conn.execute("CREATE EXTENSION IF NOT EXISTS festival CASCADE")
             check_parameters(conn, cal)

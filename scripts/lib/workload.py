@@ -726,6 +726,7 @@ class Runner:
 
     def session(self, conn):
         """What every session of the experiment sets first."""
+        cells.nice_backend(conn)
         self.q("SET client_min_messages = warning", conn=conn)
         self.q("SET festival.progress_interval = 0", conn=conn)
         # JIT compiles a plan whose estimated cost passes jit_above_cost: 150 ms
