@@ -111,6 +111,17 @@ def done(conn, cell, experiment, dg, wall):
     return n
 
 
+def run_cell(conn, tracker, label, experiment, dg, run):
+    """Run one cell for a runner with --resume: forget the runs an interrupted
+    attempt stored, run it (run()), record it finished with its wall time."""
+    clear(conn, label)
+    t0 = time.monotonic()
+    run()
+    wall = time.monotonic() - t0
+    done(conn, label, experiment, dg, wall)
+    tracker.finished_cell(conn, label, wall)
+
+
 def fmt_duration(s):
     s = int(round(s))
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"

@@ -130,7 +130,9 @@ def scaled_experiment(path, scale):
     """The experiment's form for the scale, normalised as run-workload runs it."""
     with open(os.path.join(ROOT, path), encoding="utf-8") as f:
         cfg = workload.merge_scale(json.load(f), scale)
-    own = {k: cfg.pop(k) for k in ("mixes", "groups") if k in cfg}
+    # the keys of the runners of their own (mixes.py, batches.py), in the
+    # cells' digests as those runners compute them
+    own = {k: cfg.pop(k) for k in ("mixes", "groups", "bulk_insert", "batch_queries") if k in cfg}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as tmp:
         json.dump(cfg, tmp)
     try:
