@@ -36,7 +36,8 @@ against PostGIS over the data and the batch, the queries by their answer
 counts against PostGIS.
 
 This module imports workload.py (and mixes.py's split_config) and changes
-nothing in them.
+nothing in them.  With --resume (scripts/reproduce) every configuration on a
+data set is a cell of scripts/lib/cells.py, skipped when finished before.
 """
 
 import json
@@ -46,6 +47,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cells  # noqa: E402
 import mixes  # noqa: E402
 import workload  # noqa: E402
 from workload import WorkloadError  # noqa: E402
@@ -302,17 +304,45 @@ def main(argv):
             print(f"experiment {exp['name']}: {len(configs)} configurations x {len(sets)} data sets "
                   f"x {per} measured runs", file=sys.stderr, flush=True)
             started = time.monotonic()
-            k = 0
+            # --resume (scripts/reproduce): a configuration on a data set is a
+            # cell, skipped when finished before with the same digest, its runs
+            # replaced when it was interrupted (scripts/lib/cells.py)
+            tracker = cells.Tracker() if args.resume else None
+            if args.resume:
+                cells.ensure(conn)
+            k, stop = 0, False
             for ds in sets:
+                dl = workload.data_label(exp, ds)
+                todo = [c for c in configs if not args.resume or not cells.finished(
+                    conn, workload.base_label(exp, c) + dl, cells.digest(exp, c, ds, own))]
+                if not todo:
+                    k += len(configs)
+                    print(f"experiment {exp['name']}{dl}: every configuration finished before",
+                          file=sys.stderr, flush=True)
+                    continue
                 r.prepare_data(ds, single=len(sets) == 1)
                 r.prepare_extra(own, ds)
                 for c in configs:
                     k += 1
-                    label = workload.base_label(exp, c) + workload.data_label(exp, ds)
+                    label = workload.base_label(exp, c) + dl
+                    if c not in todo:
+                        print(f"[{k}/{len(configs) * len(sets)}] finished before, skipped: {label}",
+                              file=sys.stderr, flush=True)
+                        continue
+                    if args.resume and not tracker.may_start(conn, label):
+                        stop = True
+                        break
                     workload.progress(k, len(configs) * len(sets), started, label)
-                    r.run_extra(c, label, ds)
+                    if args.resume:
+                        cells.run_cell(conn, tracker, label, exp["name"],
+                                       cells.digest(exp, c, ds, own),
+                                       lambda c=c, label=label: r.run_extra(c, label, ds))
+                    else:
+                        r.run_extra(c, label, ds)
                 r.drop_extra()
                 r.drop_data()
+                if stop:
+                    break
             print(f"stored {r.stored} runs in {time.monotonic() - started:.1f} s; scripts/report "
                   f"--label 'exp={exp['name']} %' --output DIR", file=sys.stderr)
     except WorkloadError as e:

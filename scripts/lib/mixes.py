@@ -6,7 +6,8 @@ workloads the generic runner (workload.py) does not have:
 
   "mixes":  {"insert_percent": [0, 20, ...], "operations": N}
             N operations per mix, the given percent of them inserts of new
-            points (drawn like the data set, with another seed), the rest
+            points (the data set's generator continued: its points n+1 ..
+            n+N with the data set's seed and distribution), the rest
             point searches of stored points, interleaved; one measured run
             per mix (label workload=mix inserts=P).  After each run its
             inserts are deleted again (unmeasured), so every mix starts from
@@ -33,6 +34,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cells  # noqa: E402
 import workload  # noqa: E402
 from workload import WorkloadError  # noqa: E402
 
@@ -40,11 +42,6 @@ OWN_KEYS = ("mixes", "groups")
 
 
 class MixRunner(workload.Runner):
-    def prepare(self):
-        super().prepare()
-        # the thesis ran FAST with its log disabled: no sync per operation
-        self.q("SET festival.log_sync = never")
-
     def set_seed(self, seed):
         # setseed() takes a value in [-1, 1]
         self.q("SELECT setseed(%s)", ((seed % 1000003) / 1000003.0,))
@@ -59,12 +56,25 @@ class MixRunner(workload.Runner):
         groups = own.get("groups")
         if mixes:
             ops = int(mixes["operations"])
-            # new points: the data set's distribution, another seed, ids above the data's
+            # new points: the generator's points n+1 .. n+ops of the data set's
+            # own seed and distribution, i.e. the data set continued.  (A data set
+            # of its own of ops points was one Gaussian cluster whenever ops <
+            # 12,000: gaussian_clusters makes round(n / 8000) clusters.)  Ids
+            # above the data's.
             self.extra = self.table("extra")
+            whole = self.table("extra_all")
             self.q(f"DROP TABLE IF EXISTS {self.extra}")
+            self.q(f"DROP TABLE IF EXISTS {whole}")
             self.q("SELECT festival.generate_points(%s, %s::bigint, %s, %s::int, "
                    "ST_MakeBox2D(ST_MakePoint(%s, %s), ST_MakePoint(%s, %s)))",
-                   (self.extra, ops, self.dataset["distribution"], seed + 7919, *ext))
+                   (whole, n + ops, self.dataset["distribution"], seed, *ext))
+            wgeom = self.geometry_query(whole).split('"')[1]
+            wid = self.one("SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass "
+                           "AND attnum > 0 AND format_type(atttypid, atttypmod) IN "
+                           "('bigint', 'integer') ORDER BY attnum LIMIT 1", (whole,))
+            self.q(f'CREATE TABLE {self.extra} AS SELECT "{wid}" - {n} AS id, "{wgeom}" AS geom '
+                   f'FROM {whole} WHERE "{wid}" > {n}')
+            self.q(f"DROP TABLE {whole}")
             geom = self.geometry_query(self.extra).split('"')[1]
             idcol = self.one("SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass "
                              "AND attnum > 0 AND format_type(atttypid, atttypmod) IN "
@@ -235,6 +245,14 @@ def main(argv):
             r = MixRunner(conn, exp, args.keep_indices)
             r.prepare()
             configs = workload.matrix(exp, r.structures)
+            if args.resume:
+                cells.ensure(conn)
+                dl = workload.data_label(exp, sets[0])
+                if all(cells.finished(conn, workload.base_label(exp, c) + dl,
+                                      cells.digest(exp, c, sets[0], own)) for c in configs):
+                    print(f"experiment {exp['name']}: every configuration finished before",
+                          file=sys.stderr, flush=True)
+                    return 0
             r.dataset = sets[0]
             r.prepare_data(sets[0], single=True)
             r.points_id = r.one("SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass "
@@ -244,10 +262,22 @@ def main(argv):
             print(f"experiment {exp['name']}: {len(configs)} configurations x {per} measured runs, "
                   f"{r.npoints} points", file=sys.stderr, flush=True)
             started = time.monotonic()
+            tracker = cells.Tracker() if args.resume else None
             for i, c in enumerate(configs, 1):
                 label = workload.base_label(exp, c) + workload.data_label(exp, sets[0])
+                dg = cells.digest(exp, c, sets[0], own)
+                if args.resume and cells.finished(conn, label, dg):
+                    print(f"[{i}/{len(configs)}] finished before, skipped: {label}",
+                          file=sys.stderr, flush=True)
+                    continue
+                if args.resume and not tracker.may_start(conn, label):
+                    break
                 workload.progress(i, len(configs), started, label)
-                r.run_extra(c, label)
+                if args.resume:
+                    cells.run_cell(conn, tracker, label, exp["name"], dg,
+                                   lambda c=c, label=label: r.run_extra(c, label))
+                else:
+                    r.run_extra(c, label)
             print(f"stored {r.stored} runs in {time.monotonic() - started:.1f} s; scripts/report "
                   f"--label 'exp={exp['name']} %' --output DIR", file=sys.stderr)
     except WorkloadError as e:

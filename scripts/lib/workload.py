@@ -27,6 +27,10 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cells  # noqa: E402
+import datagen  # noqa: E402
+
 DEFAULTS = {
     "name": "exp",
     "data": {"points": 20000, "distribution": "uniform", "seed": 1,
@@ -71,6 +75,28 @@ DEVICE_KEYS = ("directory", "kind", "io", "engine", "profile")
 
 class WorkloadError(Exception):
     """A problem to report to the user in one line."""
+
+
+def merge_scale(cfg, scale):
+    """A configuration file's form for scale: its "scales" entry merged over the rest.
+
+    Keys of the form replace the file's, except objects, which are updated one
+    level deep ({"data": {"points": 20000}} keeps the file's distribution and
+    seed).  Without scale the file's "default_scale" (or the file as it is).
+    """
+    cfg = copy.deepcopy(cfg)
+    scales = cfg.pop("scales", {})
+    scale = scale or cfg.pop("default_scale", "")
+    cfg.pop("default_scale", None)
+    if scale:
+        if scale not in scales:
+            raise WorkloadError(f"has no scale {scale!r}; it has {sorted(scales)}")
+        for k, v in scales[scale].items():
+            if isinstance(v, dict) and isinstance(cfg.get(k), dict):
+                cfg[k].update(v)
+            else:
+                cfg[k] = v
+    return cfg
 
 
 def scalar(text):
@@ -150,6 +176,9 @@ def parse_args(argv):
                    help="afterwards, scripts/report on this invocation's runs into DIR")
     p.add_argument("--dry-run", action="store_true", help="print the runs, touch nothing")
     p.add_argument("--keep-indices", action="store_true", help="keep the indices afterwards")
+    p.add_argument("--resume", action="store_true",
+                   help="skip the configurations (cells) already finished in this database, "
+                        "run the others from scratch (scripts/lib/cells.py)")
     p.add_argument("--check-only", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
@@ -164,7 +193,7 @@ def load_experiment(args):
             raise WorkloadError(f"cannot read {args.config}: {e}") from e
         if not isinstance(user, dict):
             raise WorkloadError(f"{args.config}: the top level must be a JSON object")
-        unknown = set(user) - set(DEFAULTS) - {"comment", "description"}
+        unknown = set(user) - set(DEFAULTS) - {"comment", "description", "paper_method"}
         if unknown:
             raise WorkloadError(f"{args.config}: unknown keys {sorted(unknown)}; "
                                 f"accepted: {sorted(DEFAULTS)}")
@@ -697,6 +726,7 @@ class Runner:
 
     def session(self, conn):
         """What every session of the experiment sets first."""
+        cells.nice_backend(conn)
         self.q("SET client_min_messages = warning", conn=conn)
         self.q("SET festival.progress_interval = 0", conn=conn)
         # JIT compiles a plan whose estimated cost passes jit_above_cost: 150 ms
@@ -809,11 +839,15 @@ class Runner:
             ext = [float(v) for v in data["extent"]]
             self.points = self.table("points")
             self.q(f"DROP TABLE IF EXISTS {self.points}")
-            self.q("SELECT festival.generate_points(%s, %s::bigint, %s, %s::int, "
-                   "ST_MakeBox2D(ST_MakePoint(%s, %s), ST_MakePoint(%s, %s)))",
-                   (self.points, int(ds["points"]), ds["distribution"], seed, *ext))
+            if ds["distribution"] in datagen.GENERATORS:
+                self.generate_table(self.points, ds["distribution"], int(ds["points"]), seed, ext)
+                self.generator = f"scripts/lib/datagen.py {ds['distribution']}"
+            else:
+                self.q("SELECT festival.generate_points(%s, %s::bigint, %s, %s::int, "
+                       "ST_MakeBox2D(ST_MakePoint(%s, %s), ST_MakePoint(%s, %s)))",
+                       (self.points, int(ds["points"]), ds["distribution"], seed, *ext))
+                self.generator = "festival.generate_points"
             self.own_tables.append(self.points)
-            self.generator = "festival.generate_points"
             if data["order"] == "hilbert":
                 self.reorder_hilbert(self.points, ext)
         self.extent = ext
@@ -855,6 +889,17 @@ class Runner:
             self.empty_table = self.geometry_query(t)
         self.answers = {}
         self.lsi_data = None
+
+    def generate_table(self, table, distribution, n, seed, ext):
+        """A table (id bigint primary key, geom geometry) from a datagen generator."""
+        self.q(f"CREATE TABLE {table} (id bigint PRIMARY KEY, geom geometry)")
+        with self.conn.cursor() as cur:
+            with cur.copy(f"COPY {table} (id, geom) FROM STDIN") as cp:
+                for i, wkt in datagen.GENERATORS[distribution](n, seed, ext):
+                    cp.write_row((i, wkt))
+        bad = self.one(f"SELECT count(*) FROM {table} WHERE NOT ST_IsValid(geom)")
+        if bad:
+            raise WorkloadError(f"generator {distribution} made {bad} invalid geometries")
 
     def reorder_hilbert(self, table, ext):
         """Rewrite table in Hilbert order of its points over ext (ties by id).
@@ -940,7 +985,13 @@ class Runner:
                 pass
             raise
         run_id = self.one("SELECT festival.end_run()", conn=conn)
-        extra = dict(settings, result=result)
+        # the session's festival settings as the run saw them (per-row commits,
+        # per-access I/O, log syncing, CPU timing...): the paper semantics the
+        # experiment file sets, readable from every run (docs/experiments.md)
+        session = dict(self.q("SELECT name, setting FROM pg_settings WHERE name LIKE "
+                              "'festival.%' AND name <> 'festival.data_directory' ORDER BY name",
+                              conn=conn))
+        extra = dict(settings, result=result, session_settings=session)
         if memory is not None:
             extra.update(memory)
             extra["maintenance_work_mem_bytes"] = self.one(
@@ -1209,21 +1260,50 @@ def main(argv):
                   f"set(s), {exp['repetitions']} measured repetitions each, database "
                   f"{conn.info.dbname}", file=sys.stderr, flush=True)
             started = time.monotonic()
+            tracker = cells.Tracker() if args.resume else None
+            if args.resume:
+                cells.ensure(conn)
             i = 0
             for ds in sets:
-                runner.prepare_data(ds, single=len(sets) == 1)
                 dl = data_label(exp, ds)
+                todo = [c for c in configs
+                        if fits(ds["points"], c["max_points"], c["build"]["max_points"])]
+                if args.resume:
+                    # finished cells are skipped; a data set whose cells are all
+                    # finished is not even generated
+                    pending = []
+                    for c in todo:
+                        label = base_label(exp, c) + dl
+                        if cells.finished(conn, label, cells.digest(exp, c, ds)):
+                            i += 1
+                            print(f"[{i}/{total}] finished before, skipped: {label}",
+                                  file=sys.stderr, flush=True)
+                        else:
+                            pending.append(c)
+                    todo = pending
+                    if not todo and not exp["peers"]:
+                        continue
+                runner.prepare_data(ds, single=len(sets) == 1)
                 for p in exp["peers"]:
                     i += 1
                     progress(i, total, started, peer_label(exp, p) + dl)
                     runner.run_peer(p, dl, ds)
-                for c in configs:
+                for c in todo:
                     if not fits(runner.npoints, c["max_points"], c["build"]["max_points"]):
                         continue
                     i += 1
                     label = base_label(exp, c) + dl
+                    if args.resume and not tracker.may_start(conn, label):
+                        break
                     progress(i, total, started, label)
+                    if args.resume:
+                        cells.clear(conn, label)
+                    t0 = time.monotonic()
                     runner.run_configuration(c, label, ds)
+                    if args.resume:
+                        wall = time.monotonic() - t0
+                        cells.done(conn, label, exp["name"], cells.digest(exp, c, ds), wall)
+                        tracker.finished_cell(conn, label, wall)
                 if len(sets) > 1 and not args.keep_indices:
                     runner.drop_data()
             elapsed = time.monotonic() - started

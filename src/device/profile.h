@@ -14,6 +14,12 @@
  * Model 3 adds the drive's read-ahead, command streams and flash's
  * positionless commands (docs/devices.md, "Model versions").
  *
+ * The shipped profiles' values (festival--0.1.sql) each have a source in
+ * experiments/calibration.json: data sheet, the papers, the papers' own
+ * measurements, assumed, or fitted to a claim of the calibration set
+ * (docs/devices.md; scripts/reproduce checks the values against the table
+ * and refuses a parameter fitted to a held-out claim).
+ *
  * IDENTIFICATION
  *	  src/device/profile.h
  *

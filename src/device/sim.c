@@ -96,7 +96,13 @@
 
 /* Regions remembered as written since the last read submission. */
 #define SIM_RECENT_REGIONS	64
-/* Region size for the interference rule on devices without erase blocks. */
+/*
+ * Region size for the interference rule on devices without erase blocks.
+ * The rule is keyed to logical regions, which a page-mapping FTL does not
+ * follow, so its frequency fades as an index grows; it is listed as fitted
+ * (to carniel2017-fig2-ssd-gain-4kb, a calibration claim) in
+ * experiments/calibration.json.
+ */
 #define SIM_DEFAULT_REGION_BYTES (256 * 1024)
 /* The IOPS figures of the data sheets are for 4 KB transfers. */
 #define SIM_IOPS_BYTES		4096

@@ -26,7 +26,9 @@ tap_like "$out" "has no scale 'nosuch'" "with a message naming it"
 bad=$(mktemp); trap 'rm -f "$bad"' EXIT
 python3 -c "
 import json; d = json.load(open('$ROOT/experiments/thesis-ch3-group.json'))
-d['structures'][1]['frameworks'] = [{'buffer_size': 1}]; json.dump(d, open('$bad', 'w'))"
+# the small form's own structure list (buffers kept at the paper's ratio) replaces the file's
+s = d['scales']['small'].get('structures') or d['structures']
+s[1]['frameworks'] = [{'buffer_size': 1}]; json.dump(d, open('$bad', 'w'))"
 out=$("$ROOT/scripts/run-workload" --no-setup --config "$bad" --scale small --dry-run 2>&1)
 tap_is "$?" "2" "a structure's framework entry without \"framework\" is refused"
 tap_like "$out" "structure lbgrid: framework entry .* has no \"framework\" key" "with a message naming the structure"

@@ -1,84 +1,166 @@
 #!/usr/bin/env bash
-# scripts/reproduce --scale small --time device: every claim of the registry
-# that the small scale can decide must hold on virtual device seconds, except
-# the claims listed in test/shell/fixtures/reproduce-small-device.expected
-# (claims the calibrated device model does not reproduce, each with its
-# reason); a listed claim that starts to hold fails the test too, so the list
-# stays exact.  Virtual time is deterministic (index CPU time, which the
-# default modelled elapsed time adds, is not), so this is a test of the device
-# model against the papers with the same verdicts on every run.
-# Then the report: its first table lists every claim of experiments/claims,
-# replay shows every shipped profile, and bad arguments are refused.  A claim
-# whose measure reads a second experiment ("also") runs both when chosen
-# alone, and a bad "also" is refused.
+# scripts/reproduce --scale small --time device: the smoke test of the claim
+# registry (docs/experiments.md).  Every claim is decided in direction and
+# magnitude on virtual device seconds (deterministic: the same verdicts on
+# every run); exactly the claims listed in
+# test/shell/fixtures/reproduce-small-device.expected do not hold (a listed
+# claim that starts to hold fails the test too, so the list stays exact).
+# The small scale is not evidence: the paper scale decides.
+# Then: the report (counts first, one row per claim, replay on every shipped
+# drive); resuming (a second invocation runs no cell and stores nothing
+# twice; a cell interrupted after storing runs is run again, its old runs
+# replaced); a claim with "also" chosen alone; the registry's checks (first
+# format refused with the migration's name, "also", scales that are not the
+# experiments' forms less a reasoned scales_without, frozen rules, missing
+# semantic settings, a parameter fitted to a
+# held-out claim, more than five calibration claims); the magnitude rule
+# against hand-computed bands; scripts/migrate-claims.
 source "$(dirname "$0")/lib/tap.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 fresh_database festival_reproduce_test
-tap_plan 18
+tap_plan 36
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+repro() { PGDATABASE=festival_reproduce_test "$ROOT/scripts/reproduce" --no-setup \
+              --database festival_reproduce_test --scale small --time device --no-charts "$@" 2>&1; }
 
-out=$(PGDATABASE=festival_reproduce_test "$ROOT/scripts/reproduce" --no-setup --database festival_reproduce_test \
-      --scale small --time device --no-charts --output "$work/r" \
-      --expect "$ROOT/test/shell/fixtures/reproduce-small-device.expected" 2>&1)
+out=$(repro --output "$work/r" --expect "$ROOT/test/shell/fixtures/reproduce-small-device.expected")
 rc=$?
-echo "$out" | grep -E '^(holds|does not hold|cannot|measure failed|reproduce:)' | sed 's/^/# /'
-tap_is "$rc" "0" "every claim small decides holds, or is a listed known failure"
-tap_like "$out" "reproduce: [0-9]+ of [0-9]+ claims decidable at scale small hold" "it says how many hold"
+echo "$out" | grep -E '^(holds|does not hold|cannot|measure failed|no experiment|reproduce: [a-z])' | sed 's/^/# /'
+tap_is "$rc" "0" "every claim small decides holds in both senses, or is a listed known failure"
+tap_like "$out" "reproduce: held out: [0-9]+ of [0-9]+ claims decided; with a paper number \([0-9]+\): direction holds in [0-9]+, magnitude in [0-9]+" \
+    "it counts held-out claims, direction and magnitude apart"
 md="$work/r/report.md"
 nclaims=$(python3 -c "import glob, json; print(sum(len(json.load(open(f))) for f in glob.glob('$ROOT/experiments/claims/*.json')))")
 tap_is "$(grep -c '(`[a-z0-9.-]*`) |' "$md")" "$nclaims" "the claim table has one row per registered claim"
-tap_like "$(head -8 "$md")" "claims decidable at scale small hold" "the summary comes first"
-tap_like "$(head -8 "$md")" "^Times are virtual device seconds alone" "the report says its times are device seconds"
+tap_like "$(sed -n 5p "$md")" "^\*\*Held out: " "the held-out counts come first"
+tap_like "$(sed -n 7p "$md")" "^Calibration: [0-9]+ of 4 claims decided" "calibration is counted apart"
+tap_like "$(head -12 "$md")" "Times are virtual device seconds alone" "the report says its times are device seconds"
+tap_like "$(grep 'carniel2017-fig6-ssd-query-gain-0.1' "$md")" "\| held out \| gain 89–96 % \| 80.18 to 97.96 \|" \
+    "a claim's row shows the paper's range and the magnitude band"
+tap_like "$(grep 'carniel2016-fig1-ssd-gain-4kb' "$md")" "\| calibration \|" "a claim of the calibration set is marked"
 nprof=$(PGDATABASE=festival_reproduce_test qv -c "SELECT count(*) FROM festival.device_profile WHERE builtin")
-tap_is "$(grep -c '^| `[a-z0-9_]*` | ' "$md")" "$nprof" "replay shows every shipped profile"
+tap_is "$(grep -c '^| `[a-z0-9_]*` | [a-z0-9]* | [0-9] | [0-9.]* | [0-9.]* | ' "$md")" "$nprof" "replay shows every shipped profile"
 tap_ok "$( [ -s "$work/r/report.html" ]; echo $?)" "report.html exists"
+tap_like "$(grep -c '| `[a-z0-9_]*` | [a-z_]* | .* | \(datasheet\|paper\|published\|assumed\|fitted\) |' "$md")" "^[1-9][0-9]+$" \
+    "the report lists the drive-model parameters with their sources"
+tap_is "$(PGDATABASE=festival_reproduce_test qv -c "SELECT count(*) FROM festival.run WHERE config -> 'experiment' -> 'session_settings' ->> 'festival.build_commit_rows' IS NULL AND label LIKE 'exp=c%' AND replay_of IS NULL")" \
+    "0" "every run records the session's festival settings"
 
-# carniel2016-fig3-5-rstar-best-hdd compares c16rstarq's R*-tree with c17rtree's
-# R-trees ("also"): chosen alone it must still have both experiments' runs
-# (--reuse keeps those of the run above, so this costs only the replay section)
-out=$(PGDATABASE=festival_reproduce_test "$ROOT/scripts/reproduce" --no-setup --database festival_reproduce_test \
-      carniel2016-fig3-5-rstar-best-hdd --reuse --scale small --time device --no-charts \
-      --output "$work/one" 2>&1)
-tap_like "$out" "(holds|does not hold) +carniel2016-fig3-5-rstar-best-hdd  ours=[0-9.]+" \
-    "a claim with also is decided when chosen alone"
-tap_like "$(grep '^- `experiments/' "$work/one/report.md" | tr '\n' ' ')" \
+# resuming: nothing runs again, nothing is stored twice
+before=$(PGDATABASE=festival_reproduce_test qv -c "SELECT count(*) FROM festival.run")
+out=$(repro 'carniel2016-*' --output "$work/again" --no-replay)
+tap_unlike "$out" "reproduce: running experiments/" "a second invocation runs no experiment ..."
+tap_is "$(PGDATABASE=festival_reproduce_test qv -c "SELECT count(*) FROM festival.run")" "$before" "... and stores no run"
+cell=$(PGDATABASE=festival_reproduce_test qv -c "SELECT cell FROM festival_cell WHERE experiment = 'c16fastpages' ORDER BY cell LIMIT 1")
+n=$(PGDATABASE=festival_reproduce_test qv -c "SELECT count(*) FROM festival.run WHERE starts_with(label, '$cell ')")
+PGDATABASE=festival_reproduce_test q -c "DELETE FROM festival_cell WHERE cell = '$cell'" >/dev/null
+out=$(repro carniel2016-fig2-ssd-fast-time-grows-with-page --output "$work/resume" --no-replay)
+tap_like "$out" "reproduce: 15/15 cells finished, .*; cell finished in" "a cell interrupted after storing runs is run again"
+tap_is "$(PGDATABASE=festival_reproduce_test qv -c "SELECT count(*) || '/' || count(DISTINCT label) FROM festival.run WHERE starts_with(label, '$cell ')")" \
+    "$n/$n" "its old runs are replaced, not doubled"
+
+# a claim whose measure reads a second experiment ("also") chosen alone
+out=$(repro carniel2016-fig3-5-rstar-best-hdd --reuse --output "$work/one" --no-replay)
+tap_like "$out" "(holds|does not hold) +carniel2016-fig3-5-rstar-best-hdd  ours=[0-9.]+" "a claim with also is decided when chosen alone"
+tap_like "$(grep '^| `experiments/' "$work/one/report.md" | tr '\n' ' ')" \
     "carniel2016-rstar-queries.json.*carniel2017-rtree.json" "its report lists both experiments"
 
-# a bad "also" is refused when the claims are read (a registry of one claim)
+# the registry's checks, on a tree of one claim
 mkdir -p "$work/bad/experiments/claims"
 cp "$ROOT/experiments/carniel2017-rtree.json" "$work/bad/experiments/x.json"
-bad_also() {   # bad_also <experiment JSON> <also JSON>: what load_claims says
-    printf '[{"id": "x", "paper": "p", "where": "w", "claim": "c", "experiment": %s, "also": %s, "measure": "SELECT 1 AS ours", "holds": {"op": ">", "value": 0}, "scales": ["small"]}]\n' \
-        "$1" "$2" > "$work/bad/experiments/claims/x.json"
+cp "$ROOT/experiments/carniel2017-rtree.json" "$work/bad/experiments/y.json"
+load() {   # load <claim JSON>: what load_claims says of a registry of that one claim
+    printf '[%s]\n' "$1" > "$work/bad/experiments/claims/x.json"
     python3 -c '
 import sys
 sys.path.insert(0, sys.argv[1])
-import reproduce
-reproduce.ROOT = sys.argv[2]
+import claims
 try:
-    reproduce.load_claims()
+    claims.load_claims(sys.argv[2])
     print("accepted")
-except reproduce.ReproduceError as e:
+except claims.ClaimError as e:
     print(e)' "$ROOT/scripts/lib" "$work/bad" 2>&1
 }
-tap_like "$(bad_also '"experiments/x.json"' '[]')" \
-    "experiments/claims/x.json: claim x: also must be a non-empty list of experiment files$" \
-    "an empty also is refused"
-tap_is "$(cp "$work/bad/experiments/x.json" "$work/bad/experiments/y.json"
-          bad_also '"experiments/x.json"' '["experiments/y.json"]')" "accepted" "a good also is accepted"
-tap_like "$(bad_also '"experiments/x.json"' '"experiments/x.json"')" "also must be a non-empty list" \
-    "also must be a list"
-tap_like "$(bad_also 'null' '["experiments/x.json"]')" "also needs an experiment" \
-    "also needs an experiment"
-tap_like "$(bad_also '"experiments/x.json"' '["experiments/x.json"]')" "also names an experiment twice" \
-    "also may not repeat the experiment"
-tap_like "$(bad_also '"experiments/x.json"' '["experiments/none.json"]')" \
-    "no experiment file experiments/none.json" "also names existing files"
-tap_is "$(bad_also '"experiments/x.json"' '["experiments/carniel2017-rtree.json"]' | sed 's/.*: //')" \
-    "no experiment file experiments/carniel2017-rtree.json" "the files are relative to the tree's root"
+base='"id": "x", "paper": "p", "where": "w", "claim": "c", "paper_data": "synthetic", "measure": "SELECT 1 AS ours", "direction": {"op": ">", "value": 0}'
+tap_is "$(load "{$base, \"experiment\": \"experiments/x.json\", \"scales\": [\"small\", \"paper\"]}")" "accepted" "a good claim is accepted"
+tap_like "$(load "{\"id\": \"x\", \"paper\": \"p\", \"where\": \"w\", \"claim\": \"c\", \"experiment\": \"experiments/x.json\", \"measure\": \"SELECT 1 AS ours\", \"holds\": {\"op\": \">\", \"value\": 0}, \"scales\": [\"small\"]}")" \
+    "first claim format .*scripts/migrate-claims" "a claim of the first format is refused, naming the migration"
+tap_like "$(load "{$base, \"experiment\": \"experiments/x.json\", \"scales\": [\"paper\"]}")" \
+    "scales \['paper'\] must be every scale its experiments have a form for: \['paper', 'small'\]" "scales must be every form of the experiments"
+tap_is "$(load "{$base, \"experiment\": \"experiments/x.json\", \"scales\": [\"paper\"], \"scales_without\": {\"small\": \"why\"}}")" \
+    "accepted" "a scale the measure cannot use is left out with its reason (scales_without)"
+tap_like "$(load "{$base, \"experiment\": \"experiments/x.json\", \"scales\": [\"small\", \"paper\"], \"scales_without\": {\"small\": \"why\"}}")" \
+    "both in scales and in scales_without" "... but not a scale it is decided at"
+tap_like "$(load "{$base, \"experiment\": \"experiments/x.json\", \"scales\": [\"paper\"], \"scales_without\": {\"small\": \"\"}}")" \
+    "scales_without must map scales to the reason" "... and never without a reason"
+tap_like "$(load "{$base, \"experiment\": \"experiments/x.json\", \"also\": [\"experiments/x.json\"], \"scales\": [\"small\", \"paper\"]}")" \
+    "also names an experiment twice" "also may not repeat the experiment"
+tap_like "$(load "{$base, \"experiment\": \"experiments/x.json\", \"magnitude\": {\"quantity\": \"speed\", \"paper\": [1, 2]}, \"scales\": [\"small\", \"paper\"]}")" \
+    "magnitude must be" "an unknown magnitude quantity is refused"
+python3 -c "
+import json; d = json.load(open('$work/bad/experiments/y.json')); del d['settings']['festival.log_sync']
+json.dump(d, open('$work/bad/experiments/y.json', 'w'))"
+tap_like "$(load "{$base, \"experiment\": \"experiments/y.json\", \"scales\": [\"small\", \"paper\"]}")" \
+    "must state its write and read behaviour in \"settings\": festival.log_sync missing" "an experiment must state its semantics"
+cal() {    # cal <calibration JSON>: what load_calibration says, for the registry's claims
+    python3 -c '
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import claims
+try:
+    claims.load_calibration(sys.argv[2], claims.load_claims(sys.argv[3]))
+    print("accepted")
+except claims.ClaimError as e:
+    print(e)' "$ROOT/scripts/lib" "$work/cal" "$ROOT"
+}
+mkdir -p "$work/cal/experiments"
+echo '{"calibration_claims": [], "parameters": [{"profile": "h", "parameter": "cache_hit_us", "value": 1, "kind": "fitted", "source": "s", "fitted_to": ["carniel2017-fig2-ssd-gain-4kb"]}]}' > "$work/cal/experiments/calibration.json"
+tap_like "$(cal)" "fitted to the held-out claim carniel2017-fig2-ssd-gain-4kb: a defect" "a parameter fitted to a held-out claim is refused"
+python3 -c "
+import json; ids = [c['id'] for c in json.load(open('$ROOT/experiments/claims/carniel2017.json'))][:6]
+json.dump({'calibration_claims': ids, 'parameters': []}, open('$work/cal/experiments/calibration.json', 'w'))"
+tap_like "$(cal)" "6 calibration claims, at most 5" "at most five calibration claims"
+
+# the frozen rules (experiments/claims-frozen.json): every registered claim's rule is frozen
+# as it was before it ran, and a rule changed afterwards is seen
+tap_is "$(python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import claims
+cs, fr = claims.load_claims(sys.argv[2]), claims.load_frozen(sys.argv[2])
+print(" ".join(c["id"] for c in cs if claims.freeze_state(c, fr) != "frozen") or "all frozen")
+c = dict(cs[0]); c["direction"] = {"op": "<", "value": 0}
+print(claims.freeze_state(c, fr))
+c = dict(cs[0]); c["scales_without"] = {"laptop": "why"}
+print(claims.freeze_state(c, fr))' "$ROOT/scripts/lib" "$ROOT")" "all frozen
+changed after freezing
+changed after freezing" "every claim's rule is frozen unchanged; a changed rule (or scales_without) is reported"
+
+# the magnitude rule, against bands computed by hand: gain g <-> excess g / (100 - g)
+bands=$(python3 -c "
+import sys; sys.path.insert(0, '$ROOT/scripts/lib'); import claims
+print(' '.join('%.2f' % v for q, lo, hi in (('gain', 89, 96), ('ratio', 2.26, 2.26), ('slowdown', 6, 38), ('gain', 14.45, 14.45)) for v in claims.band(q, lo, hi)))")
+# 89 %: e = 89/11 = 8.09, /2 = 4.045 -> 80.18 %; 96 %: e = 24, x2 = 48 -> 97.96 %.  2.26x: e 1.26 -> 0.63 and 2.52.
+# 6-38 %: e 0.06 / 2 = 0.03, 0.38 x 2 = 0.76.  14.45 %: e 0.1689 -> 0.0845 (7.79 %) and 0.3379 (25.25 %)
+tap_is "$bands" "80.18 97.96 1.63 3.52 3.00 76.00 7.79 25.25" "the magnitude bands are the hand-computed ones"
+
+# scripts/migrate-claims converts a claim of the first format into one the registry accepts
+printf '[{"id": "x", "paper": "p", "where": "w", "claim": "c on real data", "paper_value": 2.26, "experiment": "experiments/x.json", "measure": "SELECT 1 AS ours", "holds": {"op": ">", "value": 1.0, "range": [2.21, 2.26]}, "scales": ["small"]}]\n' \
+    > "$work/bad/experiments/claims/x.json"
+out=$(python3 "$ROOT/scripts/migrate-claims" "$work/bad/experiments/claims/x.json" 2>&1)
+tap_like "$out" "magnitude ratio \[2.21, 2.26\].*" "the migration guesses the quantity and says so"
+tap_is "$(python3 -c "
+import json; c = json.load(open('$work/bad/experiments/claims/x.json'))[0]
+print(c['direction'], c['magnitude']['quantity'], c['magnitude']['paper'], c['paper_data'], c['scales'], 'MIGRATED' in c['note'])")" \
+    "{'op': '>', 'value': 1.0} ratio [2.21, 2.26] real ['small', 'paper'] True" "the migrated claim has direction, magnitude, paper_data, every form and a review mark"
+tap_is "$(python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import claims
+claims.load_claims(sys.argv[2]); print("accepted")' "$ROOT/scripts/lib" "$work/bad" 2>&1)" "accepted" "the registry accepts the migrated file"
 
 out=$("$ROOT/scripts/reproduce" --no-setup --database festival_reproduce_test no-such-claim 2>&1)
 tap_is "$?" "2" "an unknown claim is refused"
