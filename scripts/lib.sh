@@ -7,6 +7,8 @@
 #   fest_start_cluster P  start a throwaway cluster on port P (its own socket
 #                         directory) and point the PG* variables at it
 #   fest_psql ...         psql with ON_ERROR_STOP, quiet
+#   fest_usage            print the calling script's header comment (its usage)
+#   fest_value OPT ARGS   exit 2 unless the option OPT has a value after it
 #
 # A server counts as configured when PGHOST, PGPORT, PGDATABASE or PGSERVICE
 # is set; festival and PostGIS must be installable there (CREATE EXTENSION
@@ -29,6 +31,23 @@ FEST_PACKAGES=(
 )
 
 fest_log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+# The header comment of the script that sourced this file, without its
+# "#!" line and "# " prefixes: every script's usage lives there, once.
+fest_usage() {
+    awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"
+}
+
+# fest_value OPTION "$@" (the arguments from OPTION on): an option that takes
+# a value must have one; exits 2 (a usage error) before any set-up work.
+fest_value() {
+    local opt=$1
+    shift
+    if [ $# -eq 0 ] || [[ "$1" == --* ]]; then
+        echo "$(basename "$0"): $opt needs a value (--help shows the usage)" >&2
+        exit 2
+    fi
+}
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"

@@ -104,6 +104,7 @@ def parse_args(argv):
                    help="skip the per-experiment reports (scripts/report); CI uses it")
     p.add_argument("--no-replay", action="store_true",
                    help="skip the replay of one traced build on every shipped drive")
+    p.add_argument("--check-only", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--expect", metavar="FILE",
                    help="lines 'CLAIM-ID why': claims known not to hold (in direction or "
                         "magnitude) at this scale; exit 1 when any other decided claim does not "
@@ -261,6 +262,9 @@ def main(argv):
         all_claims = registry.load_claims(ROOT)
         cal = registry.load_calibration(ROOT, all_claims)
         chosen = select(all_claims, args.claims)
+        if args.check_only:
+            # scripts/reproduce: arguments and patterns are right, set-up may begin
+            return 0
         if args.list:
             for c in chosen:
                 print(f"{c['id']:60s} {','.join(c['scales']) or 'offline':20s} {c['claim']}")
