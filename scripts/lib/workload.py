@@ -186,19 +186,27 @@ def parse_args(argv):
 def load_experiment(args):
     exp = copy.deepcopy(DEFAULTS)
     if args.config:
+        # run-workload hands over a copy with the scale merged: name the original
+        shown = os.environ.get("FEST_CONFIG_SOURCE") or args.config
         try:
             with open(args.config, encoding="utf-8") as f:
                 user = json.load(f)
         except (OSError, json.JSONDecodeError) as e:
-            raise WorkloadError(f"cannot read {args.config}: {e}") from e
+            raise WorkloadError(f"cannot read {shown}: {e}") from e
         if not isinstance(user, dict):
-            raise WorkloadError(f"{args.config}: the top level must be a JSON object")
+            raise WorkloadError(f"{shown}: the top level must be a JSON object")
         unknown = set(user) - set(DEFAULTS) - {"comment", "description", "paper_method"}
         if unknown:
-            raise WorkloadError(f"{args.config}: unknown keys {sorted(unknown)}; "
+            raise WorkloadError(f"{shown}: unknown keys {sorted(unknown)}; "
                                 f"accepted: {sorted(DEFAULTS)}")
         for k, v in user.items():
             if isinstance(v, dict) and isinstance(exp.get(k), dict) and k != "settings":
+                # a misspelled key inside windows, knn, empty or data would
+                # silently run the default: refuse it
+                bad = set(v) - set(DEFAULTS[k])
+                if bad:
+                    raise WorkloadError(f"{shown}: unknown keys {sorted(bad)} in {k!r}; "
+                                        f"accepted: {sorted(DEFAULTS[k])}")
                 exp[k].update(v)
             else:
                 exp[k] = v

@@ -10,7 +10,19 @@
 source "$(dirname "$0")/lib/tap.bash"
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# misspelled keys inside a configuration's sections (item 7): refused, not
+# run with the defaults
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+echo '{"knn": {"K": [10]}}' > "$TMP/knn.json"
+echo '{"windows": {"area_percent": [1], "cnt": 5}}' > "$TMP/windows.json"
+echo '{"empty": {"counts": 3}}' > "$TMP/empty.json"
+echo '{"data": {"pionts": 3}}' > "$TMP/data.json"
 CASES=(
+    "run-workload --config $TMP/knn.json --dry-run"
+    "run-workload --config $TMP/windows.json --dry-run"
+    "run-workload --config $TMP/empty.json --dry-run"
+    "run-workload --config $TMP/data.json --dry-run"
     "reproduce --scale"
     "reproduce --sclae small"
     "reproduce --budget-hours"
