@@ -289,11 +289,12 @@ SELECT festival.insert('gf_copies_idx', 44, 'POINT(5.00001 5)') AS next_cell,
 	   (festival.stats('gf_copies_idx')->>'height')::int AS height,
 	   (SELECT count(*) FROM festival.query('gf_copies_idx', 'POINT(5 5)')) AS copies,
 	   (SELECT count(*) FROM festival.check('gf_copies_idx')) AS check_rows;
--- tiny pages (8 points per bucket, 4 regions per directory page): two
+-- tiny pages (9 points per bucket, 4 regions per directory page): two
 -- points 1e-5 apart in a full bucket need some 40 halvings, whose regions
--- overflow the root so much that one insertion adds several levels
-SELECT festival.create_index('gf_deep', 'gridfile', 'gf_dev', '{"page_size": 1024, "max_fill": 20, "extent": [0, 0, 10, 10]}') > 0 AS created;
-SELECT count(*) FILTER (WHERE festival.insert('gf_deep', i, 'POINT(5 5)')) AS inserted FROM generate_series(1, 8) i;
+-- overflow the sub-directory and the root pages so much that one insertion
+-- adds several levels of root pages
+SELECT festival.create_index('gf_deep', 'gridfile', 'gf_dev', '{"page_size": 1024, "max_fill": 24, "extent": [0, 0, 10, 10]}') > 0 AS created;
+SELECT count(*) FILTER (WHERE festival.insert('gf_deep', i, 'POINT(5 5)')) AS inserted FROM generate_series(1, 9) i;
 SELECT festival.insert('gf_deep', 100, 'POINT(5.00001 5)') AS inserted,
 	   (festival.stats('gf_deep')->>'height')::int AS height,
 	   (SELECT count(*) FROM festival.check('gf_deep')) AS check_rows,
@@ -303,12 +304,13 @@ FROM generate_series(1, 30) i;
 SELECT (festival.stats('gf_deep')->>'height')::int AS height,
 	   (SELECT count(*) FROM festival.check('gf_deep')) AS check_rows,
 	   (SELECT count(*) FROM festival.query('gf_deep', ST_MakeEnvelope(5, 5, 5.00002, 5.00002))) AS found;
-SELECT count(*) FILTER (WHERE festival.delete('gf_deep', i, 'POINT(5 5)')) AS deleted FROM generate_series(1, 8) i;
+SELECT count(*) FILTER (WHERE festival.delete('gf_deep', i, 'POINT(5 5)')) AS deleted FROM generate_series(1, 9) i;
 SELECT count(*) FILTER (WHERE festival.delete('gf_deep', 200 + i, ST_MakePoint(5 + i * 1e-6, 5 + i * 1e-6))) AS deleted
 FROM generate_series(1, 30) i;
--- one point left: merges freed pages, but the height stays (a level goes
--- only when the root holds one region; a page whose region is one cut
--- finer on its buddy's side cannot merge), and the index is correct
+-- one point left: merges freed pages, but the height stays (a level of
+-- root pages goes only when the top root page holds one region; a page
+-- whose region is one cut finer on its buddy's side cannot merge), and the
+-- index is correct
 SELECT (festival.stats('gf_deep')->>'height')::int AS height,
 	   (festival.stats('gf_deep')->>'free_pages')::int > 10 AS freed,
 	   (SELECT count(*) FROM festival.check('gf_deep')) AS check_rows,

@@ -121,6 +121,14 @@ typedef struct StructureOps
 	 */
 	void		(*search) (StructIndex *idx, const SearchSpec *spec);
 	/*
+	 * Optional: the structure's own batch of window searches
+	 * (festival.query_batch), such as the grid file's group point query
+	 * (Fevgas 2019, Alg. 8).  Each query's answers are those tree_search
+	 * gives it.  NULL: tree_search_batch (batch_search.c).
+	 */
+	void		(*search_batch) (StructIndex *idx, const SearchSpec *specs,
+								 int nspecs);
+	/*
 	 * Optional: the structure's own k-nearest-neighbour search of a query
 	 * point over an index of points, where distances come from the index
 	 * alone (the grid file's ring search, Fevgas 2019 Alg. 7).  Returns at
