@@ -835,6 +835,7 @@ gf_describe(StructIndex *idx, JsonbParseState **state)
 
 	gf_describe_common(st, state);
 	jb_int(state, "bucket_entry_bytes", sizeof(GfBucketEntry));
+	gf_root_describe(idx, state);
 }
 
 bool

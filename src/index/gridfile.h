@@ -376,6 +376,7 @@ extern PageId gf_root_sub_page(const GfRoot *root, int sub);
 extern uint64 gf_root_sub_addr(const GfRoot *root, int sub);
 extern int	gf_root_sub_by_addr(const GfRoot *root, uint64 addr);
 extern bool gf_root_same_holder(const GfRoot *root, int a, int b);
+extern void gf_root_describe(StructIndex *idx, JsonbParseState **state);
 extern const GfGrid *gf_root_grid(const GfRoot *root);
 extern void gf_root_replace(StructIndex *idx, uint64 region,
 							const GfDirEntry *ents, int n);

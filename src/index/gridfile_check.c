@@ -264,6 +264,10 @@ walk(GfWalk *w, PageId page, int level, uint64 region)
 	node = check_read_node(w->idx->ns, w->report, page, level);
 	if (node == NULL)
 		return;
+	if ((level >= GF_LEVEL_ROOT) != ((node->flags & FEST_NODE_RESIDENT) != 0))
+		check_error(w->report, (int64) page, level >= GF_LEVEL_ROOT
+					? "root directory page is not marked resident"
+					: "page below the root directory is marked resident");
 	max = level == 0 ? w->st->bucket_max : w->st->dir_max;
 	if (node->nentries > max)
 		check_error(w->report, (int64) page, "page holds %u entries, more than its capacity %u",

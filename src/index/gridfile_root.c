@@ -45,6 +45,7 @@
 #include "index/gridfile.h"
 
 #include "miscadmin.h"
+#include "stats/jsonbuild.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
@@ -441,6 +442,24 @@ gf_root_sub_by_addr(const GfRoot *root, uint64 addr)
 			b = mid - 1;
 	}
 	return -1;
+}
+
+/*
+ * The root directory's shape for stats()->'config'->'derived' (when the
+ * copy is made): sub-directories and the root grid array's columns and
+ * rows.
+ */
+void
+gf_root_describe(StructIndex *idx, JsonbParseState **state)
+{
+	GfRoot	   *root = ((GfState *) idx->state)->root;
+
+	if (root == NULL || !root->valid)
+		return;
+	jb_int(state, "root_sub_directories", root->nsubs);
+	jb_int(state, "root_grid_columns", root->grid.nx);
+	jb_int(state, "root_grid_rows", root->grid.ny);
+	jb_int(state, "root_pages", hash_get_num_entries(root->pages));
 }
 
 bool

@@ -1125,8 +1125,11 @@ lb_remove(StructIndex *idx, int64 id, const Mbr *box)
 		 */
 		b->live = Max(b->live - 1, 0);
 		b->unverified++;
-		idx->ns->meta->flags &= ~FEST_META_ENTRIES_VALID;
-		ns_meta_changed(idx->ns);
+		if (idx->ns->meta->flags & FEST_META_ENTRIES_VALID)
+		{
+			idx->ns->meta->flags &= ~FEST_META_ENTRIES_VALID;
+			ns_meta_changed(idx->ns);
+		}
 	}
 
 	if (merge_buckets(idx, st, &lk))
@@ -1319,6 +1322,7 @@ lb_describe(StructIndex *idx, JsonbParseState **state)
 	jb_int(state, "log_records_per_page", st->page_records);
 	jb_int(state, "log_record_bytes", sizeof(LbRecord));
 	jb_bool(state, "deletes_read_buckets", st->delete_reads);
+	gf_root_describe(idx, state);
 	if (st->loaded)
 	{
 		jb_int(state, "logical_buckets", hash_get_num_entries(st->btt));
