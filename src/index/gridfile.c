@@ -188,13 +188,26 @@ gf_entry_ref(const void *entry, uint16 level)
 	return ((const GfDirEntry *) entry)->child;
 }
 
+/*
+ * The root pages (levels >= 2) are resident: the root directory is in
+ * memory (gridfile_root.c), so the reads that make the copy are no accesses
+ * for the tier layer's hot-page detector, which takes the sub-directories
+ * for the top of the tree, as H-Grid's detector does (Fevgas 2019, §4.3).
+ */
+uint16
+gf_level_flags(uint16 level)
+{
+	return level >= GF_LEVEL_ROOT ? FEST_NODE_RESIDENT : 0;
+}
+
 static const NodeOps gf_node_ops = {
 	.structure = "gridfile",
 	.leaf_entry_size = sizeof(GfBucketEntry),
 	.internal_entry_size = sizeof(GfDirEntry),
 	.compare_identity = gf_compare_identity,
 	.entry_mbr = gf_entry_mbr,
-	.entry_ref = gf_entry_ref
+	.entry_ref = gf_entry_ref,
+	.level_flags = gf_level_flags
 };
 
 /* ------------------------------------------------------------------ */
@@ -861,6 +874,7 @@ const StructureOps gridfile_structure = {
 	.search_batch = gf_search_batch,
 	.knn = gf_knn,
 	.check = gf_check,
+	.check_layout = gf_check_layout,
 	.describe = gf_describe,
 	.points_only = true,
 	.needs_extent = true,

@@ -323,6 +323,7 @@ typedef struct GfLookup
 extern int	gf_compare_identity(const void *a, const void *b, uint16 level);
 extern void gf_entry_mbr(const void *entry, uint16 level, Mbr *box);
 extern int64 gf_entry_ref(const void *entry, uint16 level);
+extern uint16 gf_level_flags(uint16 level);
 extern uint64 gf_point_addr(const GfState *st, double x, double y);
 extern bool gf_point_inside(const GfState *st, double x, double y);
 extern uint64 gf_point_admit(StructIndex *idx, double x, double y);
@@ -386,6 +387,7 @@ extern void gf_root_note(StructIndex *idx, const TreeNode *node);
 extern void gf_root_changed(StructIndex *idx);
 extern GfRoot *gf_root_create(MemoryContext parent);
 extern bool gf_layout_current(const FestMeta *meta);
+extern void gf_check_layout(StructIndex *idx);
 extern void gf_check_root(StructIndex *idx, CheckReport *report);
 
 /* gridfile.c: lookups */

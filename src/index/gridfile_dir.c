@@ -407,18 +407,13 @@ gf_dir_locate(StructIndex *idx, const TreeNode *node, uint64 point)
 
 /*
  * Write a directory page (its grid array made again from its regions
- * first), or a bucket; a root page is marked resident (FEST_NODE_RESIDENT:
- * the tier layer's detector does not count the reads that make the copy)
- * and its copy in memory follows.
+ * first), or a bucket; a root page's copy in memory follows.
  */
 void
 gf_write_dir(StructIndex *idx, TreeNode *node, NodeWriteKind kind)
 {
 	if (node->level >= GF_LEVEL_SUBDIR)
 		gf_dir_regrid(node);
-	/* the root pages: the root directory is in memory (gridfile_root.c) */
-	if (node->level >= GF_LEVEL_ROOT)
-		node->flags |= FEST_NODE_RESIDENT;
 	ns_write(idx->ns, node, kind);
 	if (node->level >= GF_LEVEL_ROOT)
 		gf_root_note(idx, node);

@@ -105,6 +105,14 @@ refuse_layout(StructIndex *idx)
 			 errhint("Rebuild it with festival.build('%s').", idx->name)));
 }
 
+/* StructureOps.check_layout of both grid files. */
+void
+gf_check_layout(StructIndex *idx)
+{
+	if (!gf_layout_current(idx->ns->meta))
+		refuse_layout(idx);
+}
+
 GfRoot *
 gf_root_create(MemoryContext parent)
 {

@@ -197,7 +197,8 @@ static const NodeOps lb_node_ops = {
 	.internal_entry_size = sizeof(GfDirEntry),
 	.compare_identity = gf_compare_identity,
 	.entry_mbr = gf_entry_mbr,
-	.entry_ref = gf_entry_ref
+	.entry_ref = gf_entry_ref,
+	.level_flags = gf_level_flags
 };
 
 /* ------------------------------------------------------------------ */
@@ -1345,6 +1346,7 @@ const StructureOps lbgrid_structure = {
 	.search_batch = gf_search_batch,
 	.knn = gf_knn,
 	.check = lb_check,
+	.check_layout = gf_check_layout,
 	.describe = lb_describe,
 	.points_only = true,
 	.needs_extent = true,

@@ -202,6 +202,13 @@ typedef struct StructureOps
 	 */
 	bool		(*leaf_exists) (StructIndex *idx, int64 ref);
 	/*
+	 * Optional: raise an error (with a hint to build()) when the file holds
+	 * a layout of the structure this version cannot read (an older one);
+	 * called before any operation reads the tree, build() excepted, which
+	 * rewrites it.  NULL: every file of the structure is readable.
+	 */
+	void		(*check_layout) (StructIndex *idx);
+	/*
 	 * Optional: an index without a redo log was opened after an unclean
 	 * shutdown.  Restore it from what the structure never overwrites
 	 * (LB-Grid: its append-only log pages) and commit; true when it is then
