@@ -651,9 +651,11 @@ bucket_qsort_cmp(const void *a, const void *b)
  * Merge the bucket lk->bucket (entry lk->slot of the sub-directory) with
  * its buddy while it holds at most the merge threshold, the buddy is a
  * bucket of the same sub-directory and both fit in one page.  The union
- * stays on the bucket's page, the buddy's is released, and the
- * sub-directory's two entries become one (in memory; the caller writes
- * it).  True when anything merged.
+ * is written on a page of its own and the merged pages are released, so
+ * that a crash in the middle of the write-through commit (which writes
+ * new pages first, then the sub-directory, then frees) finds either the
+ * old buckets whole or the union; the sub-directory's entries become one
+ * (in memory; the caller writes it).  True when anything merged.
  */
 static bool
 merge_buckets(StructIndex *idx, GfLookup *lk)
@@ -693,6 +695,15 @@ merge_buckets(StructIndex *idx, GfLookup *lk)
 			lk->slot--;
 		merged = true;
 	}
+	if (merged)
+	{
+		PageId		old = child->page;
+
+		child->page = ns_alloc(idx->ns, GF_LEVEL_BUCKET);
+		ns_write(idx->ns, child, NS_WRITE_NEW);
+		ns_release(idx->ns, old);
+		GfDirEntries(sub)[lk->slot].child = (int64) child->page;
+	}
 	return merged;
 }
 
@@ -706,10 +717,7 @@ gf_remove(StructIndex *idx, int64 id, const Mbr *box)
 		return false;
 	gf_remove_slot(lk.bucket, pos);
 	if (merge_buckets(idx, &lk))
-	{
-		ns_write(idx->ns, lk.bucket, NS_WRITE_UPDATE);
-		gf_subdir_merge(idx, &lk);
-	}
+		gf_subdir_merge(idx, &lk);	/* the union is written */
 	else
 		ns_write(idx->ns, lk.bucket, NS_WRITE_UPDATE);
 	return true;

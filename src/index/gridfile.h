@@ -356,7 +356,7 @@ extern bool gf_entry_region(StructIndex *idx, const void *entry, uint16 level,
 							Mbr *region);
 
 /* gridfile_dir.c: directory pages as grid arrays, splits and merges */
-extern void gf_grid_build(GfGrid *grid, const uint64 *addrs, int n, bool cells);
+extern bool gf_grid_build(GfGrid *grid, const uint64 *addrs, int n, bool cells);
 extern void gf_grid_free(GfGrid *grid);
 extern int	gf_grid_find(const GfGrid *grid, uint64 px, uint64 py);
 extern void gf_grid_range(const GfGrid *grid, uint64 lx0, uint64 lx1, uint64 ly0,

@@ -126,8 +126,10 @@ grid_alloc_cells(GfGrid *grid)
 /*
  * The scales and cell boxes of n regions that tile a box (addresses in any
  * order), and with cells the grid array; allocated in the current context.
+ * False when the regions, given with cells, overlap or leave a gap (a
+ * damaged root directory: the caller reports it).
  */
-void
+bool
 gf_grid_build(GfGrid *grid, const uint64 *addrs, int n, bool cells)
 {
 	uint64	   *xs = palloc(Max(2 * n, 2) * sizeof(uint64));
@@ -160,15 +162,20 @@ gf_grid_build(GfGrid *grid, const uint64 *addrs, int n, bool cells)
 		grid->cy1[r] = scale_index(grid->sy, grid->ny, y1);
 	}
 	if (!cells)
-		return;
+		return true;
 	grid_alloc_cells(grid);
 	for (int r = 0; r < n; r++)
 		for (int j = grid->cy0[r]; j < grid->cy1[r]; j++)
 			for (int i = grid->cx0[r]; i < grid->cx1[r]; i++)
 			{
-				Assert(grid->cells[(int64) j * grid->nx + i] == -1);
+				if (grid->cells[(int64) j * grid->nx + i] != -1)
+					return false;
 				grid->cells[(int64) j * grid->nx + i] = r;
 			}
+	for (int64 c = 0; c < (int64) grid->nx * grid->ny; c++)
+		if (grid->cells[c] == -1)
+			return false;
+	return true;
 }
 
 void
@@ -321,7 +328,7 @@ gf_dir_regrid(TreeNode *node)
 	addrs = palloc(n * sizeof(uint64));
 	for (int r = 0; r < n; r++)
 		addrs[r] = e[r].addr;
-	gf_grid_build(&grid, addrs, n, false);
+	(void) gf_grid_build(&grid, addrs, n, false);
 	/* every line is an edge of a region: at most one per region per axis */
 	Assert(grid.nx <= n && grid.ny <= n && n <= PG_UINT16_MAX);
 	for (int r = 0; r < n; r++)
@@ -505,27 +512,32 @@ gf_subdir_replace(StructIndex *idx, GfLookup *lk, uint64 region,
  * The sub-directory of lk changed (a bucket merge): write it, merging it
  * first with its buddy sub-directory while it holds at most the merge
  * threshold, the buddy is a sub-directory of the same root page and both
- * fit in one page.  The union keeps lk's page; the root directory takes
- * one entry for the two.
+ * fit in one page.  A union is written on a page of its own and the
+ * merged pages are released (a crash in the middle of the write-through
+ * commit, which writes new pages before the root page that names them and
+ * frees last, finds the old pages whole or the union); the root directory
+ * takes one entry for them.
  */
 void
 gf_subdir_merge(StructIndex *idx, GfLookup *lk)
 {
 	const GfState *st = (const GfState *) idx->state;
+	GfRoot	   *root = gf_root(idx);
 	TreeNode   *sub = lk->subdir;
+	uint64		region = lk->sub_addr;
+	bool		merged = false;
+	GfDirEntry	entry;
+	PageId		old;
 
 	for (;;)
 	{
-		GfRoot	   *root = gf_root(idx);
-		uint64		a = lk->sub_addr;
 		int			b;
 		TreeNode   *buddy;
-		GfDirEntry	merged;
 		size_t		esz = sizeof(GfDirEntry);
 
-		if (sub->nentries > st->dir_merge || a == GF_ROOT_ADDR)
+		if (sub->nentries > st->dir_merge || region == GF_ROOT_ADDR)
 			break;
-		b = gf_root_sub_by_addr(root, a ^ 1);
+		b = gf_root_sub_by_addr(root, region ^ 1);
 		if (b < 0 || !gf_root_same_holder(root, lk->sub, b))
 			break;				/* the buddy region is cut finer, or elsewhere */
 		buddy = tree_read_node(idx, (int64) gf_root_sub_page(root, b), GF_LEVEL_SUBDIR);
@@ -537,7 +549,7 @@ gf_subdir_merge(StructIndex *idx, GfLookup *lk)
 			break;
 		}
 		/* the low half's entries first: region order */
-		if (a & 1)
+		if (region & 1)
 		{
 			memmove(sub->entries + buddy->nentries * esz, sub->entries, sub->nentries * esz);
 			memcpy(sub->entries, buddy->entries, buddy->nentries * esz);
@@ -547,11 +559,21 @@ gf_subdir_merge(StructIndex *idx, GfLookup *lk)
 		sub->nentries += buddy->nentries;
 		ns_release(idx->ns, buddy->page);
 		tree_free_node(buddy);
-		gf_fill_dir_entry(st, &merged, a >> 1, sub->page);
-		gf_root_replace(idx, a >> 1, &merged, 1);
-		lk->sub_addr = a >> 1;
-		lk->sub = gf_root_sub_by_addr(gf_root(idx), lk->sub_addr);
-		Assert(lk->sub >= 0);
+		region >>= 1;
+		merged = true;
 	}
-	gf_write_dir(idx, sub, NS_WRITE_UPDATE);
+	if (!merged)
+	{
+		gf_write_dir(idx, sub, NS_WRITE_UPDATE);
+		return;
+	}
+	old = sub->page;
+	sub->page = ns_alloc(idx->ns, GF_LEVEL_SUBDIR);
+	gf_write_dir(idx, sub, NS_WRITE_NEW);
+	ns_release(idx->ns, old);
+	gf_fill_dir_entry(st, &entry, region, sub->page);
+	gf_root_replace(idx, region, &entry, 1);
+	lk->sub_addr = region;
+	lk->sub = gf_root_sub_by_addr(gf_root(idx), region);
+	Assert(lk->sub >= 0);
 }

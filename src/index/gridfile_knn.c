@@ -222,12 +222,13 @@ typedef struct RingGrid
 	RingKnn    *r;
 	const GfGrid *grid;
 	const int64 *refs;			/* each region's child */
+	const uint64 *addrs;		/* each region's address */
 	uint16		child_level;
 	bool	   *visited;		/* regions entered */
 	RingCell   *cells;			/* the ring's queue */
 } RingGrid;
 
-static void sub_rings(RingKnn *r, TreeNode *sub);
+static void sub_rings(RingKnn *r, TreeNode *sub, uint64 sub_addr);
 
 /* Is the queued region still worth reading (the group is being formed)? */
 static bool
@@ -253,7 +254,7 @@ ring_enter(void *arg, int item, TreeNode *node)
 	g->visited[c->region] = true;
 	if (node->level == GF_LEVEL_SUBDIR)
 	{
-		sub_rings(r, node);
+		sub_rings(r, node, g->addrs[c->region]);
 		return;
 	}
 	r->idx->stats->entries_examined += node->nentries;
@@ -286,9 +287,12 @@ clamped_interval(const uint64 *s, int n, uint64 v)
 	return a;
 }
 
-/* Alg. 7 over one grid. */
+/*
+ * Alg. 7 over one grid; regions marked visited beforehand are never
+ * entered.
+ */
 static void
-grid_rings(RingGrid *g, uint32 limit)
+grid_rings(RingGrid *g, uint32 limit, bool *visited)
 {
 	RingKnn    *r = g->r;
 	const GfState *st = (const GfState *) r->idx->state;
@@ -301,7 +305,7 @@ grid_rings(RingGrid *g, uint32 limit)
 	double		qx = r->q.xmin,
 				qy = r->q.ymin;
 
-	g->visited = palloc0(grid->nregions * sizeof(bool));
+	g->visited = visited;
 	g->cells = palloc(grid->nregions * sizeof(RingCell));
 	for (int k = 0; k < grid->nregions; k++)
 		queued_at[k] = -1;
@@ -397,25 +401,34 @@ grid_rings(RingGrid *g, uint32 limit)
 	pfree(g->cells);
 }
 
-/* Entering a sub-directory: the rings over its grid array, buckets read. */
+/*
+ * Entering a sub-directory: the rings over its grid array, buckets read.
+ * Only its entries inside its region count (as for window queries: after
+ * a crash a split sub-directory's page may still hold its old content).
+ */
 static void
-sub_rings(RingKnn *r, TreeNode *sub)
+sub_rings(RingKnn *r, TreeNode *sub, uint64 sub_addr)
 {
 	const GfState *st = (const GfState *) r->idx->state;
 	GfGrid		grid;
 	RingGrid	g;
 	int64	   *refs = palloc(sub->nentries * sizeof(int64));
+	bool	   *outside = palloc0(sub->nentries * sizeof(bool));
 
 	CHECK_FOR_INTERRUPTS();
 	check_stack_depth();
 	for (uint32 i = 0; i < sub->nentries; i++)
+	{
 		refs[i] = GfDirEntries(sub)[i].child;
+		outside[i] = !gf_addr_contains(sub_addr, GfDirEntries(sub)[i].addr);
+	}
 	gf_dir_grid(sub, &grid, true);
 	g.r = r;
 	g.grid = &grid;
 	g.refs = refs;
+	g.addrs = NULL;
 	g.child_level = GF_LEVEL_BUCKET;
-	grid_rings(&g, r->prefetch == GF_KNN_PREFETCH_NONE ? 0 : st->lbb_pages);
+	grid_rings(&g, r->prefetch == GF_KNN_PREFETCH_NONE ? 0 : st->lbb_pages, outside);
 	gf_grid_free(&grid);
 	pfree(refs);
 }
@@ -427,16 +440,23 @@ root_rings(RingKnn *r, GfRoot *root)
 	const GfState *st = (const GfState *) r->idx->state;
 	int			n = gf_root_count(root);
 	int64	   *refs = palloc(n * sizeof(int64));
+	uint64	   *addrs = palloc(n * sizeof(uint64));
 	RingGrid	g;
 
 	for (int i = 0; i < n; i++)
+	{
 		refs[i] = (int64) gf_root_sub_page(root, i);
+		addrs[i] = gf_root_sub_addr(root, i);
+	}
 	g.r = r;
 	g.grid = gf_root_grid(root);
 	g.refs = refs;
+	g.addrs = addrs;
 	g.child_level = GF_LEVEL_SUBDIR;
-	grid_rings(&g, r->prefetch == GF_KNN_PREFETCH_ALL ? st->dpb_pages : 0);
+	grid_rings(&g, r->prefetch == GF_KNN_PREFETCH_ALL ? st->dpb_pages : 0,
+			   palloc0(n * sizeof(bool)));
 	pfree(refs);
+	pfree(addrs);
 }
 
 static int

@@ -289,10 +289,16 @@ reached_subdirs(StructIndex *idx, GfRoot *root, const SearchSpec *spec, int **su
 	return k;
 }
 
-/* The buckets (entry slots) of a sub-directory spec reaches, into out. */
+/*
+ * The buckets (entry slots) of a sub-directory spec reaches, into out.
+ * Only entries inside the sub-directory's region (sub_addr) count: after a
+ * crash in the middle of a write-through commit a split sub-directory's
+ * page may still hold its old content while the root names its halves (a
+ * parent is written first), and each half then answers for its own region.
+ */
 static int
 reached_buckets(StructIndex *idx, const TreeNode *sub, const GfGrid *grid,
-				const SearchSpec *spec, int *out)
+				uint64 sub_addr, const SearchSpec *spec, int *out)
 {
 	const GfState *st = (const GfState *) idx->state;
 	uint64		lx0,
@@ -306,7 +312,8 @@ reached_buckets(StructIndex *idx, const TreeNode *sub, const GfGrid *grid,
 		return 0;
 	n = walk_regions(grid, lx0, lx1, ly0, ly1, out);
 	for (int i = 0; i < n; i++)
-		if (predicate_descend(spec, &GfDirEntries(sub)[out[i]].region))
+		if (gf_addr_contains(sub_addr, GfDirEntries(sub)[out[i]].addr) &&
+			predicate_descend(spec, &GfDirEntries(sub)[out[i]].region))
 			out[k++] = out[i];
 	return k;
 }
@@ -345,6 +352,7 @@ typedef struct RangeQuery
 	StructIndex *idx;
 	const SearchSpec *spec;
 	bool		batched;
+	const uint64 *sub_addr;		/* the region of each sub-directory read */
 } RangeQuery;
 
 static void
@@ -368,7 +376,7 @@ visit_subdir(void *arg, int item, TreeNode *sub)
 
 	idx->stats->entries_examined += sub->nentries;
 	gf_dir_grid(sub, &grid, true);
-	n = reached_buckets(idx, sub, &grid, rq->spec, slots);
+	n = reached_buckets(idx, sub, &grid, rq->sub_addr[item], rq->spec, slots);
 	for (int i = 0; i < n; i++)
 		refs[i] = GfDirEntries(sub)[slots[i]].child;
 	gf_read_next_fit(idx, refs, n, GF_LEVEL_BUCKET, rq->batched ? st->lbb_pages : 0,
@@ -387,6 +395,7 @@ gf_search(StructIndex *idx, const SearchSpec *spec)
 	RangeQuery	rq;
 	int		   *subs;
 	int64	   *refs;
+	uint64	   *addrs;
 	int			n;
 
 	rq.idx = idx;
@@ -394,12 +403,18 @@ gf_search(StructIndex *idx, const SearchSpec *spec)
 	rq.batched = st->batched_range;
 	n = reached_subdirs(idx, root, spec, &subs);
 	refs = palloc(Max(n, 1) * sizeof(int64));
+	addrs = palloc(Max(n, 1) * sizeof(uint64));
 	for (int i = 0; i < n; i++)
+	{
 		refs[i] = (int64) gf_root_sub_page(root, subs[i]);
+		addrs[i] = gf_root_sub_addr(root, subs[i]);
+	}
+	rq.sub_addr = addrs;
 	gf_read_next_fit(idx, refs, n, GF_LEVEL_SUBDIR, rq.batched ? st->dpb_pages : 0,
 					 NULL, visit_subdir, &rq);
 	pfree(subs);
 	pfree(refs);
+	pfree(addrs);
 }
 
 /* ------------------------------------------------------------------ */
@@ -440,6 +455,7 @@ typedef struct GroupQuery
 	const SearchSpec *specs;
 	/* the subdir table */
 	QueryList  *sub_queries;	/* by position in the table */
+	uint64	   *sub_addr;		/* by position in the table */
 	/* the bucket table of the sub-directories read */
 	HTAB	   *bucket_pos;
 	int			nbuckets;
@@ -503,7 +519,7 @@ visit_group_subdir(void *arg, int item, TreeNode *sub)
 		int			n;
 
 		idx->stats->entries_examined += sub->nentries;
-		n = reached_buckets(idx, sub, &grid, spec, slots);
+		n = reached_buckets(idx, sub, &grid, g->sub_addr[g->chunk_start + item], spec, slots);
 		for (int k = 0; k < n; k++)
 			bucket_table_add(g, GfDirEntries(sub)[slots[k]].child, l->q[i]);
 	}
@@ -528,6 +544,7 @@ gf_search_batch(StructIndex *idx, const SearchSpec *specs, int nspecs)
 	g.idx = idx;
 	g.specs = specs;
 	g.sub_queries = palloc0(nroot * sizeof(QueryList));
+	g.sub_addr = palloc(nroot * sizeof(uint64));
 	for (int s = 0; s < nroot; s++)
 		table_pos[s] = -1;
 
@@ -545,6 +562,7 @@ gf_search_batch(StructIndex *idx, const SearchSpec *specs, int nspecs)
 			{
 				table_pos[s] = ntable;
 				table_page[ntable] = (int64) gf_root_sub_page(root, s);
+				g.sub_addr[ntable] = gf_root_sub_addr(root, s);
 				ntable++;
 			}
 			query_list_add(&g.sub_queries[table_pos[s]], q);

@@ -288,8 +288,17 @@ typedef struct RootWalk
 	PageId	   *holder;
 } RootWalk;
 
+/*
+ * Collect the level-2 entries below page, reached through an entry of
+ * region `region`.  Only entries inside that region count: a crash in the
+ * middle of a write-through commit can leave a root page that split with
+ * its old content while the page above already names its halves (the
+ * commit writes parents first: entries are then duplicated, never lost),
+ * and each copy counts where its parent's entry puts it.
+ */
 static void
-walk_root(StructIndex *idx, GfRoot *root, RootWalk *w, PageId page, int level)
+walk_root(StructIndex *idx, GfRoot *root, RootWalk *w, PageId page, int level,
+		  uint64 region)
 {
 	const TreeNode *node = root_page(idx, root, page, level);
 
@@ -301,13 +310,17 @@ walk_root(StructIndex *idx, GfRoot *root, RootWalk *w, PageId page, int level)
 	{
 		const GfDirEntry *e = &GfDirEntries(node)[i];
 
-		if (e->addr == 0 || gf_addr_len(e->addr) > GF_MAX_DEPTH ||
-			(w->n > 0 && level == GF_LEVEL_ROOT && gf_addr_cmp(w->addr[w->n - 1], e->addr) >= 0))
+		if (e->addr == 0 || gf_addr_len(e->addr) > GF_MAX_DEPTH)
 			gf_report_corrupted(idx, (int64) page,
-								"A root directory page holds a malformed or misplaced region.");
+								"A root directory page holds a malformed region.");
+		if (!gf_addr_contains(region, e->addr))
+			continue;
+		if (w->n > 0 && level == GF_LEVEL_ROOT && gf_addr_cmp(w->addr[w->n - 1], e->addr) >= 0)
+			gf_report_corrupted(idx, (int64) page,
+								"A root directory page holds a misplaced region.");
 		if (level > GF_LEVEL_ROOT)
 		{
-			walk_root(idx, root, w, (PageId) e->child, level - 1);
+			walk_root(idx, root, w, (PageId) e->child, level - 1, e->addr);
 			continue;
 		}
 		if (w->n == w->max)
@@ -348,12 +361,15 @@ root_rebuild(StructIndex *idx, GfRoot *root)
 	w.addr = palloc(w.max * sizeof(uint64));
 	w.page = palloc(w.max * sizeof(PageId));
 	w.holder = palloc(w.max * sizeof(PageId));
-	walk_root(idx, root, &w, meta->root, (int) meta->height - 1);
+	walk_root(idx, root, &w, meta->root, (int) meta->height - 1, GF_ROOT_ADDR);
+	/* the regions must tile the extent (gf_grid_build reports a gap) */
 	root->nsubs = w.n;
 	root->sub_addr = w.addr;
 	root->sub_page = w.page;
 	root->sub_holder = w.holder;
-	gf_grid_build(&root->grid, w.addr, w.n, true);
+	if (w.n == 0 || !gf_grid_build(&root->grid, w.addr, w.n, true))
+		gf_report_corrupted(idx, (int64) meta->root,
+							"The sub-directories of the root directory do not tile the extent.");
 	MemoryContextSwitchTo(old);
 	root->version = meta_state(meta)->root_version;
 	root->top = meta->root;
@@ -583,10 +599,13 @@ cut_entries(uint64 region, GfDirEntry *all, int n, uint32 max, List **pieces)
  * split, or the two buddies that merged) give way to the n entries ents,
  * which tile it.  The level-2 page holding them is written; one that
  * overflows is halved as a sub-directory is, and the pages above take its
- * halves (a new top page when the top splits); one left with at most the
- * merge threshold merges with its buddy page as sub-directories do, and a
- * top page with one region above level 2 gives way to its child.  Then
- * the copy in memory is made again (gf_root_changed).
+ * halves (a new top page when the top splits; the first half keeps the
+ * page, so after a crash between the writes the page above may name an
+ * old, whole page for a half, which walk_root reads for that half only);
+ * one left with at most the merge threshold merges with its buddy page
+ * onto a new page, as sub-directories do, and a top page with one region
+ * above level 2 gives way to its child.  Then the copy in memory is made
+ * again (gf_root_changed).
  */
 void
 gf_root_replace(StructIndex *idx, uint64 region, const GfDirEntry *ents, int n)
@@ -729,7 +748,16 @@ gf_root_replace(StructIndex *idx, uint64 region, const GfDirEntry *ents, int n)
 					node->nentries += buddy->nentries;
 					forget_page(root, gone);
 					ns_release(ns, gone);
-					gf_write_dir(idx, node, NS_WRITE_UPDATE);
+					/*
+					 * The union on a page of its own, as for sub-directories
+					 * (gf_subdir_merge): the page above names it only once
+					 * it is written
+					 */
+					gone = node->page;
+					node->page = ns_alloc(ns, node->level);
+					gf_write_dir(idx, node, NS_WRITE_NEW);
+					forget_page(root, gone);
+					ns_release(ns, gone);
 					gf_fill_dir_entry(st, &pe[slot], a >> 1, node->page);
 					gf_remove_slot(parent, b);
 					if (high)
