@@ -40,8 +40,9 @@ typedef struct BatchFrame
 	int		   *active;			/* indexes into specs, increasing */
 } BatchFrame;
 
-static void
-batch_leaf_entry(const SearchSpec *spec, int64 id, const Mbr *box)
+/* Emit a leaf entry for spec unless its filter rejects it (tree_search's rule). */
+void
+search_emit_leaf(const SearchSpec *spec, int64 id, const Mbr *box)
 {
 	FilterVerdict verdict;
 
@@ -81,7 +82,7 @@ visit_node(StructIndex *idx, const SearchSpec *specs, BatchFrame *frame,
 			int64		id = nops->entry_ref(entry, 0);
 
 			for (int a = 0; a < frame->nactive; a++)
-				batch_leaf_entry(&specs[frame->active[a]], id, &box);
+				search_emit_leaf(&specs[frame->active[a]], id, &box);
 		}
 		else
 		{

@@ -361,7 +361,10 @@ extern void gf_grid_free(GfGrid *grid);
 extern int	gf_grid_find(const GfGrid *grid, uint64 px, uint64 py);
 extern void gf_grid_range(const GfGrid *grid, uint64 lx0, uint64 lx1, uint64 ly0,
 						  uint64 ly1, int *i0, int *i1, int *j0, int *j1);
+extern int	gf_scale_interval(const uint64 *s, int n, uint64 v);
 extern void gf_dir_grid(const TreeNode *node, GfGrid *grid, bool cells);
+extern void gf_entries_inside(const TreeNode *node, uint64 region, int *lo, int *hi);
+extern void gf_dir_absorb(TreeNode *node, const TreeNode *buddy, bool buddy_low);
 extern void gf_dir_regrid(TreeNode *node);
 extern int	gf_dir_locate(StructIndex *idx, const TreeNode *node, uint64 point);
 extern void gf_write_dir(StructIndex *idx, TreeNode *node, NodeWriteKind kind);

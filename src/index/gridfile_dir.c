@@ -86,10 +86,11 @@ scale_index(const uint64 *s, int n, uint64 v)
 
 /*
  * The interval of the scale s[0 .. n] that holds cell coordinate v: the
- * last i < n with s[i] <= v (the binary search of the thesis's lookup).
+ * last i < n with s[i] <= v (the binary search of the thesis's lookup; 0
+ * or n - 1 for a coordinate before or past the scale).
  */
-static int
-scale_interval(const uint64 *s, int n, uint64 v)
+int
+gf_scale_interval(const uint64 *s, int n, uint64 v)
 {
 	int			a = 0,
 				b = n - 1;
@@ -104,6 +105,18 @@ scale_interval(const uint64 *s, int n, uint64 v)
 			b = mid - 1;
 	}
 	return a;
+}
+
+/* Room for the cell boxes of n regions; no grid array yet. */
+static void
+grid_alloc_regions(GfGrid *grid, int n)
+{
+	grid->nregions = n;
+	grid->cx0 = palloc(n * sizeof(int32));
+	grid->cx1 = palloc(n * sizeof(int32));
+	grid->cy0 = palloc(n * sizeof(int32));
+	grid->cy1 = palloc(n * sizeof(int32));
+	grid->cells = NULL;
 }
 
 static void
@@ -142,12 +155,7 @@ gf_grid_build(GfGrid *grid, const uint64 *addrs, int n, bool cells)
 	grid->ny = unique_lines(ys, 2 * n) - 1;
 	grid->sx = xs;
 	grid->sy = ys;
-	grid->nregions = n;
-	grid->cx0 = palloc(n * sizeof(int32));
-	grid->cx1 = palloc(n * sizeof(int32));
-	grid->cy0 = palloc(n * sizeof(int32));
-	grid->cy1 = palloc(n * sizeof(int32));
-	grid->cells = NULL;
+	grid_alloc_regions(grid, n);
 	for (int r = 0; r < n; r++)
 	{
 		uint64		x0,
@@ -198,8 +206,8 @@ gf_grid_free(GfGrid *grid)
 int
 gf_grid_find(const GfGrid *grid, uint64 px, uint64 py)
 {
-	int			i = scale_interval(grid->sx, grid->nx, px);
-	int			j = scale_interval(grid->sy, grid->ny, py);
+	int			i = gf_scale_interval(grid->sx, grid->nx, px);
+	int			j = gf_scale_interval(grid->sy, grid->ny, py);
 
 	Assert(grid->cells != NULL);
 	return grid->cells[(int64) j * grid->nx + i];
@@ -213,10 +221,10 @@ void
 gf_grid_range(const GfGrid *grid, uint64 lx0, uint64 lx1, uint64 ly0, uint64 ly1,
 			  int *i0, int *i1, int *j0, int *j1)
 {
-	*i0 = scale_interval(grid->sx, grid->nx, lx0);
-	*i1 = scale_interval(grid->sx, grid->nx, lx1);
-	*j0 = scale_interval(grid->sy, grid->ny, ly0);
-	*j1 = scale_interval(grid->sy, grid->ny, ly1);
+	*i0 = gf_scale_interval(grid->sx, grid->nx, lx0);
+	*i1 = gf_scale_interval(grid->sx, grid->nx, lx1);
+	*j0 = gf_scale_interval(grid->sy, grid->ny, ly0);
+	*j1 = gf_scale_interval(grid->sy, grid->ny, ly1);
 }
 
 static void
@@ -260,12 +268,7 @@ gf_dir_grid(const TreeNode *node, GfGrid *grid, bool cells)
 		grid->sx[i] = UINT64_MAX;
 	for (int j = 0; j <= ny; j++)
 		grid->sy[j] = UINT64_MAX;
-	grid->nregions = n;
-	grid->cx0 = palloc(n * sizeof(int32));
-	grid->cx1 = palloc(n * sizeof(int32));
-	grid->cy0 = palloc(n * sizeof(int32));
-	grid->cy1 = palloc(n * sizeof(int32));
-	grid->cells = NULL;
+	grid_alloc_regions(grid, n);
 	for (int r = 0; r < n; r++)
 	{
 		uint64		x0,
@@ -392,8 +395,8 @@ gf_dir_locate(StructIndex *idx, const TreeNode *node, uint64 point)
 		sy[e[r].cy0] = y0;
 		sy[e[r].cy1] = y1;
 	}
-	i = scale_interval(sx, nx, px);
-	j = scale_interval(sy, ny, py);
+	i = gf_scale_interval(sx, nx, px);
+	j = gf_scale_interval(sy, ny, py);
 	for (uint32 r = 0; r < node->nentries; r++)
 		if (e[r].cx0 <= i && i < e[r].cx1 && e[r].cy0 <= j && j < e[r].cy1)
 		{
@@ -427,8 +430,8 @@ gf_write_dir(StructIndex *idx, TreeNode *node, NodeWriteKind kind)
 }
 
 /* The entries [*lo, *hi) of node whose regions lie inside region. */
-static void
-entries_inside(const TreeNode *node, uint64 region, int *lo, int *hi)
+void
+gf_entries_inside(const TreeNode *node, uint64 region, int *lo, int *hi)
 {
 	const GfDirEntry *e = GfDirEntries(node);
 	int			a = 0;
@@ -439,6 +442,27 @@ entries_inside(const TreeNode *node, uint64 region, int *lo, int *hi)
 	while (a < (int) node->nentries && gf_addr_contains(region, e[a].addr))
 		a++;
 	*hi = a;
+}
+
+/*
+ * Take the entries of buddy, the directory page of the other half of the
+ * region they split from, into node (room for both): the low half's first,
+ * which keeps region order.  buddy_low: buddy is the low half.
+ */
+void
+gf_dir_absorb(TreeNode *node, const TreeNode *buddy, bool buddy_low)
+{
+	size_t		esz = sizeof(GfDirEntry);
+
+	Assert(node->nentries + buddy->nentries <= node->capacity);
+	if (buddy_low)
+	{
+		memmove(node->entries + buddy->nentries * esz, node->entries, node->nentries * esz);
+		memcpy(node->entries, buddy->entries, buddy->nentries * esz);
+	}
+	else
+		memcpy(node->entries + node->nentries * esz, buddy->entries, buddy->nentries * esz);
+	node->nentries += buddy->nentries;
 }
 
 /*
@@ -465,7 +489,7 @@ gf_subdir_replace(StructIndex *idx, GfLookup *lk, uint64 region,
 	ListCell   *lc;
 	int			k = 0;
 
-	entries_inside(sub, region, &lo, &hi);
+	gf_entries_inside(sub, region, &lo, &hi);
 	Assert(hi > lo);
 	total = (int) sub->nentries - (hi - lo) + n;
 	all = palloc(total * sizeof(GfDirEntry));
@@ -533,7 +557,6 @@ gf_subdir_merge(StructIndex *idx, GfLookup *lk)
 	{
 		int			b;
 		TreeNode   *buddy;
-		size_t		esz = sizeof(GfDirEntry);
 
 		if (sub->nentries > st->dir_merge || region == GF_ROOT_ADDR)
 			break;
@@ -548,15 +571,7 @@ gf_subdir_merge(StructIndex *idx, GfLookup *lk)
 			tree_free_node(buddy);
 			break;
 		}
-		/* the low half's entries first: region order */
-		if (region & 1)
-		{
-			memmove(sub->entries + buddy->nentries * esz, sub->entries, sub->nentries * esz);
-			memcpy(sub->entries, buddy->entries, buddy->nentries * esz);
-		}
-		else
-			memcpy(sub->entries + sub->nentries * esz, buddy->entries, buddy->nentries * esz);
-		sub->nentries += buddy->nentries;
+		gf_dir_absorb(sub, buddy, (region & 1) != 0);
 		ns_release(idx->ns, buddy->page);
 		tree_free_node(buddy);
 		region >>= 1;

@@ -268,25 +268,6 @@ ring_enter(void *arg, int item, TreeNode *node)
 	}
 }
 
-/* The cell of line v on a scale of n intervals, clamped into it. */
-static int
-clamped_interval(const uint64 *s, int n, uint64 v)
-{
-	int			a = 0,
-				b = n - 1;
-
-	while (a < b)
-	{
-		int			mid = a + (b - a + 1) / 2;
-
-		if (s[mid] <= v)
-			a = mid;
-		else
-			b = mid - 1;
-	}
-	return a;
-}
-
 /*
  * Alg. 7 over one grid; regions marked visited beforehand are never
  * entered.
@@ -299,8 +280,8 @@ grid_rings(RingGrid *g, uint32 limit, bool *visited)
 	const GfGrid *grid = g->grid;
 	int			nx = grid->nx,
 				ny = grid->ny;
-	int			i0 = clamped_interval(grid->sx, nx, r->qx_line);
-	int			j0 = clamped_interval(grid->sy, ny, r->qy_line);
+	int			i0 = gf_scale_interval(grid->sx, nx, r->qx_line);
+	int			j0 = gf_scale_interval(grid->sy, ny, r->qy_line);
 	int		   *queued_at = palloc(grid->nregions * sizeof(int));
 	double		qx = r->q.xmin,
 				qy = r->q.ymin;

@@ -52,6 +52,8 @@
  */
 #include "index/gridfile.h"
 
+#include "index/batch_search.h"
+
 #include "miscadmin.h"
 #include "utils/hsearch.h"
 
@@ -329,17 +331,9 @@ emit_bucket(StructIndex *idx, const SearchSpec *spec, const TreeNode *node)
 	{
 		const void *entry = NodeEntry(node, i);
 		Mbr			box;
-		FilterVerdict verdict;
 
 		nops->entry_mbr(entry, 0, &box);
-		if (spec->exact_points)
-			verdict = predicate_eval_point(spec->predicate, spec->shape,
-										   &spec->query, box.xmin, box.ymin)
-				? FILTER_ACCEPT : FILTER_REJECT;
-		else
-			verdict = predicate_filter(spec, &box);
-		if (verdict != FILTER_REJECT)
-			spec->emit(spec->arg, nops->entry_ref(entry, 0), &box, verdict);
+		search_emit_leaf(spec, nops->entry_ref(entry, 0), &box);
 	}
 }
 

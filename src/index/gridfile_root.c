@@ -538,21 +538,6 @@ gf_root_init(StructIndex *idx, PageId subdir)
 	gf_root_changed(idx);
 }
 
-/* The entries [*lo, *hi) of node whose regions lie inside region. */
-static void
-entries_inside(const TreeNode *node, uint64 region, int *lo, int *hi)
-{
-	const GfDirEntry *e = GfDirEntries(node);
-	int			a = 0;
-
-	while (a < (int) node->nentries && !gf_addr_contains(region, e[a].addr))
-		a++;
-	*lo = a;
-	while (a < (int) node->nentries && gf_addr_contains(region, e[a].addr))
-		a++;
-	*hi = a;
-}
-
 /*
  * Write the pieces (gf_cut) of a root page of `level` that overflowed, the
  * first on `page` (kind first_kind), and describe each in made.
@@ -646,7 +631,7 @@ gf_root_replace(StructIndex *idx, uint64 region, const GfDirEntry *ents, int n)
 	path[depth].node = node;
 	path[depth].slot = -1;
 
-	entries_inside(node, region, &lo, &hi);
+	gf_entries_inside(node, region, &lo, &hi);
 	if (hi == lo)
 		gf_report_corrupted(idx, (int64) node->page,
 							"The root directory page holds no region of the sub-directory changed.");
@@ -733,19 +718,9 @@ gf_root_replace(StructIndex *idx, uint64 region, const GfDirEntry *ents, int n)
 
 				if (node->nentries + buddy->nentries <= st->dir_max)
 				{
-					size_t		esz = sizeof(GfDirEntry);
 					PageId		gone = buddy->page;
 
-					if (high)
-					{
-						memmove(node->entries + buddy->nentries * esz, node->entries,
-								node->nentries * esz);
-						memcpy(node->entries, buddy->entries, buddy->nentries * esz);
-					}
-					else
-						memcpy(node->entries + node->nentries * esz, buddy->entries,
-							   buddy->nentries * esz);
-					node->nentries += buddy->nentries;
+					gf_dir_absorb(node, buddy, high);
 					forget_page(root, gone);
 					ns_release(ns, gone);
 					/*
