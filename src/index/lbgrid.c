@@ -157,13 +157,13 @@ static const OptionSpec lb_options[] = {
 	{
 		.name = "directory_read_buffer", .type = OPT_BYTES, .default_number = 0,
 		.min = 0, .max = 1073741824.0,
-		.description = "The thesis's directory-page read buffer (DPB), which a group read of sub-directories fills (Fevgas 2019, Alg. 6-8). 0: the hot directory list of a clru cache, otherwise the thesis's 10.5 MB.",
+		.description = "The thesis's directory-page read buffer (DPB), which a group read of sub-directories fills (Fevgas 2019, Alg. 6-8). 0: the thesis's 10.5 MB.",
 		.offset = offsetof(LbOptions, directory_read_buffer)
 	},
 	{
 		.name = "data_read_buffer", .type = OPT_BYTES, .default_number = 0,
 		.min = 0, .max = 1073741824.0,
-		.description = "The thesis's log-bucket read buffer (LBB), the log pages a group read of buckets fills (Fevgas 2019, Alg. 6-8). 0: the hot data list of a clru cache, otherwise the thesis's 3.5 MB.",
+		.description = "The thesis's log-bucket read buffer (LBB), the log pages a group read of buckets fills (Fevgas 2019, Alg. 6-8). 0: the thesis's 3.5 MB.",
 		.offset = offsetof(LbOptions, data_read_buffer)
 	},
 	{
