@@ -215,6 +215,19 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.insert(text, bigint, geometry, boolean) IS
 	'insert the MBR of geom with id; with if_absent, do nothing and return false when that entry exists';
 
+CREATE FUNCTION @extschema@.insert_many(
+	index text,
+	source regclass DEFAULT NULL,
+	query text DEFAULT NULL,
+	id_column name DEFAULT 'id',
+	geom_column name DEFAULT 'geom',
+	method text DEFAULT 'insert')
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'festival_insert_many'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.insert_many(text, regclass, text, name, name, text) IS
+	'insert the rows of a table (id_column, geom_column) or of a query (id, geometry) as one modification; method ''insert'' or a bulk insertion of the structure (xbrtree: ''bulk'', ''bulk_ssd''); returns the rows inserted';
+
 CREATE FUNCTION @extschema@.delete(index text, id bigint, geom geometry)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'festival_delete'
@@ -374,11 +387,16 @@ CREATE TABLE @extschema@.index_snapshot (
 	coverage_per_level	float8[] NOT NULL,
 	overlap_per_level	float8[] NOT NULL,
 	dead_space_per_level float8[] NOT NULL,
+	overflow_nodes		bigint,
+	overflow_nodes_per_level	bigint[],
+	overflow_entries_per_level	bigint[],
 	CONSTRAINT index_snapshot_levels CHECK (
 		cardinality(nodes_per_level) = height AND cardinality(entries_per_level) = height AND
 		cardinality(capacity_per_level) = height AND cardinality(fill_per_level) = height AND
 		cardinality(coverage_per_level) = height AND cardinality(overlap_per_level) = height AND
-		cardinality(dead_space_per_level) = height)
+		cardinality(dead_space_per_level) = height AND
+		coalesce(cardinality(overflow_nodes_per_level), height) = height AND
+		coalesce(cardinality(overflow_entries_per_level), height) = height)
 );
 COMMENT ON TABLE @extschema@.index_snapshot IS
 	'Structure statistics of an index at one moment (festival.snapshot): per-level arrays hold level 0 (the leaves) at position 1; festival.index_snapshot_level shows them as rows';
@@ -391,6 +409,10 @@ COMMENT ON COLUMN @extschema@.index_snapshot.dead_space IS
 	'sum over nodes of the node MBR area not covered by any entry MBR (all levels)';
 COMMENT ON COLUMN @extschema@.index_snapshot.fingerprint IS
 	'hash of every node (page, level, parent, entries): equal fingerprints, same tree';
+COMMENT ON COLUMN @extschema@.index_snapshot.overflow_nodes IS
+	'nodes that are overflow nodes (the FOR-tree''s O-nodes; counted in nodes too); NULL for structures without them';
+COMMENT ON COLUMN @extschema@.index_snapshot.overflow_nodes_per_level IS
+	'overflow nodes per level, and overflow_entries_per_level their entries; NULL for structures without them';
 
 CREATE TABLE @extschema@.index_node (
 	snapshot_id		bigint NOT NULL REFERENCES @extschema@.index_snapshot ON DELETE CASCADE,
@@ -415,12 +437,15 @@ COMMENT ON COLUMN @extschema@.index_node.region IS
 CREATE VIEW @extschema@.index_snapshot_level AS
 SELECT s.snapshot_id, s.index_name, (l.ord - 1)::int AS level, l.nodes, l.entries, l.capacity,
 	   l.fill, l.coverage, l.overlap, l.dead_space,
-	   l.dead_space / NULLIF(l.coverage, 0) AS dead_space_ratio
+	   l.dead_space / NULLIF(l.coverage, 0) AS dead_space_ratio,
+	   l.overflow_nodes, l.overflow_entries
 FROM @extschema@.index_snapshot s
 CROSS JOIN LATERAL unnest(s.nodes_per_level, s.entries_per_level, s.capacity_per_level,
 						  s.fill_per_level, s.coverage_per_level, s.overlap_per_level,
-						  s.dead_space_per_level)
-	WITH ORDINALITY AS l(nodes, entries, capacity, fill, coverage, overlap, dead_space, ord);
+						  s.dead_space_per_level, s.overflow_nodes_per_level,
+						  s.overflow_entries_per_level)
+	WITH ORDINALITY AS l(nodes, entries, capacity, fill, coverage, overlap, dead_space,
+						 overflow_nodes, overflow_entries, ord);
 COMMENT ON VIEW @extschema@.index_snapshot_level IS
 	'festival.index_snapshot one row per snapshot and level (0 = leaves)';
 
@@ -571,7 +596,12 @@ BEGIN
 			(10, 'erases', r.erases::float8),
 			(11, 'write_amplification', r.write_amplification),
 			(12, 'nodes_visited', r.nodes_visited::float8),
-			(13, 'splits', r.splits::float8)) AS m(ord, metric, value)
+			(13, 'splits', r.splits::float8),
+			(14, 'model_elapsed_seconds', r.model_elapsed_seconds),
+			-- FAST's and eFIND's flushes and log syncs: with festival.log_sync =
+			-- operation the syncs can dominate their times (docs/frameworks.md)
+			(15, 'flushes', coalesce((r.metrics->>'flushes')::float8, 0)),
+			(16, 'log_syncs', coalesce((r.metrics->>'log_syncs')::float8, 0))) AS m(ord, metric, value)
 		WHERE r.label IN (baseline, candidate)
 	), median AS (
 		SELECT v.ord, v.metric,

@@ -239,7 +239,9 @@ INSERT INTO festival.run (run_id, label, started_at, ended_at, wall_seconds, cpu
 	splits, metrics, config, device_seconds, read_submissions, write_submissions, erases,
 	write_amplification)
 SELECT nextval('festival.run_run_id_seq'), label, now(), now(), wall, wall / 2, 1, 1, 0,
-	   pages, 0, 10, 0, '{}', '{}', dev, pages, 0, er, wa
+	   pages, 0, 10, 0,
+	   jsonb_build_object('index_cpu_seconds', wall / 10, 'log_syncs', er * 100), '{}',
+	   dev, pages, 0, er, wa
 FROM (VALUES ('rs base', 10.0, 100, 4.0, 10, 1.5),
 			 ('rs base', 12.0, 300, 6.0, 20, 2.5),
 			 ('rs base', 20.0, 200, 8.0, 30, NULL),
@@ -247,7 +249,9 @@ FROM (VALUES ('rs base', 10.0, 100, 4.0, 10, 1.5),
 			 ('rs cand', 9.0, 250, 5.0, 15, 1.4)) v(label, wall, pages, dev, er, wa);
 -- by hand: wall 12 vs 7.5 -> 37.5; pages 200 vs 200 -> 0; device 6 vs 4 ->
 -- 33.33; erases 20 vs 10 -> 50; write amplification 2 vs 1.3 -> 35;
--- pages written 0 vs 0 -> NULL
+-- pages written 0 vs 0 -> NULL; modelled elapsed (index CPU + device)
+-- 1.2 + 6 = 7.2 vs 0.75 + 4 = 4.75 -> 34.0278; log syncs 2000 vs 1000 -> 50;
+-- flushes (no counter) 0 vs 0 -> NULL
 SELECT metric, baseline_value, candidate_value, round(gain_percent::numeric, 4) AS gain_percent
 FROM festival.compare('rs base', 'rs cand');
 -- reversed: a loss

@@ -183,21 +183,32 @@ class MixRunner(workload.Runner):
             self.q("SELECT festival.drop_index(%s)", (name,))
 
 
-def main(argv):
-    # the configuration minus our keys goes to workload.py's parser
+def split_config(argv, own_keys, what):
+    """The configuration file of argv minus own_keys, for workload.py's parser.
+
+    Returns (own, argv naming a temporary copy without them, the copy's
+    path), or None (after a message) when argv names no configuration file.
+    """
     cfg_path = None
     for i, a in enumerate(argv):
         if a == "--config" and i + 1 < len(argv):
             cfg_path = argv[i + 1]
     if cfg_path is None:
-        print("run-workload: mixes and groups need --config FILE", file=sys.stderr)
-        return 2
+        print(f"run-workload: {what} need --config FILE", file=sys.stderr)
+        return None
     with open(cfg_path, encoding="utf-8") as f:
         cfg = json.load(f)
-    own = {k: cfg.pop(k) for k in OWN_KEYS if k in cfg}
+    own = {k: cfg.pop(k) for k in own_keys if k in cfg}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as tmp:
         json.dump(cfg, tmp)
-    argv = [tmp.name if a == cfg_path else a for a in argv]
+    return own, [tmp.name if a == cfg_path else a for a in argv], tmp.name
+
+
+def main(argv):
+    split = split_config(argv, OWN_KEYS, "mixes and groups")
+    if split is None:
+        return 2
+    own, argv, tmp_path = split
     try:
         args = workload.parse_args(argv)
         exp = workload.load_experiment(args)
@@ -243,7 +254,7 @@ def main(argv):
         print(f"run-workload: {e}", file=sys.stderr)
         return 2
     finally:
-        os.unlink(tmp.name)
+        os.unlink(tmp_path)
     return 0
 
 

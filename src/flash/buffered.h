@@ -219,11 +219,29 @@ extern const NodeStoreOps buffered_store_ops;
 		.offset = offsetof(stype, field) \
 	}
 
-/* fast.c, efind.c: their tables and checks (FrameworkDef) */
+/* fast.c, efind.c, fortree_buffer.c: their tables and checks (FrameworkDef) */
 extern const OptionSpec fast_option_table[];
 extern const OptionSpec efind_option_table[];
+extern const OptionSpec fortree_buffer_option_table[];
 extern int64 fast_validate(const FestConfig *config);
 extern int64 efind_validate(const FestConfig *config);
+extern int64 fortree_buffer_validate(const FestConfig *config);
+
+/*
+ * fast.c: FAST's record of the changes of a buffered page (a list of
+ * changes by position, the whole node when NEW), which the FOR-tree's
+ * buffer keeps too (Jin et al. 2015 §4: a hash of node updates as FAST's);
+ * the BufferedOps of both are these plus their units.
+ */
+extern void fast_changes_absorb(BufferedStore *bs, BufPage *bp, const TreeNode *old,
+								const TreeNode *node, NodeWriteKind kind);
+extern TreeNode *fast_changes_materialize(BufferedStore *bs, BufPage *bp,
+										  const TreeNode *stored);
+extern TreeNode *fast_changes_read_stored(BufferedStore *bs, PageId page,
+										  FestPageCheck *check);
+extern void fast_changes_replay(BufferedStore *bs, BufPage *bp, const LogRecord *rec);
+extern void fast_changes_emit(BufferedStore *bs, BufPage *bp);
+extern void fast_changes_forget(BufferedStore *bs, BufPage *bp);
 
 /* fast.c, efind.c */
 extern NodeStore *fast_store_create(PageIO *io, FestMeta *meta,
@@ -234,5 +252,11 @@ extern NodeStore *efind_store_create(PageIO *io, FestMeta *meta,
 									 const NodeOps *node_ops, const char *index_name,
 									 FestStats *stats, const FestConfig *config,
 									 const char *log_path, bool create);
+extern NodeStore *fortree_buffer_store_create(PageIO *io, FestMeta *meta,
+											  const NodeOps *node_ops,
+											  const char *index_name,
+											  FestStats *stats,
+											  const FestConfig *config,
+											  const char *log_path, bool create);
 
 #endif							/* FEST_BUFFERED_H */

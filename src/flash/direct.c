@@ -763,7 +763,14 @@ write_group(DirectStore *ds, PendingPage *pages, int n)
 		}
 		if (m == 0)
 			break;
-		if (fest_page_write_unsealed(ns->io, reqs, m, donate))
+		if (ns->write_pages_singly)
+		{
+			/* one request per page, in the same order (nodestore.h) */
+			for (int i = 0; i < m; i++)
+				if (fest_page_write_unsealed(ns->io, &reqs[i], 1, donate))
+					ds->unsealed_writes++;
+		}
+		else if (fest_page_write_unsealed(ns->io, reqs, m, donate))
 			ds->unsealed_writes += m;
 		if (donate)
 		{

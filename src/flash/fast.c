@@ -148,8 +148,8 @@ fast_page(BufferedStore *bs, BufPage *bp, uint16 level)
 	return (FastPage *) bp->mods;
 }
 
-static void
-fast_forget(BufferedStore *bs, BufPage *bp)
+void
+fast_changes_forget(BufferedStore *bs, BufPage *bp)
 {
 	FastPage   *fp = (FastPage *) bp->mods;
 
@@ -269,18 +269,22 @@ add_item(BufferedStore *bs, BufPage *bp, StringInfo logbuf, uint32 *logcount,
 	bp->mod_count++;
 }
 
-static void
-fast_absorb(BufferedStore *bs, BufPage *bp, const TreeNode *old,
-			const TreeNode *node, NodeWriteKind kind)
+/*
+ * Take a node's new version into FAST's record of changes (also the
+ * FOR-tree's buffer's, fortree_buffer.c): the whole node for NEW and
+ * REPLACE, the positions that changed for UPDATE.
+ */
+void
+fast_changes_absorb(BufferedStore *bs, BufPage *bp, const TreeNode *old,
+					const TreeNode *node, NodeWriteKind kind)
 {
 	FastPage   *fp;
 	StringInfoData logbuf;
 	uint32		logcount = 0;
 
-	assign_unit(bs, bp->page);
 	if (kind != NS_WRITE_UPDATE)
 	{
-		fast_forget(bs, bp);
+		fast_changes_forget(bs, bp);
 		buffered_set_status(bp, BUF_NEW);
 		fp = fast_page(bs, bp, node->level);
 		fp->node = ns_copy_node(node, bs->cxt);
@@ -320,8 +324,8 @@ apply_items(BufferedStore *bs, TreeNode *node, const char *items, uint32 n,
 	}
 }
 
-static TreeNode *
-fast_materialize(BufferedStore *bs, BufPage *bp, const TreeNode *stored)
+TreeNode *
+fast_changes_materialize(BufferedStore *bs, BufPage *bp, const TreeNode *stored)
 {
 	FastPage   *fp = (FastPage *) bp->mods;
 	TreeNode   *node;
@@ -334,19 +338,18 @@ fast_materialize(BufferedStore *bs, BufPage *bp, const TreeNode *stored)
 	return node;
 }
 
-static TreeNode *
-fast_read_stored(BufferedStore *bs, PageId page, FestPageCheck *check)
+TreeNode *
+fast_changes_read_stored(BufferedStore *bs, PageId page, FestPageCheck *check)
 {
 	return buffered_read_disk(bs, page, check);
 }
 
-static void
-fast_replay(BufferedStore *bs, BufPage *bp, const LogRecord *rec)
+void
+fast_changes_replay(BufferedStore *bs, BufPage *bp, const LogRecord *rec)
 {
 	uint32		entry_size = ns_entry_size(&bs->ns, rec->hdr.level);
 	FastPage   *fp;
 
-	assign_unit(bs, bp->page);
 	if (rec->hdr.type == LOG_NEW)
 	{
 		TreeNode   *node;
@@ -393,8 +396,8 @@ bad:
 					bs->ns.index_name, bp->page)));
 }
 
-static void
-fast_emit(BufferedStore *bs, BufPage *bp)
+void
+fast_changes_emit(BufferedStore *bs, BufPage *bp)
 {
 	FastPage   *fp = (FastPage *) bp->mods;
 
@@ -406,6 +409,21 @@ fast_emit(BufferedStore *bs, BufPage *bp)
 	else if (fp->nitems > 0)
 		log_append(bs->log, LOG_MOD, bp->page, bp->level, fp->nitems, 0,
 				   fp->items.data, fp->items.len);
+}
+
+static void
+fast_absorb(BufferedStore *bs, BufPage *bp, const TreeNode *old,
+			const TreeNode *node, NodeWriteKind kind)
+{
+	assign_unit(bs, bp->page);
+	fast_changes_absorb(bs, bp, old, node, kind);
+}
+
+static void
+fast_replay(BufferedStore *bs, BufPage *bp, const LogRecord *rec)
+{
+	assign_unit(bs, bp->page);
+	fast_changes_replay(bs, bp, rec);
 }
 
 /* Modifications buffered in a unit, and the time of the latest. */
@@ -539,13 +557,13 @@ fast_describe(BufferedStore *bs, JsonbParseState **state)
 static const BufferedOps fast_ops = {
 	.name = "fast",
 	.absorb = fast_absorb,
-	.materialize = fast_materialize,
-	.read_stored = fast_read_stored,
+	.materialize = fast_changes_materialize,
+	.read_stored = fast_changes_read_stored,
 	.replay = fast_replay,
-	.emit = fast_emit,
+	.emit = fast_changes_emit,
 	.choose_unit = fast_choose_unit,
 	.flushed = fast_flushed,
-	.forget = fast_forget,
+	.forget = fast_changes_forget,
 	.deleted = fast_deleted,
 	.reset = fast_reset,
 	.describe = fast_describe

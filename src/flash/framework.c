@@ -3,7 +3,8 @@
  * framework.c
  *	  The node-store registry and the option that chooses among them.
  *
- * Each framework owns its option table and typed struct (fast.c, efind.c);
+ * Each framework owns its option table and typed struct (fast.c, efind.c,
+ * fortree_buffer.c);
  * the registry below names them.
  *
  * IDENTIFICATION
@@ -15,10 +16,10 @@
 
 #include "flash/buffered.h"
 
-int			fest_log_sync_mode = LOG_SYNC_OPERATION;
+int			fest_log_sync_mode = LOG_SYNC_NEVER;
 int			fest_log_sync_interval = 1000;
 
-const char *const framework_names[] = {"none", "fast", "efind", NULL};
+const char *const framework_names[] = {"none", "fast", "efind", "fortree", NULL};
 
 /*
  * The choice of node store.  It decides which other table applies, so it
@@ -29,7 +30,7 @@ const OptionSpec framework_option[] = {
 	{
 		.name = "framework", .type = OPT_CHOICE, .default_choice = "none",
 		.choices = framework_names,
-		.description = "Node store: none (write-through), fast (FAST, Sarwat et al. 2013) or efind (eFIND, Carniel et al. 2019)."
+		.description = "Node store: none (write-through), fast (FAST, Sarwat et al. 2013), efind (eFIND, Carniel et al. 2019) or fortree (the FOR-tree's write buffer, Jin et al. 2015)."
 	},
 	{0}
 };
@@ -47,6 +48,7 @@ static const FrameworkDef frameworks[] = {
 	{"none", "write-through", NULL, direct_create, NULL, false},
 	{"fast", "FAST (Sarwat et al. 2013)", fast_option_table, fast_store_create, fast_validate, true},
 	{"efind", "eFIND (Carniel et al. 2019)", efind_option_table, efind_store_create, efind_validate, true},
+	{"fortree", "the FOR-tree's write buffer (Jin et al. 2015)", fortree_buffer_option_table, fortree_buffer_store_create, fortree_buffer_validate, true},
 	{NULL}
 };
 

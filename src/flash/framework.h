@@ -6,6 +6,8 @@
  *	'none'	write-through (flash/direct.c), the default
  *	'fast'	FAST, Sarwat et al. 2013 (flash/fast.c)
  *	'efind'	eFIND, Carniel et al. 2017, 2019 (flash/efind.c)
+ *	'fortree' the FOR-tree's write buffer, Jin et al. 2015
+ *			(flash/fortree_buffer.c)
  *
  * Each framework owns its option table and typed struct (fast.c, efind.c)
  * and names the table here; the index options accepted are the index

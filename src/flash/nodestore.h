@@ -206,6 +206,17 @@ struct NodeStore
 	bool		has_log;		/* changes survive a crash through a redo log */
 	bool		buffers;		/* holds changes in memory between operations */
 	bool		modifying_op;	/* the operation may write (set by the caller) */
+	/*
+	 * The operation's commits hand their pages to the device one page per
+	 * request instead of as arrays: set by a structure's HDD-era bulk
+	 * algorithm that festival measures beside its SSD version (the
+	 * xBR+-tree's, Fevgas 2019 §3.6), which writes every node alone.  Only
+	 * the write-through store batches its commits, so only it reads this
+	 * (FAST and eFIND write their flushing units as they always do); the
+	 * pages, their order and what a crash or a failed write leaves are the
+	 * same.  Cleared at the end of every operation (ix_end_op).
+	 */
+	bool		write_pages_singly;
 	bool		op_touched;		/* this operation wrote, allocated or freed */
 	/*
 	 * A commit is overwriting pages that held committed data (set before

@@ -40,22 +40,6 @@ typedef struct BatchFrame
 	int		   *active;			/* indexes into specs, increasing */
 } BatchFrame;
 
-/* Emit a leaf entry for spec unless its filter rejects it (tree_search's rule). */
-void
-search_emit_leaf(const SearchSpec *spec, int64 id, const Mbr *box)
-{
-	FilterVerdict verdict;
-
-	if (spec->exact_points)
-		verdict = predicate_eval_point(spec->predicate, spec->shape,
-									   &spec->query, box->xmin, box->ymin)
-			? FILTER_ACCEPT : FILTER_REJECT;
-	else
-		verdict = predicate_filter(spec, box);
-	if (verdict != FILTER_REJECT)
-		spec->emit(spec->arg, id, box, verdict);
-}
-
 /*
  * Examine one node for the queries of its frame: leaf entries are emitted,
  * children reached by some query are pushed with those queries.
@@ -82,7 +66,7 @@ visit_node(StructIndex *idx, const SearchSpec *specs, BatchFrame *frame,
 			int64		id = nops->entry_ref(entry, 0);
 
 			for (int a = 0; a < frame->nactive; a++)
-				search_emit_leaf(&specs[frame->active[a]], id, &box);
+				tree_filter_leaf_entry(&specs[frame->active[a]], id, &box);
 		}
 		else
 		{

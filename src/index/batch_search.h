@@ -15,6 +15,5 @@
 
 extern void tree_search_batch(StructIndex *idx, const SearchSpec *specs,
 							  int nspecs);
-extern void search_emit_leaf(const SearchSpec *spec, int64 id, const Mbr *box);
 
 #endif							/* FEST_BATCH_SEARCH_H */

@@ -52,7 +52,6 @@
  */
 #include "index/gridfile.h"
 
-#include "index/batch_search.h"
 
 #include "miscadmin.h"
 #include "utils/hsearch.h"
@@ -333,7 +332,7 @@ emit_bucket(StructIndex *idx, const SearchSpec *spec, const TreeNode *node)
 		Mbr			box;
 
 		nops->entry_mbr(entry, 0, &box);
-		search_emit_leaf(spec, nops->entry_ref(entry, 0), &box);
+		tree_filter_leaf_entry(spec, nops->entry_ref(entry, 0), &box);
 	}
 }
 

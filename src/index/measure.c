@@ -30,6 +30,7 @@ typedef struct PendingNode
 	uint16		level;
 	bool		has_region;
 	Mbr			region;
+	bool		overflow;
 } PendingNode;
 
 /* Order-independent contribution of one entry to its node's hash. */
@@ -80,6 +81,7 @@ measure_node(StructIndex *idx, const StructureOps *ops, const PendingNode *p,
 	m->nentries = node->nentries;
 	m->has_region = p->has_region;
 	m->region = p->region;
+	m->overflow = p->overflow;
 	mbr_set_empty(&m->mbr);
 
 	boxes = palloc(Max(node->nentries, 1) * sizeof(Mbr));
@@ -109,6 +111,8 @@ measure_node(StructIndex *idx, const StructureOps *ops, const PendingNode *p,
 				ops->entry_region(idx, entry, node->level, &child->region);
 			if (!child->has_region)
 				mbr_set_empty(&child->region);
+			child->overflow = ops->entry_overflow != NULL &&
+				ops->entry_overflow(idx, entry, node->level);
 		}
 	}
 
@@ -147,6 +151,11 @@ summarize_levels(StructIndex *idx, TreeMeasure *tm)
 				continue;
 			lm->nodes++;
 			lm->entries += m->nentries;
+			if (m->overflow)
+			{
+				lm->overflow_nodes++;
+				lm->overflow_entries += m->nentries;
+			}
 			lm->dead_space += m->dead_space;
 			if (!mbr_is_empty(&m->mbr))
 			{
@@ -158,6 +167,7 @@ summarize_levels(StructIndex *idx, TreeMeasure *tm)
 		lm->fill = lm->nodes > 0 ? (double) lm->entries / ((double) lm->nodes * lm->capacity) : 0.0;
 
 		tm->entries += lm->entries;
+		tm->overflow_nodes += lm->overflow_nodes;
 		tm->coverage += lm->coverage;
 		tm->overlap += lm->overlap;
 		tm->dead_space += lm->dead_space;
@@ -188,6 +198,7 @@ tree_measure(StructIndex *idx, const StructureOps *ops)
 				 errhint("Run festival.check('%s'), then rebuild the index with festival.build('%s').",
 						 idx->name, idx->name)));
 	tm->height = meta->height;
+	tm->has_overflow = ops->entry_overflow != NULL;
 	tm->node_list = palloc(maxnodes * sizeof(MeasuredNode));
 
 	stack[0].page = meta->root;
@@ -195,6 +206,7 @@ tree_measure(StructIndex *idx, const StructureOps *ops)
 	stack[0].level = (uint16) (meta->height - 1);
 	stack[0].has_region = false;
 	mbr_set_empty(&stack[0].region);
+	stack[0].overflow = false;
 	nstack = 1;
 
 	while (nstack > 0)

@@ -19,6 +19,9 @@
  *				their MBRs share (each pair once)
  *	dead space	Σ over the nodes of a level of the node MBR's area that no
  *				entry MBR covers: area(node MBR) − area(∪ entry MBRs)
+ *	overflow	nodes (and their entries) that are overflow nodes, for a
+ *				structure that has them (StructureOps.entry_overflow: the
+ *				FOR-tree's O-nodes); they count among the nodes too
  *
  * Every node is also kept (page, level, parent, entries, MBR, region) for
  * dumps.  The fingerprint hashes every node's page, level, parent and
@@ -45,6 +48,7 @@ typedef struct MeasuredNode
 	bool		has_region;		/* StructureOps.entry_region gave one */
 	Mbr			region;
 	double		dead_space;
+	bool		overflow;		/* StructureOps.entry_overflow: an O-node */
 } MeasuredNode;
 
 typedef struct LevelMeasure
@@ -56,6 +60,8 @@ typedef struct LevelMeasure
 	double		coverage;
 	double		overlap;
 	double		dead_space;
+	int64		overflow_nodes; /* of nodes, those that are overflow nodes */
+	int64		overflow_entries;	/* their entries */
 } LevelMeasure;
 
 typedef struct TreeMeasure
@@ -70,6 +76,8 @@ typedef struct TreeMeasure
 	double		overlap;
 	double		dead_space;
 	uint64		fingerprint;
+	bool		has_overflow;	/* the structure has overflow nodes */
+	int64		overflow_nodes;
 	MeasuredNode *node_list;	/* every node, in depth-first order */
 	int64		nnodes;
 } TreeMeasure;

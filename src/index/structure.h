@@ -121,13 +121,14 @@ typedef struct StructureOps
 	 */
 	void		(*search) (StructIndex *idx, const SearchSpec *spec);
 	/*
-	 * Optional: the structure's own batch of window searches
-	 * (festival.query_batch), such as the grid file's group point query
-	 * (Fevgas 2019, Alg. 8).  Each query's answers are those tree_search
-	 * gives it.  NULL: tree_search_batch (batch_search.c).
+	 * Optional: the structure's own search of many queries at once
+	 * (festival.query_batch), such as the xBR+-tree's batch queries read a
+	 * level at a time (Fevgas 2019 §3.6) or the grid files' group point
+	 * query (Fevgas 2019, Alg. 8).  Each spec must receive exactly the
+	 * emits tree_search_batch gives it, in any order.  NULL:
+	 * tree_search_batch (batch_search.c).
 	 */
-	void		(*search_batch) (StructIndex *idx, const SearchSpec *specs,
-								 int nspecs);
+	void		(*search_batch) (StructIndex *idx, const SearchSpec *specs, int nspecs);
 	/*
 	 * Optional: the structure's own k-nearest-neighbour search of a query
 	 * point over an index of points, where distances come from the index
@@ -182,11 +183,30 @@ typedef struct StructureOps
 	void		(*bulk_spill_put) (BulkSpill *spill, const BulkItem *item);
 	void		(*bulk_spill_load) (StructIndex *idx, BulkSpill *spill);
 	/*
+	 * Optional: festival.insert_many methods besides 'insert' (one object
+	 * at a time with insert), NULL-terminated by name; the xBR+-tree's bulk
+	 * insertion.  bulk_insert_begin starts a batch into the existing tree,
+	 * bulk_insert_put hands it every object (any order; what it refuses,
+	 * it refuses before anything is written), bulk_insert_finish inserts
+	 * them.  No commit: the caller commits once, so the batch is one
+	 * modification.  The tree must satisfy check() as after inserts.
+	 */
+	const BuildMethod *insert_methods;
+	BulkSpill  *(*bulk_insert_begin) (StructIndex *idx, const char *method);
+	void		(*bulk_insert_put) (BulkSpill *spill, const BulkItem *item);
+	void		(*bulk_insert_finish) (StructIndex *idx, BulkSpill *spill);
+	/*
 	 * Optional, for dumps: the region a child entry stands for when it is
 	 * not just its entry_mbr (xBR+'s quadrant).  False when there is none.
 	 */
 	bool		(*entry_region) (StructIndex *idx, const void *entry,
 								 uint16 level, Mbr *region);
+	/*
+	 * Optional, for snapshots: does this internal entry name an overflow
+	 * node (the FOR-tree's O-nodes), which snapshots count apart (FESTIval's
+	 * IndexSnapshot did)?  NULL: the structure has none.
+	 */
+	bool		(*entry_overflow) (StructIndex *idx, const void *entry, uint16 level);
 	/*
 	 * Optional: the leaves (level 0) for n references of level-1 entries,
 	 * out[i] for refs[i], when leaves are not pages: LB-Grid assembles each
@@ -241,6 +261,7 @@ extern FestConfig *index_options_parse(const StructureOps *ops, Jsonb *user,
 
 /* traverse.c: generic algorithms over the traversal contract */
 extern void tree_search(StructIndex *idx, const SearchSpec *spec);
+extern void tree_filter_leaf_entry(const SearchSpec *spec, int64 id, const Mbr *box);
 extern TreeNode *tree_read_root(StructIndex *idx);
 extern TreeNode *tree_read_node(StructIndex *idx, int64 ref, uint16 level);
 extern void tree_read_nodes(StructIndex *idx, const PageId *refs, int n,
@@ -268,5 +289,8 @@ extern const StructureOps gridfile_structure;
 
 /* lbgrid.c */
 extern const StructureOps lbgrid_structure;
+
+/* fortree.c */
+extern const StructureOps fortree_structure;
 
 #endif							/* FEST_STRUCTURE_H */

@@ -84,6 +84,27 @@ tree_free_node(TreeNode *node)
 }
 
 /*
+ * A leaf entry (object id, rectangle box) against a search: emitted unless
+ * the filter rejects it (decided exactly for points when the search says
+ * so).  The window searches (tree_search, batch_search.c, the FOR-tree's)
+ * share it.
+ */
+void
+tree_filter_leaf_entry(const SearchSpec *spec, int64 id, const Mbr *box)
+{
+	FilterVerdict verdict;
+
+	if (spec->exact_points)
+		verdict = predicate_eval_point(spec->predicate, spec->shape,
+									   &spec->query, box->xmin, box->ymin)
+			? FILTER_ACCEPT : FILTER_REJECT;
+	else
+		verdict = predicate_filter(spec, box);
+	if (verdict != FILTER_REJECT)
+		spec->emit(spec->arg, id, box, verdict);
+}
+
+/*
  * Depth-first window search with an explicit stack of pages.
  *
  * The root is read with ns_read_root, which may hand out the store's
@@ -151,18 +172,7 @@ tree_search(StructIndex *idx, const SearchSpec *spec)
 
 			nops->entry_mbr(entry, node->level, &box);
 			if (node->level == 0)
-			{
-				FilterVerdict verdict;
-
-				if (spec->exact_points)
-					verdict = predicate_eval_point(spec->predicate, spec->shape,
-												   &spec->query, box.xmin, box.ymin)
-						? FILTER_ACCEPT : FILTER_REJECT;
-				else
-					verdict = predicate_filter(spec, &box);
-				if (verdict != FILTER_REJECT)
-					spec->emit(spec->arg, nops->entry_ref(entry, 0), &box, verdict);
-			}
+				tree_filter_leaf_entry(spec, nops->entry_ref(entry, 0), &box);
 			else if (predicate_descend(spec, &box))
 			{
 				if (nstack == maxstack)

@@ -41,8 +41,13 @@
  * replaced by its child.  XBR_EMPTY marks the entry of an empty subtree
  * while a deletion climbs the tree; no finished operation leaves one.
  *
- * Search, kNN and batch queries are the generic ones (traverse.c) over the
- * DBRs, which cover their subtrees exactly.
+ * Window searches and kNN are the generic ones (traverse.c, knn.c) over the
+ * DBRs, which cover their subtrees exactly; point queries use point
+ * location, and festival.query_batch the level-by-level batches of Fevgas
+ * 2019 §3.6 (xbrtree_batch.c).  The SSD algorithms of that section and
+ * their HDD originals are in xbrtree_phases.c (bulk loading in four phases)
+ * and xbrtree_bulkins.c (bulk insertion); they merge subtrees into the tree
+ * with xbr_insert_at, insertion generalised to any level.
  *
  * IDENTIFICATION
  *	  src/index/xbrtree.c
@@ -87,6 +92,8 @@ static const OptionSpec xbr_options[] = {
 
 static const BuildMethod xbr_build_methods[] = {
 	{"bulk", "xBR+-tree bulk loading: points sorted in Z order and partitioned by quadrants into full leaves, then levels built bottom-up the same way"},
+	{"four_phase", "four-phase bulk loading (Roumelis et al. 2016, 2018): quadrant sub-files split until they fit in memory, an in-memory tree per block merged into the disk tree, every node written alone"},
+	{"four_phase_ssd", "the four-phase loading adapted to SSDs (Roumelis, Fevgas et al. 2019): large temporary-file requests, nodes written in batches; the same tree"},
 	{NULL, NULL}
 };
 
@@ -385,6 +392,21 @@ xbr_insert_internal_entry(TreeNode *node, const XbrInternalEntry *entry)
 	return pos;
 }
 
+/*
+ * Room for n entries in a node held in memory (the bulk insertion's nodes,
+ * which may hold more than a page until they are split); the node must not
+ * be written before it fits a page again (ns_serialize refuses it).
+ */
+void
+xbr_node_reserve(TreeNode *node, uint32 n)
+{
+	if (n <= node->capacity)
+		return;
+	n = Max(n, node->capacity * 2);
+	node->entries = repalloc_huge(node->entries, (size_t) n * node->entry_size);
+	node->capacity = n;
+}
+
 static void
 remove_entry(TreeNode *node, int slot)
 {
@@ -458,8 +480,8 @@ report_no_entries(StructIndex *idx, const TreeNode *node)
  * the quadtree to the smallest quadrant holding both (see the file
  * header).  Returns the entry's slot after re-sorting.
  */
-static int
-widen_to_cover(StructIndex *idx, TreeNode *node, XbrAddr point)
+int
+xbr_widen_to_cover(StructIndex *idx, TreeNode *node, XbrAddr point)
 {
 	XbrInternalEntry *e = XbrInternalEntries(node);
 	int			best = -1;
@@ -493,50 +515,59 @@ widen_to_cover(StructIndex *idx, TreeNode *node, XbrAddr point)
 	pg_unreachable();
 }
 
-static void
-xbr_insert(StructIndex *idx, int64 id, const Mbr *box)
+/*
+ * Insert one item at a level: a point into its leaf (level 0), or the entry
+ * of a subtree into a node of that level (level >= 1: the merges of the
+ * bulk loading and bulk insertion of Fevgas 2019 §3.6, xbrtree_phases.c and
+ * xbrtree_bulkins.c).  addr is the item's quadrant (a point's cell), box
+ * its DBR.  The node is found by point location of the quadrant, from the
+ * root: at each node the entry with the longest prefix of addr, widened
+ * (xbr_widen_to_cover) where none holds it, its DBR enlarged to box; an
+ * overflowing node is split, and splits climb to the root, which a split
+ * of its own makes one level higher.
+ *
+ * An entry's quadrant must hold no point of the tree that point location
+ * does not lead into it (the merges insert subtrees of quadrants the tree
+ * holds no point of), and no entry of the node may have the same address.
+ */
+void
+xbr_insert_at(StructIndex *idx, uint16 level, const void *item, XbrAddr addr,
+			  const Mbr *box)
 {
 	XbrState   *st = (XbrState *) idx->state;
 	PathStep	path[FEST_MAX_LEVELS];
 	bool		dirty[FEST_MAX_LEVELS];
-	XbrAddr		point;
-	XbrLeafEntry entry;
 	TreeNode   *node;
 	TreeNode   *sibling = NULL;
 	XbrAddr		sibling_addr = {0, 0};
 	int			depth = 0;
-	int			pos;
-
-	xbr_point_admit(idx, box->xmin, box->ymin, &point);
-	entry.x = box->xmin;
-	entry.y = box->ymin;
-	entry.id = id;
 
 	node = tree_read_root(idx);
-	while (node->level > 0)
+	if (node->level < level)
+		elog(ERROR, "xBR+-tree of index \"%s\" has no level %u to insert into",
+			 idx->name, level);
+	while (node->level > level)
 	{
-		int			slot = xbr_locate(node, point);
+		int			slot = xbr_locate(node, addr);
 		bool		changed = false;
 		XbrInternalEntry *e;
 
 		idx->stats->entries_examined += node->nentries;
 		if (slot < 0)
 		{
-			slot = widen_to_cover(idx, node, point);
+			slot = xbr_widen_to_cover(idx, node, addr);
 			changed = true;
 		}
 		e = &XbrInternalEntries(node)[slot];
 		if (e->flags & XBR_EMPTY)
 		{
-			e->dbr.xmin = e->dbr.xmax = entry.x;
-			e->dbr.ymin = e->dbr.ymax = entry.y;
+			e->dbr = *box;
 			e->flags &= ~XBR_EMPTY;
 			changed = true;
 		}
-		else if (!(entry.x >= e->dbr.xmin && entry.x <= e->dbr.xmax &&
-				   entry.y >= e->dbr.ymin && entry.y <= e->dbr.ymax))
+		else if (!mbr_contains(&e->dbr, box))
 		{
-			mbr_extend_point(&e->dbr, entry.x, entry.y);
+			mbr_extend(&e->dbr, box);
 			changed = true;
 		}
 		path[depth].node = node;
@@ -546,16 +577,37 @@ xbr_insert(StructIndex *idx, int64 id, const Mbr *box)
 		node = tree_read_child(idx, node, e->child);
 	}
 
-	/* the leaf, in (x, y, id) order */
-	pos = leaf_lower_bound(node, &entry);
-	memmove(&XbrLeafEntries(node)[pos + 1], &XbrLeafEntries(node)[pos],
-			(node->nentries - pos) * sizeof(XbrLeafEntry));
-	XbrLeafEntries(node)[pos] = entry;
-	node->nentries++;
-	if (node->nentries > st->leaf_max)
-		sibling = xbr_split_leaf(idx, node, parent_quadrant(path, depth), &sibling_addr);
+	if (level == 0)
+	{
+		/* the leaf, in (x, y, id) order */
+		const XbrLeafEntry *entry = item;
+		int			pos = leaf_lower_bound(node, entry);
+
+		memmove(&XbrLeafEntries(node)[pos + 1], &XbrLeafEntries(node)[pos],
+				(node->nentries - pos) * sizeof(XbrLeafEntry));
+		XbrLeafEntries(node)[pos] = *entry;
+		node->nentries++;
+		if (node->nentries > st->leaf_max)
+			sibling = xbr_split_leaf(idx, node, parent_quadrant(path, depth), &sibling_addr);
+		else
+			ns_write(idx->ns, node, NS_WRITE_UPDATE);
+	}
 	else
-		ns_write(idx->ns, node, NS_WRITE_UPDATE);
+	{
+		const XbrInternalEntry *entry = item;
+
+		for (uint32 i = 0; i < node->nentries; i++)
+			if (xbr_addr_equal(xbr_entry_addr(&XbrInternalEntries(node)[i]), addr))
+				elog(ERROR, "xBR+-tree of index \"%s\" already has an entry for the quadrant of a merged subtree at page " UINT64_FORMAT,
+					 idx->name, node->page);
+		Assert(xbr_addr_equal(xbr_entry_addr(entry), addr));
+		xbr_insert_internal_entry(node, entry);
+		if (node->nentries > st->internal_max)
+			sibling = xbr_split_internal(idx, node, parent_quadrant(path, depth),
+										 &sibling_addr);
+		else
+			ns_write(idx->ns, node, NS_WRITE_UPDATE);
+	}
 
 	for (int d = depth - 1; d >= 0; d--)
 	{
@@ -565,7 +617,7 @@ xbr_insert(StructIndex *idx, int64 id, const Mbr *box)
 		{
 			XbrInternalEntry added;
 
-			/* the split node kept part of its points: exact DBR again */
+			/* the split node kept part of its entries: exact DBR again */
 			refresh_entry(&XbrInternalEntries(parent)[path[d].slot], node);
 			xbr_fill_entry(&added, sibling_addr, sibling);
 			xbr_insert_internal_entry(parent, &added);
@@ -597,6 +649,19 @@ xbr_insert(StructIndex *idx, int64 id, const Mbr *box)
 		ns_write(idx->ns, root, NS_WRITE_NEW);
 		ns_set_root(idx->ns, root->page, idx->ns->meta->height + 1);
 	}
+}
+
+static void
+xbr_insert(StructIndex *idx, int64 id, const Mbr *box)
+{
+	XbrAddr		point;
+	XbrLeafEntry entry;
+
+	xbr_point_admit(idx, box->xmin, box->ymin, &point);
+	entry.x = box->xmin;
+	entry.y = box->ymin;
+	entry.id = id;
+	xbr_insert_at(idx, 0, &entry, point, box);
 }
 
 /* ------------------------------------------------------------------ */
@@ -954,6 +1019,42 @@ xbr_entry_region(StructIndex *idx, const void *entry, uint16 level, Mbr *region)
 	return true;
 }
 
+/* The bulk loaders' entry points, by method and by BulkSpill. */
+static void
+xbr_bulk_load_any(StructIndex *idx, BulkItem *items, int64 n, const char *method)
+{
+	if (xbr_phases_method(method))
+		xbr_phases_load(idx, items, n, method);
+	else
+		xbr_bulk_load(idx, items, n, method);
+}
+
+static BulkSpill *
+xbr_spill_begin_any(StructIndex *idx, const char *method)
+{
+	if (xbr_phases_method(method))
+		return xbr_phases_begin(idx, method);
+	return xbr_spill_begin(idx, method);
+}
+
+static void
+xbr_spill_put_any(BulkSpill *spill, const BulkItem *item)
+{
+	if (*(XbrSpillKind *) spill == XBR_SPILL_PHASES)
+		xbr_phases_put(spill, item);
+	else
+		xbr_spill_put(spill, item);
+}
+
+static void
+xbr_spill_load_any(StructIndex *idx, BulkSpill *spill)
+{
+	if (*(XbrSpillKind *) spill == XBR_SPILL_PHASES)
+		xbr_phases_finish(idx, spill);
+	else
+		xbr_spill_load(idx, spill);
+}
+
 const StructureOps xbrtree_structure = {
 	.name = "xbrtree",
 	.description = "xBR+-tree (Roumelis et al. 2015/2017), points only",
@@ -969,10 +1070,16 @@ const StructureOps xbrtree_structure = {
 	.points_only = true,
 	.needs_extent = true,
 	.build_methods = xbr_build_methods,
-	.bulk_load = xbr_bulk_load,
-	.bulk_spill_begin = xbr_spill_begin,
+	.bulk_load = xbr_bulk_load_any,
+	.bulk_spill_begin = xbr_spill_begin_any,
 	.bulk_bytes_per_object = XBR_BULK_BYTES_PER_POINT,
-	.bulk_spill_put = xbr_spill_put,
-	.bulk_spill_load = xbr_spill_load,
+	.bulk_spill_put = xbr_spill_put_any,
+	.bulk_spill_load = xbr_spill_load_any,
+	.insert_methods = xbr_insert_methods,
+	.bulk_insert_begin = xbr_bulkins_begin,
+	.bulk_insert_put = xbr_bulkins_put,
+	.bulk_insert_finish = xbr_bulkins_finish,
+	.search = xbr_search,
+	.search_batch = xbr_search_batch,
 	.entry_region = xbr_entry_region
 };

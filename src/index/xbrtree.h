@@ -205,6 +205,45 @@ xbr_addr_common(XbrAddr a, XbrAddr b)
 	return xbr_addr_prefix(a, len);
 }
 
+/*
+ * One object of a level a bulk algorithm builds: its quadrant (a point's
+ * cell address, or an entry's quadrant) and its entry (xbrtree_bulk.c).
+ */
+typedef struct XbrBulkEntry
+{
+	XbrAddr		addr;
+	union
+	{
+		XbrLeafEntry leaf;
+		XbrInternalEntry internal;
+	}			e;
+} XbrBulkEntry;
+
+/*
+ * How the bulk algorithms hand their nodes to the node store: a commit after
+ * every `commit_every` node writes (1: each node alone, the one-pass loader's
+ * way, which lets FAST and eFIND flush as the tree grows; more: the write
+ * buffer of Fevgas 2019 §3.6, persisted in one batch when full).  Counted by
+ * the operation's nodes_written, so splits and merges count too.
+ */
+typedef struct XbrWriter
+{
+	int64		commit_every;
+	int64		written_at_commit;
+} XbrWriter;
+
+/*
+ * The first field of every BulkSpill of the xBR+-tree, so that the
+ * structure's bulk_spill_put and bulk_spill_load find the loader it
+ * belongs to.
+ */
+typedef enum XbrSpillKind
+{
+	XBR_SPILL_ONE_PASS = 1,		/* 'bulk', xbrtree_bulk.c */
+	XBR_SPILL_PHASES,			/* 'four_phase*', xbrtree_phases.c */
+	XBR_SPILL_INSERT			/* bulk insertion, xbrtree_bulkins.c */
+} XbrSpillKind;
+
 /* xbrtree.c */
 extern bool xbr_point_addr(const XbrState *st, double x, double y, XbrAddr *addr);
 extern void xbr_point_admit(StructIndex *idx, double x, double y, XbrAddr *addr);
@@ -216,6 +255,10 @@ extern void xbr_sort_entries(TreeNode *node);
 extern int	xbr_locate(const TreeNode *node, XbrAddr point);
 extern void xbr_fill_entry(XbrInternalEntry *e, XbrAddr a, const TreeNode *child);
 extern int	xbr_insert_internal_entry(TreeNode *node, const XbrInternalEntry *e);
+extern void xbr_insert_at(StructIndex *idx, uint16 level, const void *item,
+						  XbrAddr addr, const Mbr *box);
+extern void xbr_node_reserve(TreeNode *node, uint32 n);
+extern int	xbr_widen_to_cover(StructIndex *idx, TreeNode *node, XbrAddr point);
 
 /* xbrtree_split.c */
 extern TreeNode *xbr_split_leaf(StructIndex *idx, TreeNode *leaf, XbrAddr region,
@@ -226,8 +269,8 @@ extern TreeNode *xbr_split_internal(StructIndex *idx, TreeNode *node,
 /* xbrtree_bulk.c */
 /*
  * What xbr_bulk_load holds per point besides the gathered BulkItem: its
- * entry (xbrtree_bulk.c's BulkEntry, 72 bytes) and build_level's node and
- * place of each (4 + 8).
+ * entry (XbrBulkEntry, 72 bytes) and build_level's node and place of each
+ * (4 + 8).
  */
 #define XBR_BULK_BYTES_PER_POINT 84
 
@@ -237,6 +280,34 @@ typedef struct XbrSpill XbrSpill;
 extern BulkSpill *xbr_spill_begin(StructIndex *idx, const char *method);
 extern void xbr_spill_put(BulkSpill *spill, const BulkItem *item);
 extern void xbr_spill_load(StructIndex *idx, BulkSpill *spill);
+extern int	xbr_bulk_entry_cmp(const void *a, const void *b);
+extern void xbr_writer_init(StructIndex *idx, XbrWriter *w, int64 commit_every);
+extern void xbr_writer_wrote(StructIndex *idx, XbrWriter *w);
+extern void xbr_writer_commit(StructIndex *idx, XbrWriter *w);
+extern XbrBulkEntry *xbr_build_block(StructIndex *idx, XbrBulkEntry *items, int64 n,
+									 XbrAddr quadrant, XbrWriter *w,
+									 int64 *ntop, uint16 *top_level);
+extern int64 xbr_partition_nodes(StructIndex *idx, const XbrBulkEntry *items, int64 n,
+								 uint16 level, XbrAddr quadrant, TreeNode ***nodes,
+								 XbrAddr **quadrants);
+
+/* xbrtree_phases.c: bulk loading in four phases (Fevgas 2019 §3.6) */
+extern bool xbr_phases_method(const char *method);
+extern void xbr_phases_load(StructIndex *idx, BulkItem *items, int64 n,
+							const char *method);
+extern BulkSpill *xbr_phases_begin(StructIndex *idx, const char *method);
+extern void xbr_phases_put(BulkSpill *spill, const BulkItem *item);
+extern void xbr_phases_finish(StructIndex *idx, BulkSpill *spill);
+
+/* xbrtree_bulkins.c: bulk insertion (Fevgas 2019 §3.6) */
+extern const BuildMethod xbr_insert_methods[];
+extern BulkSpill *xbr_bulkins_begin(StructIndex *idx, const char *method);
+extern void xbr_bulkins_put(BulkSpill *spill, const BulkItem *item);
+extern void xbr_bulkins_finish(StructIndex *idx, BulkSpill *spill);
+
+/* xbrtree_batch.c: point location and batch queries (Fevgas 2019 §3.6) */
+extern void xbr_search(StructIndex *idx, const SearchSpec *spec);
+extern void xbr_search_batch(StructIndex *idx, const SearchSpec *specs, int nspecs);
 
 /* xbrtree_check.c */
 extern void xbr_check(StructIndex *idx, CheckReport *report);

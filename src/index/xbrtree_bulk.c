@@ -71,15 +71,7 @@
 #include "miscadmin.h"
 
 /* One object of the level being built: its quadrant and its entry. */
-typedef struct BulkEntry
-{
-	XbrAddr		addr;
-	union
-	{
-		XbrLeafEntry leaf;
-		XbrInternalEntry internal;
-	}			e;
-} BulkEntry;
+typedef XbrBulkEntry BulkEntry;
 
 StaticAssertDecl(sizeof(BulkEntry) + sizeof(int32) + sizeof(int64) == XBR_BULK_BYTES_PER_POINT,
 				 "XBR_BULK_BYTES_PER_POINT is what the in-memory load holds per point");
@@ -132,8 +124,9 @@ typedef struct Unit
 	bool		keep;
 } Unit;
 
-static int
-bulk_entry_cmp(const void *a, const void *b)
+/* Step 1's order: by address, then (x, y, id); also the bulk insertion's. */
+int
+xbr_bulk_entry_cmp(const void *a, const void *b)
 {
 	const BulkEntry *x = a;
 	const BulkEntry *y = b;
@@ -424,17 +417,42 @@ partition(Partition *p, int64 lo, int64 hi, XbrAddr b, int64 room, RunList *left
 	return handed;
 }
 
+void
+xbr_writer_init(StructIndex *idx, XbrWriter *w, int64 commit_every)
+{
+	Assert(commit_every >= 1);
+	w->commit_every = commit_every;
+	w->written_at_commit = idx->stats->nodes_written;
+}
+
+/* The commit that persists the nodes written since the last one. */
+void
+xbr_writer_commit(StructIndex *idx, XbrWriter *w)
+{
+	ns_commit(idx->ns);
+	w->written_at_commit = idx->stats->nodes_written;
+}
+
+/* After node writes: commit when the write buffer is full. */
+void
+xbr_writer_wrote(StructIndex *idx, XbrWriter *w)
+{
+	if (idx->stats->nodes_written - w->written_at_commit >= w->commit_every)
+		xbr_writer_commit(idx, w);
+}
+
 /*
- * Write a new node of quadrant q, its entries put in order, commit it, and
- * make the item of the level above that points to it; the node is freed.
+ * Write a new node of quadrant q, its entries put in order, hand it to the
+ * writer (which commits it alone or with its batch), and make the item of
+ * the level above that points to it; the node is freed.
  */
 static void
 write_node_entry(StructIndex *idx, TreeNode *node, XbrAddr q, BulkEntry *above,
-				 PageId *last_page)
+				 PageId *last_page, XbrWriter *w)
 {
 	xbr_sort_entries(node);
 	ns_write(idx->ns, node, NS_WRITE_NEW);
-	ns_commit(idx->ns);
+	xbr_writer_wrote(idx, w);
 	/* zeroed whole: a bounded load writes it to a file, padding too */
 	memset(above, 0, sizeof(BulkEntry));
 	above->addr = q;
@@ -444,63 +462,91 @@ write_node_entry(StructIndex *idx, TreeNode *node, XbrAddr q, BulkEntry *above,
 }
 
 /*
- * Build one level from its sorted items: write its nodes and return the
- * items of the level above (one per node), sorted.
+ * The nodes of one level: the sorted items inside quadrant q partitioned
+ * (steps 2 and 3 of the header) into p, and each node's items, in address
+ * order, at order[start[k]] .. order[start[k + 1] - 1] (a counting sort).
  */
-static BulkEntry *
-build_level(StructIndex *idx, BulkEntry *items, int64 n, uint16 level,
-			int64 *nnodes, PageId *last_page)
+static void
+group_level(StructIndex *idx, const BulkEntry *items, int64 n, uint16 level,
+			XbrAddr q, Partition *p, int64 **start_out, int64 **order_out)
 {
 	XbrState   *st = (XbrState *) idx->state;
+	int64	   *start;
+	int64	   *order;
+
+	memset(p, 0, sizeof(*p));
+	p->idx = idx;
+	p->items = items;
+	p->capacity = level == 0 ? st->leaf_max : st->internal_max;
+	p->leaves = level == 0;
+	p->node_of = palloc(Max(n, 1) * sizeof(int32));
+	p->maxnodes = 64;
+	p->quadrant = palloc(p->maxnodes * sizeof(XbrAddr));
+	p->nnodes = 0;
+	{
+		RunList		none;
+
+		runs_init(&none);
+		partition(p, 0, n, q, 0, &none);
+	}
+
+	start = palloc0((p->nnodes + 1) * sizeof(int64));
+	order = palloc(Max(n, 1) * sizeof(int64));
+	for (int64 i = 0; i < n; i++)
+		start[p->node_of[i] + 1]++;
+	for (int64 k = 0; k < p->nnodes; k++)
+		start[k + 1] += start[k];
+	for (int64 i = 0; i < n; i++)
+		order[start[p->node_of[i]]++] = i;
+	for (int64 k = p->nnodes; k > 0; k--)
+		start[k] = start[k - 1];
+	start[0] = 0;
+	*start_out = start;
+	*order_out = order;
+}
+
+/* Node k of a grouped level, in memory, with no page yet. */
+static TreeNode *
+grouped_node(StructIndex *idx, const BulkEntry *items, uint16 level,
+			 const int64 *start, const int64 *order, int64 k)
+{
+	TreeNode   *node = ns_new_node(idx->ns, InvalidPageId, level);
+
+	xbr_node_reserve(node, (uint32) (start[k + 1] - start[k]));
+	for (int64 r = start[k]; r < start[k + 1]; r++)
+	{
+		const BulkEntry *item = &items[order[r]];
+
+		if (level == 0)
+			XbrLeafEntries(node)[node->nentries++] = item->e.leaf;
+		else
+			XbrInternalEntries(node)[node->nentries++] = item->e.internal;
+	}
+	return node;
+}
+
+/*
+ * Build one level from its sorted items inside quadrant q: write its
+ * nodes through the writer and return the items of the level above (one
+ * per node), sorted.
+ */
+static BulkEntry *
+build_level(StructIndex *idx, BulkEntry *items, int64 n, uint16 level, XbrAddr q,
+			XbrWriter *w, int64 *nnodes, PageId *last_page)
+{
 	Partition	p;
 	int64	   *start;
 	int64	   *order;
 	BulkEntry  *above;
 
-	memset(&p, 0, sizeof(p));
-	p.idx = idx;
-	p.items = items;
-	p.capacity = level == 0 ? st->leaf_max : st->internal_max;
-	p.leaves = level == 0;
-	p.node_of = palloc(n * sizeof(int32));
-	p.maxnodes = 64;
-	p.quadrant = palloc(p.maxnodes * sizeof(XbrAddr));
-	p.nnodes = 0;
-	{
-		RunList		none;
-
-		runs_init(&none);
-		partition(&p, 0, n, xbr_addr_root(), 0, &none);
-	}
-
-	/* the items of each node, in address order (a counting sort) */
-	start = palloc0((p.nnodes + 1) * sizeof(int64));
-	order = palloc(n * sizeof(int64));
-	for (int64 i = 0; i < n; i++)
-		start[p.node_of[i] + 1]++;
-	for (int64 k = 0; k < p.nnodes; k++)
-		start[k + 1] += start[k];
-	for (int64 i = 0; i < n; i++)
-		order[start[p.node_of[i]]++] = i;
-	for (int64 k = p.nnodes; k > 0; k--)
-		start[k] = start[k - 1];
-	start[0] = 0;
-
+	group_level(idx, items, n, level, q, &p, &start, &order);
 	above = palloc(p.nnodes * sizeof(BulkEntry));
 	for (int64 k = 0; k < p.nnodes; k++)
 	{
-		TreeNode   *node = ns_new_node(idx->ns, ns_alloc(idx->ns, level), level);
+		TreeNode   *node = grouped_node(idx, items, level, start, order, k);
 
-		for (int64 r = start[k]; r < start[k + 1]; r++)
-		{
-			const BulkEntry *item = &items[order[r]];
-
-			if (level == 0)
-				XbrLeafEntries(node)[node->nentries++] = item->e.leaf;
-			else
-				XbrInternalEntries(node)[node->nentries++] = item->e.internal;
-		}
-		write_node_entry(idx, node, p.quadrant[k], &above[k], last_page);
+		node->page = ns_alloc(idx->ns, level);
+		write_node_entry(idx, node, p.quadrant[k], &above[k], last_page, w);
 	}
 	qsort(above, p.nnodes, sizeof(BulkEntry), internal_entry_cmp);
 
@@ -510,6 +556,70 @@ build_level(StructIndex *idx, BulkEntry *items, int64 n, uint16 level,
 	pfree(p.quadrant);
 	*nnodes = p.nnodes;
 	return above;
+}
+
+/*
+ * The items of one level inside quadrant q, partitioned into nodes that
+ * fit (the leaves of an overflowing leaf in the bulk insertion, the nodes
+ * of an overflowing internal node): the nodes, in memory with their
+ * entries in order and no page, and their quadrants.  Returns how many.
+ */
+int64
+xbr_partition_nodes(StructIndex *idx, const XbrBulkEntry *items, int64 n, uint16 level,
+					XbrAddr quadrant, TreeNode ***nodes, XbrAddr **quadrants)
+{
+	Partition	p;
+	int64	   *start;
+	int64	   *order;
+
+	group_level(idx, items, n, level, quadrant, &p, &start, &order);
+	*nodes = palloc(p.nnodes * sizeof(TreeNode *));
+	for (int64 k = 0; k < p.nnodes; k++)
+	{
+		(*nodes)[k] = grouped_node(idx, items, level, start, order, k);
+		xbr_sort_entries((*nodes)[k]);
+	}
+	*quadrants = p.quadrant;
+	pfree(start);
+	pfree(order);
+	pfree(p.node_of);
+	return p.nnodes;
+}
+
+/*
+ * The levels of one block of the four-phase loading (xbrtree_phases.c):
+ * the sorted items of a level inside quadrant q become nodes, written
+ * through the writer, level by level, while they do not fit in one node;
+ * the items that do (the entries of the block's root, or its points when
+ * they fit in one leaf) are returned, not written, with their level, for
+ * the merge into the disk-resident tree.  items is freed.
+ */
+XbrBulkEntry *
+xbr_build_block(StructIndex *idx, XbrBulkEntry *items, int64 n, XbrAddr quadrant,
+				XbrWriter *w, int64 *ntop, uint16 *top_level)
+{
+	XbrState   *st = (XbrState *) idx->state;
+	uint16		level = 0;
+
+	while (n > (level == 0 ? st->leaf_max : st->internal_max))
+	{
+		int64		nnodes;
+		PageId		last_page = InvalidPageId;
+		BulkEntry  *above;
+
+		CHECK_FOR_INTERRUPTS();
+		above = build_level(idx, items, n, level, quadrant, w, &nnodes, &last_page);
+		pfree(items);
+		if (nnodes >= n || level + 1 >= FEST_MAX_LEVELS)
+			elog(ERROR, "xBR+-tree bulk loading made no progress at level %u (%lld nodes for %lld entries)",
+				 level, (long long) nnodes, (long long) n);
+		items = above;
+		n = nnodes;
+		level++;
+	}
+	*ntop = n;
+	*top_level = level;
+	return items;
 }
 
 /* The root changes last; the empty root leaf of init_empty goes only now. */
@@ -547,7 +657,7 @@ xbr_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 		b->e.leaf.y = items[i].box.ymin;
 		b->e.leaf.id = items[i].id;
 	}
-	qsort(level_items, n, sizeof(BulkEntry), bulk_entry_cmp);
+	qsort(level_items, n, sizeof(BulkEntry), xbr_bulk_entry_cmp);
 
 	/* steps 2 and 3 */
 	build_levels(idx, level_items, n, 0, empty_root);
@@ -561,13 +671,18 @@ static void
 build_levels(StructIndex *idx, BulkEntry *level_items, int64 count, uint16 level,
 			 PageId empty_root)
 {
+	XbrWriter	w;
+
+	/* every node committed alone (see the file header) */
+	xbr_writer_init(idx, &w, 1);
 	for (;;)
 	{
 		int64		nnodes;
 		PageId		last_page = InvalidPageId;
 		BulkEntry  *above;
 
-		above = build_level(idx, level_items, count, level, &nnodes, &last_page);
+		above = build_level(idx, level_items, count, level, xbr_addr_root(), &w,
+							&nnodes, &last_page);
 		pfree(level_items);
 		if (nnodes == 1)
 		{
@@ -606,6 +721,7 @@ static const Oid xn_types[XN_NCOLS] = {
 
 struct XbrSpill
 {
+	XbrSpillKind kind;			/* XBR_SPILL_ONE_PASS */
 	StructIndex *idx;
 	SpillSort  *sort;			/* spill_points_*, keyed by the code */
 };
@@ -617,6 +733,7 @@ xbr_spill_begin(StructIndex *idx, const char *method)
 
 	if (strcmp(method, "bulk") != 0)
 		elog(ERROR, "xBR+-tree bulk loader called with method \"%s\"", method);
+	sp->kind = XBR_SPILL_ONE_PASS;
 	sp->idx = idx;
 	sp->sort = spill_points_begin();
 	return (BulkSpill *) sp;
@@ -776,7 +893,9 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 	int64		npoints = spill_sort_count(sp->sort);
 	const Datum *v;
 	Datum		range[NR_NCOLS];
+	XbrWriter	w;
 
+	xbr_writer_init(idx, &w, 1);
 	spill_sort_perform(sp->sort);
 	memset(&p, 0, sizeof(p));
 	p.idx = idx;
@@ -847,7 +966,7 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 		}
 		if (node->nentries == 0)
 			elog(ERROR, "bulk load of index \"%s\" made a leaf without points", idx->name);
-		write_node_entry(idx, node, q, &entry, &last_page);
+		write_node_entry(idx, node, q, &entry, &last_page, &w);
 		BufFileWrite(entries, &entry, sizeof(entry));
 		CHECK_FOR_INTERRUPTS();
 	}

@@ -4,8 +4,8 @@
  *	  festival.query_batch(): many spatial selections, one traversal.
  *
  * The filter step of every query runs in one traversal of the index
- * (index/batch_search.c, or the structure's own search_batch: the grid
- * files' group point query) that reads each node once for all the queries
+ * (index/batch_search.c, or the structure's own batch search:
+ * StructureOps.search_batch) that reads each node once for all the queries
  * whose filter reaches it; refinement then runs query by query
  * (query_exec.c).  Row (query_no, id) means id is an answer of the
  * query_no-th geometry of the array (1-based), so the answer equals the
@@ -118,7 +118,7 @@ festival_query_batch(PG_FUNCTION_ARGS)
 	for (int i = 0; i < n; i++)
 		query_run_init(&runs[i], ix, &asks[i], rsinfo->setResult,
 					   rsinfo->setDesc, i + 1, &specs[i]);
-	if (ix->structure->search_batch != NULL)
+	if (ix->structure->search_batch != NULL && !fest_generic_query_batch)
 		ix->structure->search_batch(&ix->sidx, specs, n);
 	else
 		tree_search_batch(&ix->sidx, specs, n);

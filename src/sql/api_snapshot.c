@@ -6,7 +6,9 @@
  *	festival.snapshot(index)			one row of festival.index_snapshot:
  *										height, nodes, entries, fill,
  *										coverage, overlap and dead space,
- *										per level and in total
+ *										per level and in total, and the
+ *										overflow nodes of a structure
+ *										that has them (the FOR-tree's)
  *	festival.dump(index, snapshot)		every node of the tree as a row of
  *										festival.index_node (PostGIS
  *										geometries), for QGIS and
@@ -68,6 +70,9 @@ typedef enum SnapshotParam
 	SNAP_PARAM_COVERAGE_PER_LEVEL,
 	SNAP_PARAM_OVERLAP_PER_LEVEL,
 	SNAP_PARAM_DEAD_SPACE_PER_LEVEL,
+	SNAP_PARAM_OVERFLOW_NODES,
+	SNAP_PARAM_OVERFLOW_NODES_PER_LEVEL,
+	SNAP_PARAM_OVERFLOW_ENTRIES_PER_LEVEL,
 	SNAP_NPARAMS
 } SnapshotParam;
 
@@ -149,10 +154,12 @@ snapshot_store(OpenIndex *ix, const TreeMeasure *tm)
 	double	   *coverage = palloc(h * sizeof(double));
 	double	   *overlap = palloc(h * sizeof(double));
 	double	   *dead = palloc(h * sizeof(double));
+	int64	   *onodes = palloc(h * sizeof(int64));
+	int64	   *oentries = palloc(h * sizeof(int64));
 	Oid			types[SNAP_NPARAMS] = {INT8OID, TEXTOID, TEXTOID, JSONBOID, INT4OID, INT4OID,
 		INT8OID, INT8OID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT8OID,
 		INT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
-	FLOAT8ARRAYOID, FLOAT8ARRAYOID};
+	FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT8OID, INT8ARRAYOID, INT8ARRAYOID};
 	Datum		values[SNAP_NPARAMS];
 	char		nulls[SNAP_NPARAMS];
 	Oid			saved_user;
@@ -169,6 +176,8 @@ snapshot_store(OpenIndex *ix, const TreeMeasure *tm)
 		coverage[l] = tm->levels[l].coverage;
 		overlap[l] = tm->levels[l].overlap;
 		dead[l] = tm->levels[l].dead_space;
+		onodes[l] = tm->levels[l].overflow_nodes;
+		oentries[l] = tm->levels[l].overflow_entries;
 	}
 	memset(nulls, ' ', sizeof(nulls));
 	values[SNAP_PARAM_INDEX_ID] = Int64GetDatum(ix->cat.index_id);
@@ -194,6 +203,16 @@ snapshot_store(OpenIndex *ix, const TreeMeasure *tm)
 	values[SNAP_PARAM_COVERAGE_PER_LEVEL] = float8_array(coverage, NULL, h);
 	values[SNAP_PARAM_OVERLAP_PER_LEVEL] = float8_array(overlap, NULL, h);
 	values[SNAP_PARAM_DEAD_SPACE_PER_LEVEL] = float8_array(dead, NULL, h);
+	/* structures without overflow nodes leave them NULL */
+	values[SNAP_PARAM_OVERFLOW_NODES] = Int64GetDatum(tm->overflow_nodes);
+	values[SNAP_PARAM_OVERFLOW_NODES_PER_LEVEL] = int8_array(onodes, h);
+	values[SNAP_PARAM_OVERFLOW_ENTRIES_PER_LEVEL] = int8_array(oentries, h);
+	if (!tm->has_overflow)
+	{
+		nulls[SNAP_PARAM_OVERFLOW_NODES] = 'n';
+		nulls[SNAP_PARAM_OVERFLOW_NODES_PER_LEVEL] = 'n';
+		nulls[SNAP_PARAM_OVERFLOW_ENTRIES_PER_LEVEL] = 'n';
+	}
 
 	spi_begin();
 	catalog_begin_privileged(&saved_user, &saved_context);
@@ -201,9 +220,10 @@ snapshot_store(OpenIndex *ix, const TreeMeasure *tm)
 							  "structure, config, srid, height, nodes, entries, objects, fill, "
 							  "coverage, overlap, dead_space, fingerprint, nodes_per_level, "
 							  "entries_per_level, capacity_per_level, fill_per_level, "
-							  "coverage_per_level, overlap_per_level, dead_space_per_level) "
+							  "coverage_per_level, overlap_per_level, dead_space_per_level, "
+							  "overflow_nodes, overflow_nodes_per_level, overflow_entries_per_level) "
 							  "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-							  "$14, $15, $16, $17, $18, $19, $20, $21) RETURNING snapshot_id",
+							  "$14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24) RETURNING snapshot_id",
 							  SNAP_NPARAMS, types, values, nulls, false, 1) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "could not store the snapshot of index \"%s\"", ix->name);
 	catalog_end_privileged(saved_user, saved_context);

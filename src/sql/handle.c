@@ -45,6 +45,7 @@ bool		fest_track_io_cpu = false;
 bool		fest_track_cpu_time = false;
 int			fest_build_commit_rows = 0;
 int			fest_knn_batch = 64;
+bool		fest_generic_query_batch = false;
 int			fest_knn_speculative = 0;
 
 typedef struct OpenIndexEntry
@@ -1055,6 +1056,7 @@ ix_end_op(OpenIndex *ix)
 		op->index_cpu_ns += (fest_cpu_ns() - ix->op_start_cpu_ns) - op->refine_cpu_ns;
 	/* into the index's totals and the run's, and zeroed, in one pass */
 	fest_stats_drain(op, &ix->totals, run_account(ix));
+	ix->ns->write_pages_singly = false;
 	ix->ns->ops->end_op(ix->ns);
 	MemoryContextReset(ix->op_cxt);
 	ix->busy = false;

@@ -135,6 +135,7 @@ extern bool fest_track_io_cpu;
 extern bool fest_track_cpu_time;
 extern int	fest_build_commit_rows;
 extern int	fest_knn_batch;
+extern bool fest_generic_query_batch;
 extern int	fest_knn_speculative;
 
 /* names */

@@ -21,8 +21,8 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-static bool
-type_is_geometry(Oid type)
+bool
+source_type_is_geometry(Oid type)
 {
 	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
 	bool		result;
@@ -42,6 +42,46 @@ type_is_geometry(Oid type)
  */
 void
 source_validate(Oid relid, const char *id_column, const char *geom_column)
+{
+	char		relkind;
+	AttrNumber	id_att;
+
+	source_validate_columns(relid, id_column, geom_column);
+	relkind = get_rel_relkind(relid);
+	id_att = get_attnum(relid, id_column);
+	if (relkind == RELKIND_RELATION || relkind == RELKIND_MATVIEW ||
+		relkind == RELKIND_PARTITIONED_TABLE)
+	{
+		char	   *relname = get_rel_name(relid);
+		Oid			types[2] = {OIDOID, INT2OID};
+		Datum		values[2] = {ObjectIdGetDatum(relid), Int16GetDatum(id_att)};
+		bool		indexed;
+
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		if (SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_index "
+								  "WHERE indrelid = $1 AND indkey[0] = $2",
+								  2, types, values, NULL, true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "could not look up indexes of \"%s\"", relname);
+		indexed = SPI_processed > 0;
+		SPI_finish();
+		if (!indexed)
+			ereport(NOTICE,
+					(errmsg("source table \"%s\" has no index on column \"%s\"",
+							relname, id_column),
+					 errdetail("Refinement fetches candidates by id and would scan the table for every query."),
+					 errhint("CREATE UNIQUE INDEX ON %s (%s);",
+							 quote_identifier(relname), quote_identifier(id_column))));
+	}
+}
+
+/*
+ * The checks of source_validate but the index on the id column: a relation
+ * one can SELECT from, with an integer id column and a geometry column
+ * (also festival.insert_many's table of rows).
+ */
+void
+source_validate_columns(Oid relid, const char *id_column, const char *geom_column)
 {
 	char	   *relname = get_rel_name(relid);
 	char		relkind;
@@ -91,36 +131,12 @@ source_validate(Oid relid, const char *id_column, const char *geom_column)
 				 errmsg("column \"%s\" of relation \"%s\" does not exist", geom_column, relname),
 				 errhint("Name the geometry column with geom_column => '...'.")));
 	geom_type = get_atttype(relid, geom_att);
-	if (!type_is_geometry(geom_type))
+	if (!source_type_is_geometry(geom_type))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("column \"%s\" of \"%s\" has type %s, not geometry", geom_column,
 						relname, format_type_be(geom_type)),
 				 errhint("Name a geometry column with geom_column, or a view that casts to geometry.")));
-
-	if (relkind == RELKIND_RELATION || relkind == RELKIND_MATVIEW ||
-		relkind == RELKIND_PARTITIONED_TABLE)
-	{
-		Oid			types[2] = {OIDOID, INT2OID};
-		Datum		values[2] = {ObjectIdGetDatum(relid), Int16GetDatum(id_att)};
-		bool		indexed;
-
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		if (SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_index "
-								  "WHERE indrelid = $1 AND indkey[0] = $2",
-								  2, types, values, NULL, true, 1) != SPI_OK_SELECT)
-			elog(ERROR, "could not look up indexes of \"%s\"", relname);
-		indexed = SPI_processed > 0;
-		SPI_finish();
-		if (!indexed)
-			ereport(NOTICE,
-					(errmsg("source table \"%s\" has no index on column \"%s\"",
-							relname, id_column),
-					 errdetail("Refinement fetches candidates by id and would scan the table for every query."),
-					 errhint("CREATE UNIQUE INDEX ON %s (%s);",
-							 quote_identifier(relname), quote_identifier(id_column))));
-	}
 }
 
 void

@@ -20,6 +20,9 @@
 
 extern void source_validate(Oid relid, const char *id_column,
 							const char *geom_column);
+extern void source_validate_columns(Oid relid, const char *id_column,
+									const char *geom_column);
+extern bool source_type_is_geometry(Oid type);
 extern void source_require(OpenIndex *ix, const char *purpose);
 extern char *source_select_sql(OpenIndex *ix, const char *where);
 extern char *source_relation(OpenIndex *ix);

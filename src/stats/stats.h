@@ -57,6 +57,8 @@
 	X(entries_examined)		/* entries tested while choosing or searching */ \
 	X(reinserted_entries)	/* orphans reinserted by delete's condense */ \
 	X(forced_reinsertions)	/* entries moved by the R*-tree's forced reinsertion */ \
+	X(overflow_nodes)		/* FOR-tree: overflow nodes created instead of splits */ \
+	X(merge_backs)			/* FOR-tree: overflowed groups split by a merge-back */ \
 	/* query work */ \
 	X(candidates)			/* filter output */ \
 	X(filter_exact)			/* candidates accepted without refinement */ \

@@ -290,6 +290,38 @@ churn_statements() {
     done
 }
 
+# midstream_crash_checks <index> <counter or "">: the kill of the stream
+# scenarios of crash_fast_efind.sh and crash_fortree.sh, whose index was
+# built from rows 1..2000 (crash_index) and whose victim has acknowledged
+# inserts up to ACKED: 200 more inserts are streamed (ids 2301..2500) and the
+# backend killed once 100 are acknowledged.  After the restart the first use
+# replays the log (recovery_checks); with an empty counter (nothing was
+# compacted) every insert since the build was restored; the next session
+# opens the index silently, takes 200 more inserts and answers as brute
+# force.  14 assertions, 15 with an empty counter.
+midstream_crash_checks() {
+    local ix=$1 counter=$2 out
+    victim_kill_midstream "$ix" 2301 200 100
+    tap_ok "$([ "$BURST_ACKED" -lt 200 ]; echo $?)" \
+        "$ix: its backend was killed in the middle of 200 inserts ($BURST_ACKED acknowledged)"
+    wait_for_server
+    tap_ok $? "$ix: the server is back after the crash restart"
+    recovery_checks "$ix"
+    if [ -z "$counter" ]; then
+        tap_ok "$([ "${RESTORED:-0}" -ge $((ACKED - 2000)) ]; echo $?)" \
+            "$ix: the log restored every acknowledged insert ($RESTORED modifications, $((ACKED - 2000)) acknowledged)"
+    fi
+    # work goes on; the session above ended normally, so this one opens silently
+    out=$(q -c "WITH s AS (INSERT INTO ${ix}_src SELECT i, pt(i) FROM generate_series(3001, 3200) i RETURNING id, geom)
+                SELECT 'inserted=' || count(*) FILTER (WHERE festival.insert('$ix', id, geom)) FROM s" \
+            -c "SELECT 'mismatches=' || brute_force_mismatches('$ix', '${ix}_src')" \
+            -c "SELECT 'complete=' || ((SELECT count(*) FROM festival.query('$ix', ST_MakeEnvelope(-10, -10, 2000, 2000))) = (SELECT count(*) FROM ${ix}_src))")
+    tap_unlike "$out" 'not closed cleanly|WARNING|ERROR' "$ix: the next session opens it without a warning"
+    tap_like "$out" '^inserted=200$' "$ix: 200 more inserts"
+    tap_like "$out" '^mismatches=0$' "$ix: window queries give what brute force gives"
+    tap_like "$out" '^complete=true$' "$ix: the index holds every object of the source table"
+}
+
 # survived_checks <index> <first id of later inserts>: the first use after
 # a crash restart of an index whose victim was killed between statements
 # (its source table holds exactly the acknowledged changes): queries answer

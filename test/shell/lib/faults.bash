@@ -16,12 +16,18 @@ faults_setup() {
 }
 
 # The cases: structure:bulk-method, and per framework operation:target.
-FAULT_STRUCTURES=${FAULT_STRUCTURES:-"rtree:str rstartree:str hilbert:hilbert xbrtree:bulk gridfile:bulk lbgrid:insert"}
+FAULT_STRUCTURES=${FAULT_STRUCTURES:-"rtree:str rstartree:str hilbert:hilbert xbrtree:bulk gridfile:bulk lbgrid:insert fortree:insert"}
 FAULT_FRAMEWORKS="none fast efind"
 # fault_frameworks <structure>: the frameworks it works under (LB-Grid,
-# log-structured itself, refuses FAST and eFIND)
+# log-structured itself, refuses FAST and eFIND); the FOR-tree also under
+# its own write buffer (framework fortree), which works under any
+# structure but is tried with its own (the campaign matrix deals it to all)
 fault_frameworks() {
-    if [ "$1" = lbgrid ]; then echo none; else echo "$FAULT_FRAMEWORKS"; fi
+    case "$1" in
+        lbgrid) echo none ;;
+        fortree) echo "$FAULT_FRAMEWORKS fortree" ;;
+        *) echo "$FAULT_FRAMEWORKS" ;;
+    esac
 }
 fault_operations() {   # fault_operations <framework>
     if [ "$1" = none ]; then
@@ -37,14 +43,16 @@ fault_operations() {   # fault_operations <framework>
 # (each trial's dropped index holds a lock until the end of the transaction).
 fault_case() {
     local e
+    # logs are synced at every modification with operation only (the
+    # default, never, syncs them at flush and close)
     if [ "$6" -ne 0 ]; then
-        q -F'|' -c "SET client_min_messages = error" \
+        q -F'|' -c "SET client_min_messages = error" -c "SET festival.log_sync = operation" \
             -c "SELECT writes, error, outcome, trials FROM ft_campaign('$1', '$2', '$3', '$4', '$5', $6)"
         return
     fi
     for e in ENOSPC EIO torn; do
         case "$4:$e" in *sync:torn) continue ;; esac
-        q -F'|' -c "SET client_min_messages = error" \
+        q -F'|' -c "SET client_min_messages = error" -c "SET festival.log_sync = operation" \
             -c "SELECT writes, error, outcome, trials FROM ft_campaign('$1', '$2', '$3', '$4', '$5', 0, 150, ARRAY['$e'])"
     done
 }
