@@ -4,6 +4,8 @@
 #   fest_setup            install missing Debian packages, build, install
 #   fest_server           use the server the PG* variables point at, or start
 #                         a throwaway cluster (stopped when the script exits)
+#   fest_start_cluster P  start a throwaway cluster on port P (its own socket
+#                         directory) and point the PG* variables at it
 #   fest_psql ...         psql with ON_ERROR_STOP, quiet
 #
 # A server counts as configured when PGHOST, PGPORT, PGDATABASE or PGSERVICE
@@ -67,13 +69,17 @@ fest_setup() {
 }
 
 FEST_TMP_CLUSTER=""
+FEST_TMP_CLUSTERS=()
 
 fest_stop_cluster() {
-    if [ -n "$FEST_TMP_CLUSTER" ] && [ -d "$FEST_TMP_CLUSTER" ]; then
-        fest_run_as_postgres "$($PG_CONFIG --bindir)/pg_ctl" -D "$FEST_TMP_CLUSTER/data" \
-            -m fast -w stop >/dev/null 2>&1 || true
-        rm -rf "$FEST_TMP_CLUSTER"
-    fi
+    local dir
+    for dir in "${FEST_TMP_CLUSTERS[@]}"; do
+        if [ -d "$dir" ]; then
+            fest_run_as_postgres "$($PG_CONFIG --bindir)/pg_ctl" -D "$dir/data" \
+                -m fast -w stop >/dev/null 2>&1 || true
+            rm -rf "$dir"
+        fi
+    done
 }
 
 fest_run_as_postgres() {
@@ -82,27 +88,37 @@ fest_run_as_postgres() {
     fi
 }
 
+# fest_start_cluster <port>: a throwaway cluster listening only on a Unix
+# socket in its own directory (so the port never collides with another
+# server's), stopped and removed when the script exits; its directory in
+# FEST_TMP_CLUSTER, its PG* variables exported.
+fest_start_cluster() {
+    local bindir dir
+    bindir=$("$PG_CONFIG" --bindir)
+    dir=$(mktemp -d /tmp/festival-pg.XXXXXX)
+    chmod 755 "$dir"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$dir"; fi
+    FEST_TMP_CLUSTERS+=("$dir")
+    trap fest_stop_cluster EXIT
+    fest_log "starting a throwaway PostgreSQL cluster in $dir"
+    fest_run_as_postgres "$bindir/initdb" -D "$dir/data" -A trust -U postgres \
+        -E UTF8 --locale=C.UTF-8 --no-sync >/dev/null
+    fest_run_as_postgres "$bindir/pg_ctl" -D "$dir/data" \
+        -l "$dir/server.log" -w -t 60 \
+        -o "-p $1 -k $dir -c listen_addresses= -c fsync=off -c max_connections=40" \
+        start >/dev/null
+    FEST_TMP_CLUSTER=$dir
+    export PGHOST="$dir" PGPORT=$1 PGUSER=postgres PGDATABASE=postgres
+    export FEST_SERVER_LOG="$dir/server.log"
+}
+
 # Start a throwaway cluster unless the environment names a server.
 fest_server() {
     if [ -n "${PGHOST:-}${PGPORT:-}${PGDATABASE:-}${PGSERVICE:-}" ]; then
         fest_log "using the configured server (PGHOST=${PGHOST:-} PGPORT=${PGPORT:-})"
         return 0
     fi
-    local bindir
-    bindir=$("$PG_CONFIG" --bindir)
-    FEST_TMP_CLUSTER=$(mktemp -d /tmp/festival-pg.XXXXXX)
-    chmod 755 "$FEST_TMP_CLUSTER"
-    if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$FEST_TMP_CLUSTER"; fi
-    trap fest_stop_cluster EXIT
-    fest_log "starting a throwaway PostgreSQL cluster in $FEST_TMP_CLUSTER"
-    fest_run_as_postgres "$bindir/initdb" -D "$FEST_TMP_CLUSTER/data" -A trust -U postgres \
-        -E UTF8 --locale=C.UTF-8 --no-sync >/dev/null
-    fest_run_as_postgres "$bindir/pg_ctl" -D "$FEST_TMP_CLUSTER/data" \
-        -l "$FEST_TMP_CLUSTER/server.log" -w -t 60 \
-        -o "-p 54329 -k $FEST_TMP_CLUSTER -c listen_addresses= -c fsync=off -c max_connections=40" \
-        start >/dev/null
-    export PGHOST="$FEST_TMP_CLUSTER" PGPORT=54329 PGUSER=postgres PGDATABASE=postgres
-    export FEST_SERVER_LOG="$FEST_TMP_CLUSTER/server.log"
+    fest_start_cluster 54329
 }
 
 fest_psql() {

@@ -171,14 +171,14 @@ SELECT festival.create_index('cf_mem_none', 'rtree', 'cf_dev',
 	   '{"page_size": 4096, "split": "quadratic"}', 'cf_big') > 0 AS created,
 	   festival.build('cf_mem_none', 'insert') AS built;
 SELECT count(*) AS stores, sum(total_bytes) <= 8192 AS given_back_after_build
-FROM pg_backend_memory_contexts WHERE name = 'festival direct store images';
+FROM pg_backend_memory_contexts WHERE name = 'festival write-through store images';
 INSERT INTO cf_big VALUES (60001, ST_MakePoint(5, 5));
 SELECT festival.insert('cf_mem_none', 60001, ST_MakePoint(5, 5)) AS inserted;
 SELECT sum(total_bytes) BETWEEN 128 * 1024 AND 148 * 1024 AS one_chunk
-FROM pg_backend_memory_contexts WHERE name = 'festival direct store images';
+FROM pg_backend_memory_contexts WHERE name = 'festival write-through store images';
 SELECT festival.flush('cf_mem_none') AS flushed;
 SELECT sum(total_bytes) <= 8192 AS given_back_after_flush
-FROM pg_backend_memory_contexts WHERE name = 'festival direct store images';
+FROM pg_backend_memory_contexts WHERE name = 'festival write-through store images';
 SELECT fixture.window_wrong('cf_mem_none', 'cf_win', 'cf_big') AS wrong;
 SELECT count(*) AS check_rows FROM festival.check('cf_mem_none');
 SELECT festival.drop_index('cf_mem_none');

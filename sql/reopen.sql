@@ -172,9 +172,10 @@ SELECT festival.delete('ro_points', 300001, 'POINT(-7 -7)') AS deleted;
 -------------------------------------------------------------------------------
 -- Ending a session without festival.close(): the exit hook flushes
 -------------------------------------------------------------------------------
--- ro_points changes (and stays open): object 1 moves and gets id 200001,
--- so the index keeps as many entries as its source has rows; ro_mixed is
--- only read
+-- ro_points changes (and stays open): object 1 moves and gets id 200001
+-- (the index keeps as many entries as its source has rows, and check()
+-- names the entry its source lacks and the row it lacks); ro_mixed is only
+-- read
 SELECT festival.update('ro_points', 1, geom, 200001, 'POINT(12.5 12.5)') AS updated
 FROM fx_pts WHERE id = 1;
 SELECT festival.stats('ro_points')->>'clean_on_disk' AS clean_before_exit;

@@ -3,12 +3,13 @@
  * festival.h
  *	  Definitions shared by every layer of festival.
  *
- * festival keeps spatial indices in files outside PostgreSQL.  The layers
- * (see DESIGN.md section 1) are, from the top: SQL surface (src/sql),
- * index structures (src/index), node stores (src/flash), page I/O chain
- * (src/buffer, src/device), on-disk formats (src/format), geometry
- * (src/geom) and statistics (src/stats).  Each layer includes only the
- * headers of the layers below it.
+ * festival keeps spatial indices in files outside PostgreSQL.  Its layers,
+ * one directory of src/ each, are listed from the top in DESIGN.md
+ * section 1: the SQL surface, the index structures, the node stores, the
+ * page I/O chain (tiers, page caches, tracing, devices), the on-disk
+ * formats, the log, geometry, statistics, generators and options.  Each
+ * layer includes only the headers of its own layer and those below it
+ * (scripts/check-layers); this header is below them all.
  *
  * IDENTIFICATION
  *	  src/festival.h

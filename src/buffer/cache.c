@@ -29,7 +29,7 @@
  * it) every time.
  *
  * Sealing: the write-through store writes its pages unsealed
- * (PageIORequest.unsealed, fest_page_write_unsealed): their checksum field
+ * (PageFramesOps.write_unsealed, fest_page_write_unsealed): their checksum field
  * is stale, and a frame holding one is verified (the image comes from the
  * store's memory) but not sealed.  It is sealed exactly once, when it
  * leaves the cache: written back at eviction or sync (write_back), or
@@ -41,8 +41,8 @@
  * compares whole images (the write-through store's kept root) compares
  * the checksum field only for images that are not verified.
  *
- * Given buffers: a writer may give its buffer away (PageIORequest.donate,
- * the write-through store): a hit swaps it with the frame's image and
+ * Given buffers: a writer may give its buffer away (write_unsealed's
+ * donate, the write-through store): a hit swaps it with the frame's image and
  * hands the old one back, a new frame keeps it, a page not admitted is
  * written through from it and it stays the writer's.  No copy either way.
  *
@@ -61,7 +61,7 @@
  * redo log, the write-through store's journal), which the next open
  * replays.
  *
- * Option cache = 'clru' chooses the thesis's hot/cold buffer instead
+ * Option cache = 'clru' chooses the thesis's hot/cold page cache instead
  * (clru.c), a decorator of its own; this file only validates and wraps.
  *
  * IDENTIFICATION
@@ -91,7 +91,7 @@ typedef struct CacheFrame
 typedef struct CachePageIO
 {
 	PageIO		io;				/* must be first */
-	PageIO	   *below;
+	PageFrames	frames;			/* io.frames: the extras it offers */
 	Replacement *r;
 	MemoryContext cxt;			/* frames */
 	uint64		next_stamp;		/* for the next image a frame takes (from 1) */
@@ -106,14 +106,13 @@ frame_bytes(CachePageIO *c)
 
 /*
  * Every call on the cache starts here: it ends the loan of the previous
- * call (PageIO.lend_epoch tells the borrower, pageio_loan_valid).
+ * call (PageFrames.lend_epoch tells the borrower, pageio_loan_valid).
  */
 static inline void
 begin_call(CachePageIO *c)
 {
-	c->io.lend_epoch++;
+	c->frames.lend_epoch++;
 	c->lent = NULL;
-	c->below->time_cpu = c->io.time_cpu;
 }
 
 static void
@@ -121,7 +120,7 @@ free_frame(CachePageIO *c, CacheFrame *f)
 {
 	Assert(f != c->lent);
 	if (f->image != NULL)
-		pagepool_put(c->io.pool, f->image);
+		pagepool_put(c->frames.pool, f->image);
 	pfree(f);
 }
 
@@ -168,7 +167,7 @@ write_back(CachePageIO *c, List *frames, bool free_them)
 			reqs[i].buf = dirty[i]->image;
 			dirty[i]->dirty = false;
 		}
-		pageio_write(c->below, reqs, n);
+		pageio_write(c->io.below, reqs, n);
 		c->io.stats->cache_writebacks += n;
 		pfree(reqs);
 	}
@@ -212,7 +211,7 @@ new_frame_taking(CachePageIO *c, PageId page, char *buf)
 static CacheFrame *
 new_frame(CachePageIO *c, PageId page, const char *image)
 {
-	CacheFrame *f = new_frame_taking(c, page, pagepool_get(c->io.pool));
+	CacheFrame *f = new_frame_taking(c, page, pagepool_get(c->frames.pool));
 
 	memcpy(f->image, image, c->io.page_size);
 	return f;
@@ -280,7 +279,7 @@ cache_read(PageIO *io, PageIORequest *reqs, int n)
 	if (nmiss > 0)
 	{
 		/* the misses go to the device together */
-		pageio_read(c->below, misses, nmiss);
+		pageio_read(c->io.below, misses, nmiss);
 		for (int i = 0; i < nmiss; i++)
 			(void) frame_from_device(c, misses[i].page, misses[i].buf,
 									 &reqs[missed[i]].verified);
@@ -291,7 +290,7 @@ cache_read(PageIO *io, PageIORequest *reqs, int n)
 
 /*
  * cache_read of one page for a reader that may hold the frame's image
- * already (PageIOOps.read_stamped).  The policy sees the same lookup and a
+ * already (PageFramesOps.read_stamped).  The policy sees the same lookup and a
  * miss the same admission as in cache_read, and the counters move the
  * same way, so a reader using it leaves the cache as a plain read would.
  */
@@ -316,7 +315,7 @@ cache_read_stamped(PageIO *io, PageId page, char *buf, uint64 *stamp,
 		return false;
 	}
 	io->stats->cache_misses++;
-	pageio_read(c->below, &req, 1);
+	pageio_read(c->io.below, &req, 1);
 	f = frame_from_device(c, page, buf, verified);
 	*stamp = f != NULL ? f->stamp : 0;
 	return false;
@@ -324,7 +323,7 @@ cache_read_stamped(PageIO *io, PageId page, char *buf, uint64 *stamp,
 
 /*
  * cache_read of one page that lends the frame on a hit instead of copying
- * it (PageIOOps.read_borrow); a miss reads into buf and admits the page as
+ * it (PageFramesOps.read_borrow); a miss reads into buf and admits the page as
  * cache_read does.  Lookup, admission and counters are cache_read's.
  */
 static const char *
@@ -344,15 +343,21 @@ cache_read_borrow(PageIO *io, PageId page, char *buf, bool *verified)
 		return f->image;
 	}
 	io->stats->cache_misses++;
-	pageio_read(c->below, &req, 1);
+	pageio_read(c->io.below, &req, 1);
 	(void) frame_from_device(c, page, buf, verified);
 	return buf;
 }
 
+/*
+ * Take n written pages in.  unsealed: their checksum fields are stale
+ * (verified by their writer; sealed here as they leave); donate: the
+ * writer gives its buffers (PageFramesOps.write_unsealed).
+ */
 static void
-cache_write(PageIO *io, PageIORequest *reqs, int n)
+write_images(CachePageIO *c, PageIORequest *reqs, int n, bool unsealed,
+			 bool donate)
 {
-	CachePageIO *c = (CachePageIO *) io;
+	PageIO	   *io = &c->io;
 	PageIORequest *through = palloc(n * sizeof(PageIORequest));
 	int			nthrough = 0;
 
@@ -364,7 +369,7 @@ cache_write(PageIO *io, PageIORequest *reqs, int n)
 		if (f != NULL)
 		{
 			Assert(f != c->lent);
-			if (reqs[i].donate)
+			if (donate)
 			{
 				/* the writer's buffer becomes the frame, the old one its */
 				char	   *old = f->image;
@@ -378,35 +383,49 @@ cache_write(PageIO *io, PageIORequest *reqs, int n)
 			f->dirty = true;
 			/* sealed by its writer, unsealed, or checked at its next hit */
 			f->verified = reqs[i].verified;
-			f->sealed = !reqs[i].unsealed;
+			f->sealed = !unsealed;
 			continue;
 		}
-		if (reqs[i].donate)
+		if (donate)
 			f = new_frame_taking(c, reqs[i].page, reqs[i].buf);
 		else
 			f = new_frame(c, reqs[i].page, reqs[i].buf);
 		f->dirty = true;
 		f->verified = reqs[i].verified;
-		f->sealed = !reqs[i].unsealed;
+		f->sealed = !unsealed;
 		if (admit(c, f, false))
 		{
-			if (reqs[i].donate)
+			if (donate)
 				reqs[i].buf = NULL;	/* taken, nothing in return */
 		}
 		else
 		{
-			if (reqs[i].donate)
+			if (donate)
 				f->image = NULL;	/* the writer keeps its buffer */
 			free_frame(c, f);
 			/* not admitted: it leaves now, so it is sealed now */
-			if (reqs[i].unsealed)
+			if (unsealed)
 				fest_page_seal(reqs[i].buf, io->page_size);
 			through[nthrough++] = reqs[i];
 		}
 	}
 	if (nthrough > 0)
-		pageio_write(c->below, through, nthrough);
+		pageio_write(c->io.below, through, nthrough);
 	pfree(through);
+}
+
+static void
+cache_write(PageIO *io, PageIORequest *reqs, int n)
+{
+	write_images((CachePageIO *) io, reqs, n, false, false);
+}
+
+static void
+cache_write_unsealed(PageIO *io, PageIORequest *reqs, int n, bool donate)
+{
+	for (int i = 0; i < n; i++)
+		reqs[i].tier = PAGEIO_NO_TIER;
+	write_images((CachePageIO *) io, reqs, n, true, donate);
 }
 
 /* Sync: every dirty frame reaches the device, then the device syncs. */
@@ -419,7 +438,7 @@ cache_sync(PageIO *io)
 	begin_call(c);
 	write_back(c, all, false);
 	list_free(all);
-	pageio_sync(c->below);
+	pageio_sync(c->io.below);
 }
 
 static void
@@ -442,7 +461,7 @@ cache_truncate(PageIO *io, uint64 npages)
 		}
 	}
 	list_free(all);
-	c->below->ops->truncate(c->below, npages);
+	pageio_truncate(c->io.below, npages);
 }
 
 static uint64
@@ -454,7 +473,7 @@ cache_npages(PageIO *io)
 	ListCell   *lc;
 
 	begin_call(c);
-	n = c->below->ops->npages(c->below);
+	n = pageio_npages(c->io.below);
 	all = replacement_all(c->r);
 
 	foreach(lc, all)
@@ -468,26 +487,39 @@ cache_npages(PageIO *io)
 	return n;
 }
 
+/*
+ * The store has flushed: what a layer above wrote since (the tier
+ * observer's promotions) is written back, and the layers below settle.
+ * The sync those pages need comes from the router below, the only layer
+ * that settles anything (it syncs first): without a router nothing above
+ * the cache writes outside the store, whose flush wrote back everything.
+ */
 static void
-cache_close(PageIO *io)
+cache_flush(PageIO *io)
 {
 	CachePageIO *c = (CachePageIO *) io;
+	List	   *all = replacement_all(c->r);
 
 	begin_call(c);
-	c->below->ops->close(c->below);
+	write_back(c, all, false);
+	list_free(all);
+	pageio_flush(io->below);
 }
 
+/* close passes through (PageIOOps) */
 static const PageIOOps cache_pageio_ops = {
 	.read = cache_read,
 	.write = cache_write,
 	.sync = cache_sync,
 	.truncate = cache_truncate,
 	.npages = cache_npages,
-	.close = cache_close,
+	.flush = cache_flush
+};
+
+static const PageFramesOps cache_frames_ops = {
 	.read_stamped = cache_read_stamped,
 	.read_borrow = cache_read_borrow,
-	.takes_unsealed = true,
-	.takes_buffers = true
+	.write_unsealed = cache_write_unsealed
 };
 
 /*
@@ -504,12 +536,14 @@ cache_pageio_create(PageIO *below, ReplacementPolicy policy, int64 capacity,
 	pageio_wrap_init(&c->io, &cache_pageio_ops, below);
 	/* write-back: a write reaches the device at eviction or sync */
 	c->io.defers_writes = true;
-	c->below = below;
 	c->next_stamp = 1;
 	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "festival page cache",
 								   ALLOCSET_DEFAULT_SIZES);
+	c->frames.ops = &cache_frames_ops;
+	c->frames.owner = &c->io;
 	/* frames, and the buffers writers give and get back (donate) */
-	c->io.pool = pagepool_create(c->cxt, c->io.page_size);
+	c->frames.pool = pagepool_create(c->cxt, c->io.page_size);
+	c->io.frames = &c->frames;
 	c->r = replacement_create(policy,
 							  (int64) frames * below->page_size, a1in_percent,
 							  Max(frames / 2, 1), c->cxt);
@@ -518,7 +552,7 @@ cache_pageio_create(PageIO *below, ReplacementPolicy policy, int64 capacity,
 
 /*
  * The choices of option cache: the replacement policies (in their enum
- * order, after "none"), then clru, the thesis's hot/cold buffer (clru.c),
+ * order, after "none"), then clru, the thesis's hot/cold page cache (clru.c),
  * which is not a Replacement policy: it needs the pages' dirty state.
  */
 static const char *const cache_choices[] = {"none", "lru", "hlru", "s2q", "2q", "clru", NULL};
@@ -532,7 +566,7 @@ static const OptionSpec cache_options[] = {
 	{
 		.name = "cache", .type = OPT_CHOICE, .default_choice = "none",
 		.choices = cache_choices,
-		.description = "General-purpose write-back page cache below the node store; clru is the hot/cold buffer of Fevgas 2019, Alg. 4-5.",
+		.description = "General-purpose write-back page cache below the node store; clru is the hot/cold page cache of Fevgas 2019, Alg. 4-5.",
 		.offset = offsetof(CacheOptions, cache)
 	},
 	{

@@ -248,7 +248,6 @@ typedef struct ClruFrame
 typedef struct ClruPageIO
 {
 	PageIO		io;				/* must be first */
-	PageIO	   *below;
 	Clru	   *policy;
 	MemoryContext cxt;			/* frames and the policy */
 	PagePool   *frames;			/* the frames' images, in cxt */
@@ -285,7 +284,7 @@ write_frames(ClruPageIO *c, List *frames)
 		reqs[i].page = f[i]->page;
 		reqs[i].buf = f[i]->image;
 	}
-	pageio_write(c->below, reqs, n);
+	pageio_write(c->io.below, reqs, n);
 	c->io.stats->cache_writebacks += n;
 	pfree(reqs);
 	pfree(f);
@@ -335,7 +334,6 @@ clru_read(PageIO *io, PageIORequest *reqs, int n)
 	int			nmiss = 0;
 	ClruEffects fx = {NIL, NIL};
 
-	c->below->time_cpu = io->time_cpu;
 	for (int i = 0; i < n; i++)
 	{
 		ClruFrame  *f = clru_access(c->policy, reqs[i].page, false, &fx);
@@ -355,7 +353,7 @@ clru_read(PageIO *io, PageIORequest *reqs, int n)
 	if (nmiss > 0)
 	{
 		/* the misses go to the device together */
-		pageio_read(c->below, misses, nmiss);
+		pageio_read(c->io.below, misses, nmiss);
 		for (int i = 0; i < nmiss; i++)
 		{
 			/* a page asked for twice in one call enters once */
@@ -375,7 +373,6 @@ clru_write(PageIO *io, PageIORequest *reqs, int n)
 	ClruPageIO *c = (ClruPageIO *) io;
 	ClruEffects fx = {NIL, NIL};
 
-	c->below->time_cpu = io->time_cpu;
 	for (int i = 0; i < n; i++)
 	{
 		ClruFrame  *f = clru_access(c->policy, reqs[i].page, true, &fx);
@@ -396,10 +393,9 @@ clru_sync(PageIO *io)
 	ClruPageIO *c = (ClruPageIO *) io;
 	List	   *dirty = clru_take_dirty(c->policy);
 
-	c->below->time_cpu = io->time_cpu;
 	write_frames(c, dirty);
 	list_free(dirty);
-	pageio_sync(c->below);
+	pageio_sync(c->io.below);
 }
 
 static void
@@ -420,14 +416,14 @@ clru_truncate(PageIO *io, uint64 npages)
 		}
 	}
 	list_free(all);
-	c->below->ops->truncate(c->below, npages);
+	pageio_truncate(io->below, npages);
 }
 
 static uint64
 clru_npages(PageIO *io)
 {
 	ClruPageIO *c = (ClruPageIO *) io;
-	uint64		n = c->below->ops->npages(c->below);
+	uint64		n = pageio_npages(io->below);
 	List	   *all = clru_all(c->policy);
 	ListCell   *lc;
 
@@ -442,21 +438,30 @@ clru_npages(PageIO *io)
 	return n;
 }
 
+/*
+ * The store has flushed: pages a layer above wrote since (the tier
+ * observer's promotions) are written back as one batch, and the layers
+ * below settle (as cache.c's cache_flush).
+ */
 static void
-clru_close(PageIO *io)
+clru_flush(PageIO *io)
 {
 	ClruPageIO *c = (ClruPageIO *) io;
+	List	   *dirty = clru_take_dirty(c->policy);
 
-	c->below->ops->close(c->below);
+	write_frames(c, dirty);
+	list_free(dirty);
+	pageio_flush(io->below);
 }
 
+/* close passes through (PageIOOps) */
 static const PageIOOps clru_pageio_ops = {
 	.read = clru_read,
 	.write = clru_write,
 	.sync = clru_sync,
 	.truncate = clru_truncate,
 	.npages = clru_npages,
-	.close = clru_close
+	.flush = clru_flush
 };
 
 /*
@@ -478,7 +483,6 @@ clru_pageio_create(PageIO *below, int64 capacity_bytes, int64 cold_pages,
 	pageio_wrap_init(&c->io, &clru_pageio_ops, below);
 	/* dirty pages wait in the hot and cold lists */
 	c->io.defers_writes = true;
-	c->below = below;
 	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "festival clru cache",
 								   ALLOCSET_DEFAULT_SIZES);
 	c->policy = clru_create(hot_directory, hot_data, cold_pages, c->cxt);

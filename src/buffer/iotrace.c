@@ -60,14 +60,14 @@ page_level(const char *image)
 
 /*
  * Record n pages the device just transferred with `submissions` device
- * submissions (tiers: each page's tier, or NULL for a one-device index): a sync engine submits each page alone (submissions == n), a
+ * submissions, each on the tier its request names (PAGEIO_NO_TIER: one
+ * device): a sync engine submits each page alone (submissions == n), a
  * batched engine the whole array at once (1); the pages are spread evenly
  * over the submissions in between.
  */
 void
 iotrace_record(IoTrace *trace, const char *index_name,
-			   const PageIORequest *reqs, int n, bool write, int64 submissions,
-			   const int8 *tiers)
+			   const PageIORequest *reqs, int n, bool write, int64 submissions)
 {
 	int32		slot = index_slot(trace, index_name);
 
@@ -90,7 +90,7 @@ iotrace_record(IoTrace *trace, const char *index_name,
 			: trace->submissions;
 		r->index_slot = slot;
 		r->level = page_level(reqs[i].buf);
-		r->tier = tiers != NULL ? tiers[i] : -1;
+		r->tier = reqs[i].tier;
 		r->write = write;
 	}
 	trace->submissions += submissions;

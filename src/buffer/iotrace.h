@@ -51,7 +51,7 @@ typedef struct IoTrace
 extern IoTrace *iotrace_create(MemoryContext cxt);
 extern void iotrace_record(IoTrace *trace, const char *index_name,
 						   const PageIORequest *reqs, int n, bool write,
-						   int64 submissions, const int8 *tiers);
+						   int64 submissions);
 extern void iotrace_commit(IoTrace *trace);
 extern void iotrace_discard_uncommitted(IoTrace *trace);
 

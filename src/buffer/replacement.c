@@ -270,14 +270,6 @@ replacement_remove(Replacement *r, PageId page)
 	return data;
 }
 
-bool
-replacement_is_ghost(Replacement *r, PageId page)
-{
-	CacheEntry *e = find(r, page);
-
-	return e != NULL && e->list == CACHE_GHOST;
-}
-
 int
 replacement_resident(Replacement *r)
 {

@@ -104,7 +104,6 @@ extern bool replacement_admit(Replacement *r, PageId page, int64 bytes,
 extern bool replacement_update(Replacement *r, PageId page, int64 bytes, void *data,
 							   void **old_data);
 extern void *replacement_remove(Replacement *r, PageId page);
-extern bool replacement_is_ghost(Replacement *r, PageId page);
 extern bool replacement_contains(Replacement *r, PageId page);
 extern int	replacement_resident(Replacement *r);
 extern List *replacement_all(Replacement *r);

@@ -17,7 +17,5 @@
 extern PageIO *tracing_pageio_wrap(PageIO *device, const char *index_name,
 								   IoTrace *target);
 extern void tracing_set_target(PageIO *tracing, IoTrace *target);
-struct TierState;
-extern void tracing_set_tiers(PageIO *tracing, struct TierState *tiers);
 
 #endif							/* FEST_TRACING_H */

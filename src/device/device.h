@@ -94,7 +94,7 @@ extern char *device_file_path(const char *device_directory,
 /* file.c */
 extern PageIO *device_file_open(const DeviceSpec *spec, const char *path,
 								uint32 page_size, bool create,
-								FestStats *stats);
+								FestStats *stats, const bool *time_cpu);
 extern bool device_file_exists(const char *path);
 
 /*
@@ -111,7 +111,8 @@ typedef struct MemoryPages MemoryPages;
 extern MemoryPages *memory_pages_create(uint32 page_size);
 extern uint64 memory_pages_count(const MemoryPages *mem);
 extern PageIO *memory_pageio_create(MemoryPages *mem, const char *label,
-									bool batched, FestStats *stats);
+									bool batched, FestStats *stats,
+									const bool *time_cpu);
 
 /*
  * open.c: what an open index keeps of its storage beyond one PageIO (see
@@ -132,7 +133,10 @@ extern DeviceState *device_state_create(MemoryContext parent,
 										const DeviceProfile *profile);
 extern PageIO *device_open(const DeviceSpec *spec, DeviceState *state,
 						   const char *path, uint32 page_size, bool create,
-						   FestStats *stats);
+						   FestStats *stats, const bool *time_cpu);
 extern bool device_state_holds_pages(const DeviceState *state);
+
+/* passthrough.c: a layer that changes nothing (festival.passthrough_layers) */
+extern PageIO *passthrough_pageio_create(PageIO *below);
 
 #endif							/* FEST_DEVICE_H */

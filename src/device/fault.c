@@ -37,16 +37,8 @@ const char *const fault_error_names[] = {
 typedef struct FaultPageIO
 {
 	PageIO		io;				/* must be first */
-	PageIO	   *below;
 	FaultState *fs;
 } FaultPageIO;
-
-/* In the current memory context (a DeviceState's). */
-FaultState *
-fault_state_create(void)
-{
-	return palloc0(sizeof(FaultState));
-}
 
 void
 fault_arm(FaultState *fs, FaultTarget target, int64 after, FaultError error)
@@ -127,10 +119,8 @@ fault_read(PageIO *io, PageIORequest *reqs, int n)
 	FaultError	error = f->fs->error;
 	int			ok = fault_allow(f->fs, FAULT_READ, n);
 
-	f->below->time_cpu = io->time_cpu;
-
 	if (ok > 0)
-		pageio_read(f->below, reqs, ok);
+		pageio_read(io->below, reqs, ok);
 	if (ok < n)
 	{
 		if (error == FAULT_CRASH)
@@ -148,10 +138,8 @@ fault_write(PageIO *io, PageIORequest *reqs, int n)
 	FaultError	error = f->fs->error;
 	int			ok = fault_allow(f->fs, FAULT_WRITE, n);
 
-	f->below->time_cpu = io->time_cpu;
-
 	if (ok > 0)
-		pageio_write(f->below, reqs, ok);
+		pageio_write(io->below, reqs, ok);
 	if (ok == n)
 		return;
 	if (error == FAULT_CRASH)
@@ -161,9 +149,9 @@ fault_write(PageIO *io, PageIORequest *reqs, int n)
 		uint32		half = io->page_size / 2;
 		char	   *torn = pageio_alloc_buffer(io->page_size);
 
-		pageio_read_one(f->below, reqs[ok].page, torn);
+		pageio_read_one(io->below, reqs[ok].page, torn);
 		memcpy(torn, reqs[ok].buf, half);
-		pageio_write_one(f->below, reqs[ok].page, torn);
+		pageio_write_one(io->below, reqs[ok].page, torn);
 		pageio_free_buffer(torn);
 	}
 	io->stats->write_errors++;
@@ -176,10 +164,9 @@ fault_sync(PageIO *io)
 	FaultPageIO *f = (FaultPageIO *) io;
 	FaultError	error = f->fs->error;
 
-	f->below->time_cpu = io->time_cpu;
 	if (fault_allow(f->fs, FAULT_SYNC, 1) == 1)
 	{
-		pageio_sync(f->below);
+		pageio_sync(io->below);
 		return;
 	}
 	if (error == FAULT_CRASH)
@@ -192,37 +179,11 @@ fault_sync(PageIO *io)
 			 errdetail("The fault was injected by festival.inject_fault().")));
 }
 
-static void
-fault_truncate(PageIO *io, uint64 npages)
-{
-	FaultPageIO *f = (FaultPageIO *) io;
-
-	f->below->ops->truncate(f->below, npages);
-}
-
-static uint64
-fault_npages(PageIO *io)
-{
-	FaultPageIO *f = (FaultPageIO *) io;
-
-	return f->below->ops->npages(f->below);
-}
-
-static void
-fault_close(PageIO *io)
-{
-	FaultPageIO *f = (FaultPageIO *) io;
-
-	f->below->ops->close(f->below);
-}
-
+/* truncate, npages, close and flush pass through (PageIOOps) */
 static const PageIOOps fault_pageio_ops = {
 	.read = fault_read,
 	.write = fault_write,
-	.sync = fault_sync,
-	.truncate = fault_truncate,
-	.npages = fault_npages,
-	.close = fault_close
+	.sync = fault_sync
 };
 
 /* The fault layer over below, in the current memory context. */
@@ -233,7 +194,6 @@ fault_pageio_create(PageIO *below, FaultState *fs)
 
 	pageio_wrap_init(&f->io, &fault_pageio_ops, below);
 	f->io.fault = fs;
-	f->below = below;
 	f->fs = fs;
 	return &f->io;
 }

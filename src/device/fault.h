@@ -36,7 +36,7 @@ typedef enum FaultTarget
 	FAULT_SYNC,
 	FAULT_LOG_WRITE,
 	FAULT_LOG_SYNC,
-	FAULT_TIER_WRITE,			/* a tiered index's weights file (tier/tiermap.c) */
+	FAULT_TIER_WRITE,			/* a tiered index's weights file (tier/tier_weights.c) */
 	FAULT_TIER_MAP_WRITE,		/* a tiered index's page -> tier map (tier/tiermap.c) */
 	FAULT_NTARGETS
 } FaultTarget;
@@ -63,7 +63,6 @@ typedef struct FaultState
 	uint64		fired;			/* faults injected so far */
 } FaultState;
 
-extern FaultState *fault_state_create(void);
 extern void fault_arm(FaultState *fs, FaultTarget target, int64 after,
 					  FaultError error);
 extern void fault_disarm(FaultState *fs);

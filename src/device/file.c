@@ -42,26 +42,6 @@ typedef struct FilePageIO
 	MemoryContextCallback release;	/* closes it with its memory context */
 } FilePageIO;
 
-/*
- * An aligned page buffer; the chunk palloc returned is remembered just
- * before it so that pageio_free_buffer can release it.
- */
-char *
-pageio_alloc_buffer(uint32 page_size)
-{
-	char	   *raw = palloc(page_size + FEST_IO_ALIGN + sizeof(void *));
-	char	   *buf = (char *) TYPEALIGN(FEST_IO_ALIGN, raw + sizeof(void *));
-
-	((void **) buf)[-1] = raw;
-	return buf;
-}
-
-void
-pageio_free_buffer(char *buf)
-{
-	pfree(((void **) buf)[-1]);
-}
-
 /* Timing of one device call, for the I/O counters. */
 typedef struct CallTimer
 {
@@ -73,7 +53,7 @@ static void
 timer_start(PageIO *io, CallTimer *t)
 {
 	t->start = fest_now_ns();
-	t->start_cpu = io->time_cpu ? fest_cpu_ns() : 0;
+	t->start_cpu = *io->time_cpu ? fest_cpu_ns() : 0;
 }
 
 /* Wall nanoseconds of the call; its CPU time goes to io_cpu_ns if asked. */
@@ -82,7 +62,7 @@ timer_stop(PageIO *io, CallTimer *t)
 {
 	int64		elapsed = fest_now_ns() - t->start;
 
-	if (io->time_cpu)
+	if (*io->time_cpu)
 		io->stats->io_cpu_ns += fest_cpu_ns() - t->start_cpu;
 	io->stats->io_ns += elapsed;
 	return elapsed;
@@ -242,7 +222,7 @@ static const PageIOOps file_pageio_ops = {
  */
 PageIO *
 device_file_open(const DeviceSpec *spec, const char *path, uint32 page_size,
-				 bool create, FestStats *stats)
+				 bool create, FestStats *stats, const bool *time_cpu)
 {
 	FilePageIO *f;
 	int			flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW;
@@ -346,6 +326,7 @@ device_file_open(const DeviceSpec *spec, const char *path, uint32 page_size,
 	f->io.ops = &file_pageio_ops;
 	f->io.page_size = page_size;
 	f->io.stats = stats;
+	f->io.time_cpu = time_cpu;
 	f->path = pstrdup(path);
 	f->io.label = f->path;
 	f->fd = fd;

@@ -345,12 +345,6 @@ ftl_counters(const Ftl *ftl)
 	return &ftl->counters;
 }
 
-bool
-ftl_is_mapped(const Ftl *ftl, uint64 lpn)
-{
-	return lpn < ftl->logical_pages && ftl->l2p[lpn] != FTL_UNMAPPED;
-}
-
 void
 ftl_state(const Ftl *ftl, FtlState *st)
 {

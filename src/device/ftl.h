@@ -47,6 +47,5 @@ extern void ftl_trim_from(Ftl *ftl, uint64 first_lpn);
 extern void ftl_precondition(Ftl *ftl, uint64 npages);
 extern const FtlCounters *ftl_counters(const Ftl *ftl);
 extern void ftl_state(const Ftl *ftl, FtlState *state);
-extern bool ftl_is_mapped(const Ftl *ftl, uint64 lpn);
 
 #endif							/* FEST_FTL_H */

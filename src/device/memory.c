@@ -143,13 +143,14 @@ static const PageIOOps memory_pageio_ops = {
 
 PageIO *
 memory_pageio_create(MemoryPages *mem, const char *label, bool batched,
-					 FestStats *stats)
+					 FestStats *stats, const bool *time_cpu)
 {
 	MemoryPageIO *m = palloc0(sizeof(MemoryPageIO));
 
 	m->io.ops = &memory_pageio_ops;
 	m->io.page_size = mem->page_size;
 	m->io.stats = stats;
+	m->io.time_cpu = time_cpu;
 	m->io.label = pstrdup(label);
 	m->mem = mem;
 	m->batched = batched;

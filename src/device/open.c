@@ -54,7 +54,7 @@ device_state_create(MemoryContext parent, const DeviceProfile *profile)
  */
 PageIO *
 device_open(const DeviceSpec *spec, DeviceState *state, const char *path,
-			uint32 page_size, bool create, FestStats *stats)
+			uint32 page_size, bool create, FestStats *stats, const bool *time_cpu)
 {
 	bool		batched = spec->engine != DEVICE_ENGINE_SYNC;
 	PageIO	   *io;
@@ -70,11 +70,11 @@ device_open(const DeviceSpec *spec, DeviceState *state, const char *path,
 			MemoryContextSwitchTo(old);
 			fresh = true;
 		}
-		io = memory_pageio_create(state->pages, path, batched, stats);
+		io = memory_pageio_create(state->pages, path, batched, stats, time_cpu);
 	}
 	else
 	{
-		io = device_file_open(spec, path, page_size, create, stats);
+		io = device_file_open(spec, path, page_size, create, stats, time_cpu);
 		fresh = create;
 	}
 	/* directly above the device: it sees exactly what reaches it */
@@ -94,11 +94,11 @@ device_open(const DeviceSpec *spec, DeviceState *state, const char *path,
 		{
 			PG_TRY();
 			{
-				sim_precondition(state->sim, io->ops->npages(io));
+				sim_precondition(state->sim, pageio_npages(io));
 			}
 			PG_CATCH();
 			{
-				io->ops->close(io);
+				pageio_close(io);
 				PG_RE_THROW();
 			}
 			PG_END_TRY();

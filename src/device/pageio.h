@@ -4,10 +4,23 @@
  *	  The page I/O interface: whole pages in, whole pages out.
  *
  * Everything below the node stores speaks this interface.  Devices
- * implement it (device/file.c, device/memory.c); the fault layer
- * (device/fault.c), the simulated drive (device/sim.c), the tracing layer
- * and the page caches (src/buffer) implement it too and wrap another
- * PageIO, like decorators, so a node store never knows what is under it.
+ * implement it (device/file.c, device/memory.c); every other layer wraps
+ * the PageIO below it, like the storage-manager decorators of
+ * libspatialindex, so a node store never knows what is under it:
+ *
+ *	  node store -> [tier observer] -> [page cache] -> tracing
+ *	      -> [tier router -> slow chain, fast chain] -> sim -> fault -> device
+ *
+ * (the chain is assembled in one place, tier/tier_chain.c's page_chain_open).
+ *
+ * A wrapper writes only what it changes.  pageio_wrap_init gives it
+ * everything it passes on unchanged (page size, counters, CPU timing,
+ * label, fault state, whether writes are deferred) and the layer below;
+ * every operation its PageIOOps leave NULL is passed to that layer as it
+ * is (pageio_read and friends find the layer that implements it).  So a
+ * layer that only watches reads sets .read and nothing else, and a field
+ * added to PageIO reaches every layer.  device/passthrough.c is the
+ * smallest layer: it changes nothing and writes nothing but its ops table.
  *
  * Requests come in arrays so that a flushing unit or a batch query can be
  * handed to a batched engine (libaio, io_uring) as one submission.  The sync
@@ -15,17 +28,13 @@
  * submissions separately in the FestStats it was given.
  *
  * Buffers are page_size bytes, aligned to FEST_IO_ALIGN (O_DIRECT needs it).
- *
- * Loans: a layer that holds page images in memory (a page cache) may lend
- * one to a reader instead of copying it (PageIOOps.read_borrow): the
- * reader gets a const pointer into the layer's frame, valid only until its
- * next call on that PageIO, whatever the call.  Such a layer bumps
- * lend_epoch at every call, so a reader can Assert that no call came
- * between the loan and its last use of the image (pageio_loan_valid).
- * Layers that do not lend leave lend_epoch alone; pageio_read_borrow then
- * reads into the caller's buffer.
  * Errors are raised with ereport; a read past the end of the file returns a
  * zero page, which page verification then reports.
+ *
+ * Beyond the core: the page cache (buffer/cache.c) alone offers reads that
+ * share its frames and writes of images it seals or keeps itself
+ * (PageFrames, below), which the write-through store uses when its PageIO
+ * is such a cache.
  *
  * IDENTIFICATION
  *	  src/device/pageio.h
@@ -39,6 +48,9 @@
 #include "stats/stats.h"
 
 typedef struct PageIO PageIO;
+
+/* PageIORequest.tier on one device: no tier router served it */
+#define PAGEIO_NO_TIER	(-1)
 
 typedef struct PageIORequest
 {
@@ -57,26 +69,19 @@ typedef struct PageIORequest
 	 */
 	bool		verified;
 	/*
-	 * Write only: the image is final and known good but its checksum field
-	 * is not computed (fest_page_write_unsealed, format/page.c, sets it
-	 * with verified, and only for a PageIO whose ops take unsealed images;
-	 * pageio_write and pageio_write_sealed clear it).  Such a PageIO (the
-	 * write-back page cache) seals the image exactly once, when it writes
-	 * it below; nothing below it ever sees an unsealed image.
+	 * After the call: the tier that transferred the page (TIER_SLOW or
+	 * TIER_FAST, tier/tier.h), set by the tier router; PAGEIO_NO_TIER
+	 * (pageio_read and pageio_write set it first) when no router did, as on
+	 * one device.  What the I/O trace records (buffer/tracing.c).
 	 */
-	bool		unsealed;
-	/*
-	 * Write only: the caller gives buf away (only to a PageIO whose ops
-	 * take buffers; pageio_write and pageio_write_sealed clear it).  After
-	 * the call buf is the caller's buffer back (not taken), another buffer
-	 * now the caller's (the layer's old image of the page), or NULL (taken,
-	 * nothing in return).  Buffers so exchanged come from the PageIO's
-	 * pool (PageIO.pool, pagepool_get) and whoever holds one last gives it
-	 * back there (pagepool_put).
-	 */
-	bool		donate;
+	int8		tier;
 } PageIORequest;
 
+/*
+ * The operations of a layer.  NULL passes the call to the layer below
+ * (PageIO.below) as it is; a device, which has none below, implements
+ * read, write, sync, truncate, npages and close.
+ */
 typedef struct PageIOOps
 {
 	/* Read n pages; the engine may submit them together. */
@@ -92,60 +97,84 @@ typedef struct PageIOOps
 	/* Release descriptors and memory; never raises an error. */
 	void		(*close) (PageIO *io);
 	/*
-	 * Optional (NULL: pageio_read_stamped reads as pageio_read_one does).
-	 * Read one page for a caller that may already hold its image: *stamp
-	 * names the image the caller holds (0: none).  If this layer serves the
-	 * page from memory, its image is still the stamped one and it is known
-	 * good, the access is made and counted exactly as a read would make and
-	 * count it (a cache hit, the policy's reference), nothing is copied and
-	 * true is returned.  Otherwise the page is read into buf as read does,
-	 * *stamp names the image now in memory (0 if this layer keeps none) and
-	 * false is returned.  Stamps are never reused by one layer, so equal
-	 * stamps mean byte-identical images.
+	 * The node store has flushed: everything it wrote is written and
+	 * synced and its file is marked clean.  A layer that keeps state of its
+	 * own settles it: a page cache writes back what it still holds (pages a
+	 * layer above it wrote: the tier observer's promotions), the tier
+	 * router does its pending migrations, syncs, and marks its map clean.
+	 * NULL passes it on; at a device it does nothing.
 	 */
-	bool		(*read_stamped) (PageIO *io, PageId page, char *buf,
-								 uint64 *stamp, bool *verified);
-	/*
-	 * Optional (NULL: pageio_read_borrow reads into buf as pageio_read_one
-	 * does).  Read one page, made and counted exactly as read makes and
-	 * counts it, and return its image: either buf, filled as read fills
-	 * it, or this layer's own copy, lent until the next call on this PageIO
-	 * (see Loans above) and never to be written.  *verified as read sets
-	 * the request's flag.
-	 */
-	const char *(*read_borrow) (PageIO *io, PageId page, char *buf,
-								bool *verified);
-	/*
-	 * write accepts requests marked unsealed (PageIORequest.unsealed) and
-	 * seals them before they go below.  False for every layer that passes
-	 * images on or stores them (devices, fault, sim, tracing, clru, tiers):
-	 * fest_page_write_unsealed seals for them first.
-	 */
-	bool		takes_unsealed;
-	/*
-	 * write accepts requests marked donate (PageIORequest.donate); the
-	 * PageIO then has a pool (PageIO.pool) the buffers come from.
-	 */
-	bool		takes_buffers;
+	void		(*flush) (PageIO *io);
 } PageIOOps;
+
+/*
+ * The page cache's extras (buffer/cache.c, the lru family, is the only
+ * provider).  Zero-copy reads: read_stamped (a reader that keeps a page
+ * decoded learns that the frame still holds the image it decoded, and
+ * nothing is copied) and read_borrow (a hit lends the frame itself).
+ * Writes the cache seals or keeps: write_unsealed takes images whose
+ * checksum field is not computed (the cache seals each once, when it
+ * leaves for the device) and, with donate, takes the writers' buffers as
+ * its frames, handing back its old images.  Every call is made and counted
+ * exactly as the core read or write of the same pages would be.
+ *
+ * Loans: a frame lent by read_borrow is valid only until the reader's next
+ * call on that PageIO, whatever the call; the cache bumps lend_epoch at
+ * every call so that a reader can Assert that no call came between the loan
+ * and its last use of the image (pageio_loan_valid).
+ *
+ * Stamps (read_stamped): every frame's image has a stamp, new whenever the
+ * image changes and never reused, so equal stamps mean byte-identical
+ * images.  *stamp names the image the caller holds (0: none).  If the
+ * frame still holds that very image and it is known good, the access is
+ * made and counted as a hit, nothing is copied and true is returned;
+ * otherwise the page is read into buf, *stamp names the frame's image now
+ * (0 if the cache keeps none) and false is returned.
+ *
+ * Given buffers (write_unsealed's donate): after the call each reqs[i].buf
+ * is the caller's buffer back (not taken), another buffer now the
+ * caller's (the frame's old image), or NULL (taken, nothing in return).
+ * Buffers so exchanged come from pool (pagepool_get) and whoever holds one
+ * last gives it back there (pagepool_put).
+ *
+ * A PageIO has frames only when it is such a cache (PageIO.frames): a layer
+ * above a cache does not pass them on, since it may watch or change what a
+ * read returns (the tier observer); a layer that changes nothing may
+ * (device/passthrough.c).  The calls go to frames->owner, the cache.
+ */
+typedef struct PageFramesOps
+{
+	bool		(*read_stamped) (PageIO *owner, PageId page, char *buf,
+								 uint64 *stamp, bool *verified);
+	const char *(*read_borrow) (PageIO *owner, PageId page, char *buf,
+								bool *verified);
+	void		(*write_unsealed) (PageIO *owner, PageIORequest *reqs, int n,
+								   bool donate);
+} PageFramesOps;
+
+typedef struct PageFrames
+{
+	const PageFramesOps *ops;
+	PageIO	   *owner;			/* the cache the calls go to */
+	struct PagePool *pool;		/* buffers exchanged with writers (donate) */
+	uint64		lend_epoch;		/* bumped at every call on the cache */
+} PageFrames;
 
 struct PageIO
 {
 	const PageIOOps *ops;
+	PageIO	   *below;			/* the layer it wraps; NULL for a device */
 	uint32		page_size;
 	FestStats  *stats;			/* counters of the current operation */
-	bool		time_cpu;		/* also measure CPU time per call (costly) */
+	/*
+	 * Also measure CPU time per device call (costly): the open index's
+	 * switch, set once per operation (festival.track_io_cpu); every layer
+	 * of its chains points at it.
+	 */
+	const bool *time_cpu;
 	const char *label;			/* for messages: the file path */
 	/* the fault layer's state below this PageIO, or NULL (device/fault.h) */
 	struct FaultState *fault;
-	/* bumped at every call by a layer that lends images (see Loans) */
-	uint64		lend_epoch;
-	/*
-	 * Where the page buffers a layer that takes buffers exchanges with its
-	 * writers come from and go back to (pagepool.c), living as long as the
-	 * PageIO: set by every layer whose ops take buffers, NULL for others.
-	 */
-	struct PagePool *pool;
 	/*
 	 * A write may return before it is safe from the death of the process:
 	 * this layer or one below keeps it in memory (a write-back page cache)
@@ -158,46 +187,66 @@ struct PageIO
 	 * nothing it acknowledged.
 	 */
 	bool		defers_writes;
+	PageFrames *frames;			/* the page cache's extras, or NULL */
 };
 
 /*
- * Set up a wrapper's PageIO over below: its ops, and everything a wrapper
- * passes on unchanged (page size, counters, CPU timing, label, the fault
- * state, whether writes are deferred).  A wrapper then sets only what it
- * changes (a pool, defers_writes), so a field added here reaches every
- * layer instead of each wrapper copying fields by hand.
+ * Set up a wrapper's PageIO over below: its ops, the layer below, and
+ * everything a wrapper passes on unchanged (page size, counters, CPU
+ * timing, label, the fault state, whether writes are deferred).  A wrapper
+ * then sets only what it changes (defers_writes, frames), so a field
+ * added here reaches every layer instead of each wrapper copying fields by
+ * hand.
  */
 static inline void
-pageio_wrap_init(PageIO *io, const PageIOOps *ops, const PageIO *below)
+pageio_wrap_init(PageIO *io, const PageIOOps *ops, PageIO *below)
 {
 	io->ops = ops;
+	io->below = below;
 	io->page_size = below->page_size;
 	io->stats = below->stats;
 	io->time_cpu = below->time_cpu;
 	io->label = below->label;
 	io->fault = below->fault;
-	io->lend_epoch = 0;
-	io->pool = NULL;
 	io->defers_writes = below->defers_writes;
+	io->frames = NULL;
 }
+
+/*
+ * The layer that carries out an operation: io itself, or the first layer
+ * below it whose ops implement it (NULL passes the call down).
+ */
+#define PAGEIO_SERVING(io, op) \
+	do { \
+		while ((io)->ops->op == NULL) \
+		{ \
+			Assert((io)->below != NULL); \
+			(io) = (io)->below; \
+		} \
+	} while (0)
 
 static inline void
 pageio_read(PageIO *io, PageIORequest *reqs, int n)
 {
 	for (int i = 0; i < n; i++)
+	{
 		reqs[i].verified = false;
+		reqs[i].tier = PAGEIO_NO_TIER;
+	}
+	PAGEIO_SERVING(io, read);
 	io->ops->read(io, reqs, n);
 }
 
+/* Write n pages; the images are sealed but not known to be (see verified). */
 static inline void
 pageio_write(PageIO *io, PageIORequest *reqs, int n)
 {
 	for (int i = 0; i < n; i++)
 	{
 		reqs[i].verified = false;
-		reqs[i].unsealed = false;
-		reqs[i].donate = false;
+		reqs[i].tier = PAGEIO_NO_TIER;
 	}
+	PAGEIO_SERVING(io, write);
 	io->ops->write(io, reqs, n);
 }
 
@@ -208,9 +257,9 @@ pageio_write_sealed(PageIO *io, PageIORequest *reqs, int n)
 	for (int i = 0; i < n; i++)
 	{
 		reqs[i].verified = true;
-		reqs[i].unsealed = false;
-		reqs[i].donate = false;
+		reqs[i].tier = PAGEIO_NO_TIER;
 	}
+	PAGEIO_SERVING(io, write);
 	io->ops->write(io, reqs, n);
 }
 
@@ -218,82 +267,126 @@ pageio_write_sealed(PageIO *io, PageIORequest *reqs, int n)
 static inline bool
 pageio_read_one(PageIO *io, PageId page, char *buf)
 {
-	PageIORequest req = {page, buf, false};
+	PageIORequest req = {page, buf};
 
-	io->ops->read(io, &req, 1);
+	pageio_read(io, &req, 1);
 	return req.verified;
 }
 
+static inline void
+pageio_write_one(PageIO *io, PageId page, char *buf)
+{
+	PageIORequest req = {page, buf};
+
+	pageio_write(io, &req, 1);
+}
+
+static inline void
+pageio_sync(PageIO *io)
+{
+	PAGEIO_SERVING(io, sync);
+	io->ops->sync(io);
+}
+
+static inline void
+pageio_truncate(PageIO *io, uint64 npages)
+{
+	PAGEIO_SERVING(io, truncate);
+	io->ops->truncate(io, npages);
+}
+
+static inline uint64
+pageio_npages(PageIO *io)
+{
+	PAGEIO_SERVING(io, npages);
+	return io->ops->npages(io);
+}
+
+static inline void
+pageio_close(PageIO *io)
+{
+	PAGEIO_SERVING(io, close);
+	io->ops->close(io);
+}
+
+/* The node store has flushed (PageIOOps.flush); a device does nothing. */
+static inline void
+pageio_flush(PageIO *io)
+{
+	while (io->ops->flush == NULL)
+	{
+		if (io->below == NULL)
+			return;
+		io = io->below;
+	}
+	io->ops->flush(io);
+}
+
 /*
- * Read one page unless *stamp still names this layer's image of it (see
- * PageIOOps.read_stamped): true means nothing was copied, the caller's
+ * Read one page unless *stamp still names the cache's image of it (see
+ * PageFramesOps.read_stamped): true means nothing was copied, the caller's
  * image is current; false means buf holds the page (*verified as
- * pageio_read_one returns it).
+ * pageio_read_one returns it).  Without frames it is pageio_read_one.
  */
 static inline bool
 pageio_read_stamped(PageIO *io, PageId page, char *buf, uint64 *stamp,
 					bool *verified)
 {
-	if (io->ops->read_stamped == NULL)
+	if (io->frames == NULL)
 	{
 		*stamp = 0;
 		*verified = pageio_read_one(io, page, buf);
 		return false;
 	}
 	*verified = false;
-	return io->ops->read_stamped(io, page, buf, stamp, verified);
+	return io->frames->ops->read_stamped(io->frames->owner, page, buf, stamp,
+										 verified);
 }
 
 /*
- * Read one page, borrowing the image from the PageIO if it lends it (see
- * PageIOOps.read_borrow), otherwise into buf.  The result is valid until
- * the next call on io; *verified as pageio_read_one returns it.
+ * Read one page, borrowing the cache's frame if io has frames (see
+ * PageFramesOps.read_borrow), otherwise into buf.  The result is valid
+ * until the next call on io; *verified as pageio_read_one returns it.
  */
 static inline const char *
 pageio_read_borrow(PageIO *io, PageId page, char *buf, bool *verified)
 {
-	if (io->ops->read_borrow == NULL)
+	if (io->frames == NULL)
 	{
 		*verified = pageio_read_one(io, page, buf);
 		return buf;
 	}
 	*verified = false;
-	return io->ops->read_borrow(io, page, buf, verified);
+	return io->frames->ops->read_borrow(io->frames->owner, page, buf, verified);
+}
+
+/* The loan epoch of io now (0 without frames, which never lend). */
+static inline uint64
+pageio_lend_epoch(const PageIO *io)
+{
+	return io->frames != NULL ? io->frames->lend_epoch : 0;
 }
 
 /*
- * Is an image borrowed from io when its lend_epoch was epoch still lent?
+ * Is an image borrowed from io when its epoch was epoch still lent?
  * For Asserts: a reader takes the epoch just after pageio_read_borrow.
  */
 static inline bool
 pageio_loan_valid(const PageIO *io, uint64 epoch)
 {
-	return io->lend_epoch == epoch;
+	return pageio_lend_epoch(io) == epoch;
 }
 
-static inline void
-pageio_write_one(PageIO *io, PageId page, char *buf)
-{
-	PageIORequest req = {page, buf, false};
-
-	io->ops->write(io, &req, 1);
-}
-
-static inline void
-pageio_sync(PageIO *io)
-{
-	io->ops->sync(io);
-}
-
-/* Allocate a page buffer aligned for O_DIRECT in the current context. */
+/*
+ * pagepool.c: aligned page buffers.  pageio_alloc_buffer: one buffer in the
+ * current context, for O_DIRECT (page_size + FEST_IO_ALIGN bytes).  A pool
+ * holds many without that per-buffer alignment gap (a page cache's frames);
+ * buffers from a pool go back to it with pagepool_put, never to
+ * pageio_free_buffer.
+ */
 extern char *pageio_alloc_buffer(uint32 page_size);
 extern void pageio_free_buffer(char *buf);
 
-/*
- * pagepool.c: many aligned page buffers without the per-buffer alignment
- * gap of pageio_alloc_buffer (a page cache's frames).  Buffers from a pool
- * go back to it with pagepool_put, never to pageio_free_buffer.
- */
 typedef struct PagePool PagePool;
 extern PagePool *pagepool_create(MemoryContext cxt, uint32 page_size);
 extern char *pagepool_get(PagePool *pool);

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * pagepool.c
- *	  Aligned page buffers carved from larger chunks (PagePool).
+ *	  Aligned page buffers: one at a time (pageio_alloc_buffer), or carved
+ *	  from larger chunks (PagePool).
  *
  * A page buffer must be aligned to FEST_IO_ALIGN for O_DIRECT.  One palloc
  * per buffer (pageio_alloc_buffer) asks for page_size + FEST_IO_ALIGN
@@ -25,6 +26,26 @@
 #include "device/pageio.h"
 
 #include "utils/memutils.h"
+
+/*
+ * An aligned page buffer; the chunk palloc returned is remembered just
+ * before it so that pageio_free_buffer can release it.
+ */
+char *
+pageio_alloc_buffer(uint32 page_size)
+{
+	char	   *raw = palloc(page_size + FEST_IO_ALIGN + sizeof(void *));
+	char	   *buf = (char *) TYPEALIGN(FEST_IO_ALIGN, raw + sizeof(void *));
+
+	((void **) buf)[-1] = raw;
+	return buf;
+}
+
+void
+pageio_free_buffer(char *buf)
+{
+	pfree(((void **) buf)[-1]);
+}
 
 /* Bytes per chunk: 32 pages of 4 kB, one alignment gap per chunk. */
 #define PAGEPOOL_CHUNK_BYTES (128 * 1024)

@@ -5,7 +5,7 @@
  *	  the PageIO decorator that feeds it every submission.
  *
  * The machine has one virtual disk, so the devices the papers compare
- * (HDD, SATA and NVMe flash, 3DXPoint) are modelled (DESIGN.md section 5).
+ * (HDD, SATA and NVMe flash, 3DXPoint) are modelled (docs/devices.md).
  * The model is a clock, not a replay of the hardware: it keeps the effects
  * the papers attribute their results to and nothing finer.
  *
@@ -642,12 +642,6 @@ sim_precondition(SimDevice *dev, uint64 npages)
 	}
 }
 
-int64
-sim_clock_ns(const SimDevice *dev)
-{
-	return dev->clock_ns;
-}
-
 static void
 jb_float(JsonbParseState **state, const char *key, double value)
 {
@@ -719,7 +713,6 @@ sim_push_jsonb(const SimDevice *dev, JsonbParseState **state)
 typedef struct SimPageIO
 {
 	PageIO		io;				/* must be first */
-	PageIO	   *below;
 	SimDevice  *dev;
 	bool		batched;
 } SimPageIO;
@@ -750,66 +743,34 @@ account(SimPageIO *s, PageIORequest *reqs, int n, bool write)
 static void
 sim_read(PageIO *io, PageIORequest *reqs, int n)
 {
-	SimPageIO  *s = (SimPageIO *) io;
-
-	s->below->time_cpu = io->time_cpu;
-	pageio_read(s->below, reqs, n);
-	account(s, reqs, n, false);
+	pageio_read(io->below, reqs, n);
+	account((SimPageIO *) io, reqs, n, false);
 }
 
 static void
 sim_write(PageIO *io, PageIORequest *reqs, int n)
 {
-	SimPageIO  *s = (SimPageIO *) io;
-
-	s->below->time_cpu = io->time_cpu;
-	pageio_write(s->below, reqs, n);
-	account(s, reqs, n, true);
-}
-
-/*
- * Syncing costs no virtual time: model 1 has no drive cache, and model 2
- * assumes, as the papers' FESTIval did, that nothing asks the drive to
- * flush it (see the file header).
- */
-static void
-sim_sync(PageIO *io)
-{
-	pageio_sync(((SimPageIO *) io)->below);
+	pageio_write(io->below, reqs, n);
+	account((SimPageIO *) io, reqs, n, true);
 }
 
 static void
 sim_truncate_io(PageIO *io, uint64 npages)
 {
-	SimPageIO  *s = (SimPageIO *) io;
-
-	s->below->ops->truncate(s->below, npages);
-	sim_truncate(s->dev, npages);
+	pageio_truncate(io->below, npages);
+	sim_truncate(((SimPageIO *) io)->dev, npages);
 }
 
-static uint64
-sim_npages(PageIO *io)
-{
-	SimPageIO  *s = (SimPageIO *) io;
-
-	return s->below->ops->npages(s->below);
-}
-
-static void
-sim_close(PageIO *io)
-{
-	SimPageIO  *s = (SimPageIO *) io;
-
-	s->below->ops->close(s->below);
-}
-
+/*
+ * sync, npages, close and flush pass through.  Syncing costs no virtual
+ * time: model 1 has no drive cache, and model 2 assumes, as the papers'
+ * FESTIval did, that nothing asks the drive to flush it (see the file
+ * header).
+ */
 static const PageIOOps sim_pageio_ops = {
 	.read = sim_read,
 	.write = sim_write,
-	.sync = sim_sync,
-	.truncate = sim_truncate_io,
-	.npages = sim_npages,
-	.close = sim_close
+	.truncate = sim_truncate_io
 };
 
 /*
@@ -822,7 +783,6 @@ sim_pageio_create(PageIO *below, SimDevice *dev, bool batched)
 	SimPageIO  *s = palloc0(sizeof(SimPageIO));
 
 	pageio_wrap_init(&s->io, &sim_pageio_ops, below);
-	s->below = below;
 	s->dev = dev;
 	s->batched = batched;
 	return &s->io;

@@ -30,7 +30,6 @@ extern void sim_submit(SimDevice *dev, const PageId *pages, int n, bool write,
 					   FestStats *stats);
 extern void sim_truncate(SimDevice *dev, uint64 npages);
 extern void sim_precondition(SimDevice *dev, uint64 npages);
-extern int64 sim_clock_ns(const SimDevice *dev);
 extern void sim_push_jsonb(const SimDevice *dev, JsonbParseState **state);
 
 /* The decorator; batched: the engine submits an array at once. */

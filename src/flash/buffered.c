@@ -45,8 +45,8 @@ buffered_lookup(BufferedStore *bs, PageId page)
 }
 
 /* The buffer entry of a page, created as MOD if absent. */
-static BufPage *
-enter_page(BufferedStore *bs, PageId page, uint16 level)
+BufPage *
+buffered_enter_page(BufferedStore *bs, PageId page, uint16 level)
 {
 	bool		found;
 	BufPage    *bp = hash_search(bs->table, &page, HASH_ENTER, &found);
@@ -117,8 +117,8 @@ check_accounting(BufferedStore *bs)
 #define check_accounting(bs) ((void) 0)
 #endif
 
-static void
-remove_page(BufferedStore *bs, BufPage *bp)
+void
+buffered_remove_page(BufferedStore *bs, BufPage *bp)
 {
 	PageId		page = bp->page;
 
@@ -137,13 +137,6 @@ commit_log_group(BufferedStore *bs)
 	log_commit(bs->log, (LogSyncMode) fest_log_sync_mode, fest_log_sync_interval);
 }
 
-/* One page of a LOG_FLUSH_BEGIN record. */
-typedef struct FlushIntentItem
-{
-	PageId		page;
-	uint32		checksum;		/* the page header's checksum field */
-	uint32		pad;
-} FlushIntentItem;
 
 /* Append a record about bp, unless replaying or the log is off. */
 void
@@ -206,18 +199,9 @@ static void
 report_unreadable(NodeStore *ns, PageId page, FestPageCheck check)
 {
 	if (check == FEST_PAGE_WRONG_ID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("index \"%s\" refers to page " UINT64_FORMAT ", outside its data pages (2 to " UINT64_FORMAT ")",
-						ns->index_name, page, ns->meta->page_count - 1),
-				 errhint("Rebuild the index with festival.build('%s').", ns->index_name)));
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
-					ns->index_name, page),
-			 errdetail("%s.", fest_page_check_message(check)),
-			 errhint("Run festival.check('%s') to list every damaged page, then rebuild the index with festival.build('%s').",
-					 ns->index_name, ns->index_name)));
+		fest_report_page_out_of_range(ns->index_name, page, ns->meta->page_count);
+	fest_report_corrupt(ns->index_name, page,
+						psprintf("%s.", fest_page_check_message(check)));
 }
 
 /*
@@ -391,7 +375,7 @@ buffered_write(NodeStore *ns, const TreeNode *node, NodeWriteKind kind)
 		}
 	}
 
-	bp = enter_page(bs, node->page, node->level);
+	bp = buffered_enter_page(bs, node->page, node->level);
 	if (bp->status == BUF_DEL && kind == NS_WRITE_UPDATE)
 		elog(ERROR, "index \"%s\": page " UINT64_FORMAT " was written after being freed",
 			 ns->index_name, node->page);
@@ -470,7 +454,7 @@ static void
 buffered_release(NodeStore *ns, PageId page)
 {
 	BufferedStore *bs = (BufferedStore *) ns;
-	BufPage    *bp = enter_page(bs, page, level_of_released(bs, page));
+	BufPage    *bp = buffered_enter_page(bs, page, level_of_released(bs, page));
 
 	ns->op_touched = true;
 	ns->stats->nodes_freed++;
@@ -508,8 +492,8 @@ log_meta(BufferedStore *bs, bool always)
 }
 
 /* The meta data as it is now counts as logged (after open or replay). */
-static void
-meta_logged_now(BufferedStore *bs)
+void
+buffered_meta_logged_now(BufferedStore *bs)
 {
 	LoggedMeta	lm;
 
@@ -610,52 +594,6 @@ log_flush_intent(BufferedStore *bs, const PageIORequest *reqs, int n)
 	pfree(payload.data);
 }
 
-/*
- * Replay of LOG_FLUSH_BEGIN: a page whose stored image carries the
- * checksum logged for it was written by that flush, so the records before
- * it are in the page; drop them as LOG_FLUSH would.  A page not written
- * (crash before its write) keeps its records.  A page that fails
- * verification was torn by the flush (a crash or a failed write in the
- * middle of it): if the buffer's version of it is built on the stored one
- * (a MOD page, or one the buffer no longer holds), the log holds only the
- * changes since the page was last written, not its older entries, so the
- * index may have lost entries and is left suspect (changes refused until
- * check or build); a NEW or DEL page the log holds whole.
- */
-static void
-replay_flush_intent(BufferedStore *bs, const LogRecord *rec)
-{
-	NodeStore  *ns = &bs->ns;
-	char	   *image = pageio_alloc_buffer(ns->page_size);
-	uint64		npages = ns->io->ops->npages(ns->io);
-
-	for (uint32 i = 0; i < rec->hdr.count; i++)
-	{
-		FlushIntentItem item;
-		BufPage    *bp;
-
-		memcpy(&item, rec->payload + i * sizeof(item), sizeof(item));
-		if (item.page >= npages)
-			continue;
-		bp = buffered_lookup(bs, item.page);
-		pageio_read_one(ns->io, item.page, image);
-		if (fest_page_verify(image, ns->page_size, item.page, 0) != FEST_PAGE_OK)
-		{
-			/*
-			 * Lost only if the buffer's version is built on the stored one
-			 * (MOD): a page the log holds whole since its creation (NEW) or
-			 * frees (DEL) does not need it, as when a tier's crash recovery
-			 * released a copy the map did not name yet.
-			 */
-			if (bp == NULL || bp->status == BUF_MOD)
-				bs->torn_pages++;
-			continue;
-		}
-		if (bp != NULL && FestPageGetHeader(image)->checksum == item.checksum)
-			remove_page(bs, bp);
-	}
-	pageio_free_buffer(image);
-}
 
 /*
  * The images of a flushing unit's pages (ids sorted): each page's latest
@@ -790,7 +728,7 @@ buffered_write_unit(BufferedStore *bs, List *pages)
 		if (bp == NULL)
 			continue;			/* rewritten unchanged */
 		bs->ops->flushed(bs, ids[i], written[i]);
-		remove_page(bs, bp);
+		buffered_remove_page(bs, bp);
 	}
 	ns->stats->flushes++;
 	ns->stats->flushed_pages += n;
@@ -946,7 +884,7 @@ buffered_read_free_link(NodeStore *ns, PageId page, PageId *link)
 		*link = bp->link;
 		return FEST_PAGE_OK;
 	}
-	if (page >= ns->io->ops->npages(ns->io))
+	if (page >= pageio_npages(ns->io))
 		return FEST_PAGE_NEVER_WRITTEN;
 	image = pageio_alloc_buffer(ns->page_size);
 	pageio_read_one(ns->io, page, image);
@@ -961,7 +899,7 @@ static uint64
 buffered_pages_available(NodeStore *ns)
 {
 	BufferedStore *bs = (BufferedStore *) ns;
-	uint64		pages = ns->io->ops->npages(ns->io);
+	uint64		pages = pageio_npages(ns->io);
 	HASH_SEQ_STATUS status;
 	BufPage    *bp;
 
@@ -1009,7 +947,7 @@ buffered_flush(NodeStore *ns)
 	{
 		log_truncate(bs->log);
 		/* the meta on disk is where an empty log starts from */
-		meta_logged_now(bs);
+		buffered_meta_logged_now(bs);
 	}
 	list_free_deep(ids);
 	list_free(pages);
@@ -1023,7 +961,7 @@ drop_all(BufferedStore *bs)
 	ListCell   *lc;
 
 	foreach(lc, pages)
-		remove_page(bs, (BufPage *) lfirst(lc));
+		buffered_remove_page(bs, (BufPage *) lfirst(lc));
 	list_free(pages);
 	Assert(bs->used == 0);
 	bs->used = 0;
@@ -1043,7 +981,7 @@ buffered_reset(NodeStore *ns)
 	if (bs->log != NULL)
 		log_truncate(bs->log);
 	/* the emptied file is what a replay starts from now */
-	meta_logged_now(bs);
+	buffered_meta_logged_now(bs);
 }
 
 static void
@@ -1053,7 +991,7 @@ buffered_close(NodeStore *ns)
 
 	if (bs->log != NULL)
 		log_close(bs->log);
-	ns->io->ops->close(ns->io);
+	pageio_close(ns->io);
 }
 
 void
@@ -1119,140 +1057,13 @@ const NodeStoreOps buffered_store_ops = {
 	.read_many = buffered_read_many
 };
 
-/* One replayed record; see buffered_recover. */
-static void
-apply_record(void *arg, const LogRecord *rec)
-{
-	BufferedStore *bs = (BufferedStore *) arg;
-	BufPage    *bp;
 
-	bs->ns.stats->recovery_records++;
-	switch ((LogRecordType) rec->hdr.type)
-	{
-		case LOG_META:
-			if (rec->payload_len == sizeof(LoggedMeta))
-				ns_meta_from_logged((const LoggedMeta *) rec->payload, bs->ns.meta);
-			break;
-		case LOG_NEW:
-		case LOG_MOD:
-			bp = enter_page(bs, rec->hdr.page, rec->hdr.level);
-			if (rec->hdr.type == LOG_NEW || bp->status == BUF_DEL)
-			{
-				bs->ops->forget(bs, bp);
-				buffered_account(bs, bp, BUF_PAGE_OVERHEAD);
-				buffered_set_status(bp, BUF_NEW);
-			}
-			bp->level = rec->hdr.level;
-			bp->last_mod = ++bs->clock;
-			bs->ops->replay(bs, bp, rec);
-			break;
-		case LOG_DEL:
-			bp = enter_page(bs, rec->hdr.page, rec->hdr.level);
-			bs->ops->forget(bs, bp);
-			bp->status = BUF_DEL;
-			bp->mod_count++;
-			bp->last_mod = ++bs->clock;
-			memcpy(&bp->link, rec->payload, sizeof(bp->link));
-			buffered_account(bs, bp, BUF_PAGE_OVERHEAD);
-			bs->ops->deleted(bs, bp);
-			break;
-		case LOG_FLUSH:
-			for (uint32 i = 0; i < rec->hdr.count; i++)
-			{
-				PageId		page;
-
-				memcpy(&page, rec->payload + i * sizeof(PageId), sizeof(PageId));
-				bp = buffered_lookup(bs, page);
-				if (bp != NULL)
-					remove_page(bs, bp);
-			}
-			break;
-		case LOG_FLUSH_BEGIN:
-			if (rec->payload_len != rec->hdr.count * sizeof(FlushIntentItem))
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_CORRUPTED),
-						 errmsg("log of index \"%s\" holds a malformed flush record",
-								bs->ns.index_name)));
-			replay_flush_intent(bs, rec);
-			break;
-		case LOG_COMMIT:
-			break;
-		case LOG_PAGE:
-			/* only the write-through store's journal holds page images */
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("log of index \"%s\" holds page images, which its framework does not write",
-							bs->ns.index_name),
-					 errhint("The log belongs to another kind of index or is damaged; festival.build('%s') rebuilds the index from its source.",
-							 bs->ns.index_name)));
-	}
-}
-
-/*
- * Restart: an index whose meta page is not clean has its buffer rebuilt
- * from the log.  A clean index has nothing to replay; a leftover log is
- * emptied.
- */
-void
-buffered_recover(BufferedStore *bs)
-{
-	NodeStore  *ns = &bs->ns;
-	LogReplayResult result;
-	int64		start;
-
-	if (bs->log == NULL)
-		return;
-	if (ns->meta->flags & FEST_META_CLEAN)
-	{
-		if (!log_is_empty(bs->log))
-			log_truncate(bs->log);
-		return;
-	}
-
-	if (bs->log_lost)
-	{
-		/* nothing to replay from: what was flushed, not trusted */
-		ns->suspect = true;
-		ns->meta->flags &= ~FEST_META_ENTRIES_VALID;
-		ereport(WARNING,
-				(errcode(ERRCODE_UNDEFINED_FILE),
-				 errmsg("index \"%s\" was not closed cleanly and its log file is missing: the changes since its last flush are lost",
-						ns->index_name),
-				 errdetail("An empty log replaces it; until a check finds no error or a build rewrites it, the index refuses changes."),
-				 errhint("If the log file still exists, put it back and call festival.close('%s'): the next use replays it. Otherwise run festival.check('%s'); festival.build('%s') rebuilds it.",
-						 ns->index_name, ns->index_name, ns->index_name)));
-		return;
-	}
-	start = fest_now_ns();
-	bs->replaying = true;
-	log_replay(bs->log, apply_record, bs, &result);
-	bs->replaying = false;
-	meta_logged_now(bs);
-	ns_note_committed(ns);
-	ns->stats->recovery_ns += fest_now_ns() - start;
-	ns->stats->recoveries++;
-	ns->recovered = result.groups;
-	/*
-	 * The replayed state is exact, unless a flush tore pages; the entry
-	 * count is exact if a logged meta restored it (the meta written when
-	 * the file was marked unclean does not vouch for it).
-	 */
-	ns->suspect = bs->torn_pages > 0;
-	if (bs->torn_pages > 0)
-		ereport(WARNING,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("index \"%s\" has " UINT64_FORMAT " pages torn by an interrupted flush that its log cannot restore",
-						ns->index_name, bs->torn_pages),
-				 errdetail("Until a check finds no error or a build rewrites it, the index refuses changes."),
-				 errhint("Run festival.check('%s'); festival.build('%s') rebuilds it.",
-						 ns->index_name, ns->index_name)));
-}
 
 /*
  * Set up the shared part of a buffering store.  The framework sets ops and
  * its own state; buffered_recover is called last, once both are ready.
  */
-void
+static void
 buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
 			  FestMeta *meta, const NodeOps *node_ops, const char *index_name,
 			  FestStats *stats, const BufferedConfig *cfg, const char *log_path,
@@ -1284,9 +1095,33 @@ buffered_init(BufferedStore *bs, const BufferedOps *ops, PageIO *io,
 							log_path, index_name),
 					 errdetail("The index was closed cleanly, so its log held nothing to replay.")));
 		bs->log_lost = missing && (meta->flags & FEST_META_CLEAN) == 0;
-		bs->log = log_open(log_path, meta->index_uid, create || missing, index_name, stats);
+		bs->log = log_open(log_path, meta->index_uid, ops->log_writer, create || missing,
+						   index_name, stats);
 		if (io->fault != NULL)
 			log_set_fault_hook(bs->log, fault_log_hook, io->fault);
 	}
-	meta_logged_now(bs);
+	buffered_meta_logged_now(bs);
+}
+
+/*
+ * Make a buffering store (FAST, eFIND, the FOR-tree's buffer), in the
+ * current memory context (the open index's): the write buffer and the log
+ * as cfg says, the framework's state fw attached, its setup run once the
+ * store exists, then the log replayed (buffered_recover).  The one way
+ * every buffering store is made.
+ */
+NodeStore *
+buffered_store_create(const BufferedOps *ops, const BufferedConfig *cfg,
+					  void *fw, const NodeStoreArgs *args)
+{
+	BufferedStore *bs = palloc0(sizeof(BufferedStore));
+
+	buffered_init(bs, ops, args->io, args->meta, args->node_ops,
+				  args->index_name, args->stats, cfg, args->log_path,
+				  args->create);
+	bs->fw = fw;
+	if (ops->setup != NULL)
+		ops->setup(bs);
+	buffered_recover(bs);
+	return &bs->ns;
 }

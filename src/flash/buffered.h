@@ -17,7 +17,7 @@
  *
  *	- learning what changed: a node written is compared with the version
  *	  the store last returned for that page (structures never talk to the
- *	  buffers, DESIGN.md section 1);
+ *	  buffers, DESIGN.md section 5);
  *	- byte accounting against the write buffer's capacity; the capacity is
  *	  enforced when a modification commits, never in the middle of one, so
  *	  a flush never writes half a split;
@@ -47,6 +47,7 @@
 #ifndef FEST_BUFFERED_H
 #define FEST_BUFFERED_H
 
+#include "flash/framework.h"
 #include "flash/nodestore.h"
 #include "options/options.h"
 #include "log/log.h"
@@ -80,6 +81,7 @@ typedef struct BufferedStore BufferedStore;
 typedef struct BufferedOps
 {
 	const char *name;
+	LogWriter	log_writer;		/* whose payloads its log holds (log/log.h) */
 
 	/*
 	 * Take the new version of a node into bp.  old is the version the store
@@ -124,6 +126,13 @@ typedef struct BufferedOps
 	 */
 	void		(*reset) (BufferedStore *bs);
 
+	/*
+	 * Optional: set up the framework's state (BufferedStore.fw) once the
+	 * store exists, before its log is replayed (FAST's unit map, eFIND's
+	 * queues and read buffer, which live in the store's context).
+	 */
+	void		(*setup) (BufferedStore *bs);
+
 	/* Framework statistics for festival.stats() (gauges). */
 	void		(*describe) (BufferedStore *bs, JsonbParseState **state);
 
@@ -134,6 +143,17 @@ typedef struct BufferedOps
 	 */
 	bool		(*stored_in_memory) (BufferedStore *bs, PageId page);
 } BufferedOps;
+
+/* One page of a LOG_FLUSH_BEGIN record. */
+typedef struct FlushIntentItem
+{
+	PageId		page;
+	uint32		checksum;		/* the page header's checksum field */
+	uint32		pad;
+} FlushIntentItem;
+
+StaticAssertDecl(sizeof(FlushIntentItem) == 16,
+				 "FlushIntentItem's layout is documented in log/log.h (FLUSH_BEGIN)");
 
 /* Settings every buffering store takes from its options. */
 typedef struct BufferedConfig
@@ -169,12 +189,14 @@ struct BufferedStore
 };
 
 /* buffered.c */
-extern void buffered_init(BufferedStore *bs, const BufferedOps *ops,
-						  PageIO *io, FestMeta *meta, const NodeOps *node_ops,
-						  const char *index_name, FestStats *stats,
-						  const BufferedConfig *cfg, const char *log_path,
-						  bool create);
+extern BufPage *buffered_enter_page(BufferedStore *bs, PageId page, uint16 level);
+extern void buffered_remove_page(BufferedStore *bs, BufPage *bp);
+extern void buffered_meta_logged_now(BufferedStore *bs);
+/* buffered_recovery.c: replay the log of an index not closed cleanly */
 extern void buffered_recover(BufferedStore *bs);
+extern NodeStore *buffered_store_create(const BufferedOps *ops,
+										const BufferedConfig *cfg, void *fw,
+										const NodeStoreArgs *args);
 extern BufPage *buffered_lookup(BufferedStore *bs, PageId page);
 extern void buffered_account(BufferedStore *bs, BufPage *bp, int64 new_bytes);
 extern void buffered_set_status(BufPage *bp, BufStatus to);
@@ -243,20 +265,9 @@ extern void fast_changes_replay(BufferedStore *bs, BufPage *bp, const LogRecord 
 extern void fast_changes_emit(BufferedStore *bs, BufPage *bp);
 extern void fast_changes_forget(BufferedStore *bs, BufPage *bp);
 
-/* fast.c, efind.c */
-extern NodeStore *fast_store_create(PageIO *io, FestMeta *meta,
-									const NodeOps *node_ops, const char *index_name,
-									FestStats *stats, const FestConfig *config,
-									const char *log_path, bool create);
-extern NodeStore *efind_store_create(PageIO *io, FestMeta *meta,
-									 const NodeOps *node_ops, const char *index_name,
-									 FestStats *stats, const FestConfig *config,
-									 const char *log_path, bool create);
-extern NodeStore *fortree_buffer_store_create(PageIO *io, FestMeta *meta,
-											  const NodeOps *node_ops,
-											  const char *index_name,
-											  FestStats *stats,
-											  const FestConfig *config,
-											  const char *log_path, bool create);
+/* fast.c, efind.c, fortree_buffer.c */
+extern NodeStore *fast_store_create(const NodeStoreArgs *args);
+extern NodeStore *efind_store_create(const NodeStoreArgs *args);
+extern NodeStore *fortree_buffer_store_create(const NodeStoreArgs *args);
 
 #endif							/* FEST_BUFFERED_H */

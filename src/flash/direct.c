@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * direct.c
- *	  The write-through node store (framework 'none').
+ *	  The write-through node store (framework 'none'); its functions are
+ *	  prefixed wt_.
  *
  * Every node a modification writes goes to the device when the
  * modification commits: nothing stays buffered between operations, as in
@@ -9,7 +10,7 @@
  * modification the written pages are collected as page images and written
  * together at ns_commit: first the pages that extend the file, then the
  * existing ones from the top level down, then the meta page if the root,
- * height or allocation state changed (see direct_commit for the exact order).
+ * height or allocation state changed (see wt_commit for the exact order).
  * Consequences, all intended:
  *	- a node written twice by one insert costs one page write (the
  *	  logical writes stay visible as nodes_written);
@@ -24,7 +25,7 @@
  * that changed it; any other PageIO gets them sealed at the commit, as
  * before.  What reaches the device is the same bytes either way.  Such a
  * cache also takes the images' buffers as its frames instead of copying
- * them (PageIORequest.donate), and gives back the frames' old buffers,
+ * them (PageFramesOps.write_unsealed, donate), and gives back the frames' old buffers,
  * which the store uses for its next modification's images (spare).
  *
  * Freed pages are chained into a free list through their headers' link
@@ -47,7 +48,7 @@
  * The root, read for a reader that does not change it (ns_read_root: the
  * window search), is kept decoded with the verified image it came from.
  * Every such read still goes down the page I/O chain: a page cache that
- * still holds that very image (its stamp, PageIOOps.read_stamped) counts
+ * still holds that very image (its stamp, PageFramesOps.read_stamped) counts
  * the hit and copies nothing; any other read delivers the bytes, and bytes
  * equal to the kept image are the kept node (a page equal to a verified
  * one is valid, and decodes to the same node).  So the kept copy needs no
@@ -120,7 +121,7 @@ typedef struct PendingPage
 	char	   *image;			/* page_size bytes, aligned */
 } PendingPage;
 
-typedef struct DirectStore
+typedef struct WriteThroughStore
 {
 	NodeStore	ns;				/* must be first */
 	MemoryContext pending_cxt;	/* the open modification's page index
@@ -128,7 +129,7 @@ typedef struct DirectStore
 	/*
 	 * pooled: the PageIO takes buffers (a write-back page cache), so the
 	 * pending images are given to it at the commit instead of copied
-	 * (PageIORequest.donate) and come from spare, the buffers it gave
+	 * (donate, PageFramesOps.write_unsealed) and come from spare, the buffers it gave
 	 * back, or from the cache's pool (PageIO.pool); the spares go back to
 	 * the pool at flush and reset.
 	 */
@@ -157,7 +158,7 @@ typedef struct DirectStore
 	int		   *slots;
 	int			nslots;			/* a power of 2, at least 2 * npending */
 	char	   *scratch;		/* aligned buffer for reads */
-	PagePrefetch prefetch;		/* pages read ahead by direct_read_many */
+	PagePrefetch prefetch;		/* pages read ahead by wt_read_many */
 	uint64		file_pages;		/* pages in the file as of the last commit */
 	PageId	   *reused;			/* pages this modification took from the
 								 * free list */
@@ -165,7 +166,7 @@ typedef struct DirectStore
 	int			maxreused;
 	PageId		committed_root; /* root and height as of the last commit */
 	uint32		committed_height;
-	/* the root kept decoded (direct_read_root); root_page invalid: none */
+	/* the root kept decoded (wt_read_root); root_page invalid: none */
 	MemoryContext root_cxt;		/* root_image, root_node; reset to replace */
 	PageId		root_page;
 	uint64		root_stamp;		/* the page cache's stamp of the image, or 0 */
@@ -176,7 +177,7 @@ typedef struct DirectStore
 	uint64		root_decodes;	/* times root_node was (re)made: a gauge of
 								 * festival.stats() */
 	uint64		lent_reads;		/* pages decoded straight from a page cache's
-								 * frame (PageIOOps.read_borrow): a gauge */
+								 * frame (PageFramesOps.read_borrow): a gauge */
 	uint64		unsealed_writes;	/* pages handed to a page cache unsealed,
 									 * to be sealed when they leave it: a gauge */
 	uint64		given_images;	/* pending images the cache took as its frame
@@ -190,7 +191,7 @@ typedef struct DirectStore
 	bool		committed_building; /* FEST_META_BUILDING as of the last
 									 * commit: its commits are not journaled */
 	uint64		checkpoints;	/* journal checkpoints: a gauge */
-} DirectStore;
+} WriteThroughStore;
 
 bool		fest_write_through_per_access = false;
 
@@ -198,14 +199,14 @@ bool		fest_write_through_per_access = false;
 #define PENDING_SCAN_MAX 32
 
 static inline int
-pending_hash(const DirectStore *ds, PageId page)
+pending_hash(const WriteThroughStore *ds, PageId page)
 {
 	return (int) ((page * UINT64CONST(0x9E3779B97F4A7C15)) >> 32) & (ds->nslots - 1);
 }
 
 /* (Re)build the index of pending pages for at least 2 * maxpending slots. */
 static void
-pending_index(DirectStore *ds)
+pending_index(WriteThroughStore *ds)
 {
 	ds->nslots = 64;
 	while (ds->nslots < 2 * ds->maxpending)
@@ -222,14 +223,14 @@ pending_index(DirectStore *ds)
 }
 
 static void
-pending_forget_index(DirectStore *ds)
+pending_forget_index(WriteThroughStore *ds)
 {
 	ds->slots = NULL;			/* its memory goes with pending_cxt */
 	ds->nslots = 0;
 }
 
 static PendingPage *
-pending_find(DirectStore *ds, PageId page)
+pending_find(WriteThroughStore *ds, PageId page)
 {
 	if (ds->slots != NULL)
 	{
@@ -247,7 +248,7 @@ pending_find(DirectStore *ds, PageId page)
 
 /* A buffer for a pending image (its content is written whole by the caller). */
 static char *
-image_alloc(DirectStore *ds)
+image_alloc(WriteThroughStore *ds)
 {
 	if (ds->nspare > 0)
 		return ds->spare[--ds->nspare];
@@ -260,7 +261,7 @@ image_alloc(DirectStore *ds)
  * (NULL: given to the cache).
  */
 static void
-images_to_spare(DirectStore *ds)
+images_to_spare(WriteThroughStore *ds)
 {
 	for (int i = 0; i < ds->npending; i++)
 	{
@@ -283,7 +284,7 @@ images_to_spare(DirectStore *ds)
  * them until its flush.  The store's own pool then gives its memory back.
  */
 static void
-spare_free(DirectStore *ds)
+spare_free(WriteThroughStore *ds)
 {
 	Assert(ds->npending == 0);
 	if (ds->images_cxt != NULL)
@@ -299,7 +300,7 @@ spare_free(DirectStore *ds)
 }
 
 static PendingPage *
-pending_slot(DirectStore *ds, PageId page)
+pending_slot(WriteThroughStore *ds, PageId page)
 {
 	PendingPage *p = pending_find(ds, page);
 
@@ -338,10 +339,10 @@ pending_slot(DirectStore *ds, PageId page)
  * is read from the device again, as a store without pending images would
  * read it; what the device returns is dropped (the file may not hold the
  * page yet: a read past its end returns a zero page).  A page read ahead
- * by direct_read_many costs no second read.
+ * by wt_read_many costs no second read.
  */
 static void
-charge_pending_read(DirectStore *ds, const PendingPage *p)
+charge_pending_read(WriteThroughStore *ds, const PendingPage *p)
 {
 	NodeStore  *ns = &ds->ns;
 
@@ -353,7 +354,7 @@ charge_pending_read(DirectStore *ds, const PendingPage *p)
 
 /*
  * The current image of a page: the pending one if this modification wrote
- * it, a page read ahead by direct_read_many, otherwise the page as the
+ * it, a page read ahead by wt_read_many, otherwise the page as the
  * page I/O chain delivers it: lent by a page cache that holds it (no copy),
  * or read into the scratch buffer.  A lent image is valid only until the
  * next call on ns->io, so callers use it before any other read or write
@@ -361,7 +362,7 @@ charge_pending_read(DirectStore *ds, const PendingPage *p)
  * verification outcome; *image is set either way.
  */
 static FestPageCheck
-direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image,
+wt_fetch(WriteThroughStore *ds, PageId page, FestPageKind kind, const char **image,
 			 uint64 *epoch)
 {
 	NodeStore  *ns = &ds->ns;
@@ -369,7 +370,7 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 	FestPageCheck check;
 	bool		verified;
 
-	*epoch = ns->io->lend_epoch;
+	*epoch = pageio_lend_epoch(ns->io);
 	if (p != NULL)
 	{
 		if (p->is_free != (kind == FEST_PAGE_FREE))
@@ -381,7 +382,7 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 		{
 			charge_pending_read(ds, p);
 			/* that read was a call on the PageIO; the image is no loan */
-			*epoch = ns->io->lend_epoch;
+			*epoch = pageio_lend_epoch(ns->io);
 		}
 		*image = p->image;
 		return FEST_PAGE_OK;
@@ -397,7 +398,7 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 	if ((*image = ns_prefetch_find(&ds->prefetch, page, &verified)) == NULL)
 	{
 		*image = pageio_read_borrow(ns->io, page, ds->scratch, &verified);
-		*epoch = ns->io->lend_epoch;
+		*epoch = pageio_lend_epoch(ns->io);
 		if (*image != ds->scratch)
 			ds->lent_reads++;
 	}
@@ -413,32 +414,27 @@ direct_fetch(DirectStore *ds, PageId page, FestPageKind kind, const char **image
 	return check;
 }
 
-/* Raise the error for a page direct_fetch could not deliver. */
+/* Raise the error for a page wt_fetch could not deliver. */
 static void
 report_fetch_failure(NodeStore *ns, PageId page, FestPageCheck check,
 					 const char *image)
 {
 	if (image == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("index \"%s\" refers to page " UINT64_FORMAT ", outside its data pages (2 to " UINT64_FORMAT ")",
-						ns->index_name, page, ns->meta->page_count - 1),
-				 errhint("Rebuild the index with festival.build('%s').",
-						 ns->index_name)));
+		fest_report_page_out_of_range(ns->index_name, page, ns->meta->page_count);
 	fest_page_report_corrupt(check, ns->index_name, page, image, ns->page_size);
 }
 
 static TreeNode *
-direct_read(NodeStore *ns, PageId page)
+wt_read(NodeStore *ns, PageId page)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	const char *image;
 	FestPageCheck check;
 	uint64		epoch;
 	TreeNode   *node;
 
 	ns->stats->nodes_visited++;
-	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch);
+	check = wt_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch);
 	if (check != FEST_PAGE_OK)
 		report_fetch_failure(ns, page, check, image);
 	node = ns_deserialize(ns, image, page);
@@ -451,7 +447,7 @@ direct_read(NodeStore *ns, PageId page)
  * with the union of its entries' rectangles.
  */
 static void
-root_keep(DirectStore *ds, PageId page)
+root_keep(WriteThroughStore *ds, PageId page)
 {
 	NodeStore  *ns = &ds->ns;
 	MemoryContext old;
@@ -496,7 +492,7 @@ root_keep(DirectStore *ds, PageId page)
  * cache, its checksum field stale: for it the rest of the page decides.
  */
 static bool
-root_is_kept(DirectStore *ds, PageId page, const char *image, bool verified)
+root_is_kept(WriteThroughStore *ds, PageId page, const char *image, bool verified)
 {
 	const size_t skip = offsetof(FestPageHeader, magic);
 	uint32		page_size = ds->ns.page_size;
@@ -513,15 +509,15 @@ root_is_kept(DirectStore *ds, PageId page, const char *image, bool verified)
 }
 
 /*
- * ns_read_root: the root as direct_read reads it, handed out from the
+ * ns_read_root: the root as wt_read reads it, handed out from the
  * decoded copy while the page's image is the one it came from (see the
  * top of the file).  A root this modification wrote, a prefetched one or
- * one outside the file goes through direct_read.
+ * one outside the file goes through wt_read.
  */
 static void
-direct_read_root(NodeStore *ns, RootRead *out)
+wt_read_root(NodeStore *ns, RootRead *out)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	PageId		page = ns->meta->root;
 	uint64		stamp;
 	bool		verified;
@@ -529,7 +525,7 @@ direct_read_root(NodeStore *ns, RootRead *out)
 	if (ds->npending > 0 || ds->prefetch.n > 0 ||
 		page < FEST_FIRST_DATA_PAGE || page >= ns->meta->page_count)
 	{
-		out->node = direct_read(ns, page);
+		out->node = wt_read(ns, page);
 		out->shared = false;
 		out->has_bounds = false;
 		return;
@@ -552,7 +548,7 @@ direct_read_root(NodeStore *ns, RootRead *out)
 		ds->root_stamp = stamp;
 	}
 	Assert(ds->root_page == page && ds->root_node != NULL);
-	/* counted as direct_fetch counts a node page it delivers */
+	/* counted as wt_fetch counts a node page it delivers */
 	if (ds->root_node->level < FEST_MAX_LEVELS)
 		ns->stats->reads_per_level[ds->root_node->level]++;
 	out->node = ds->root_node;
@@ -564,12 +560,12 @@ direct_read_root(NodeStore *ns, RootRead *out)
 /*
  * Read several nodes: the pages this modification has not written are read
  * from the device as one batch (one submission with a batched engine),
- * then each node is delivered, verified and counted as direct_read does.
+ * then each node is delivered, verified and counted as wt_read does.
  */
 static void
-direct_read_many(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
+wt_read_many(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	PageId	   *fetch = palloc(Max(n, 1) * sizeof(PageId));
 	int			nfetch = 0;
 
@@ -581,7 +577,7 @@ direct_read_many(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
 	{
 		ns_prefetch_load(ns, &ds->prefetch, fetch, nfetch);
 		for (int i = 0; i < n; i++)
-			out[i] = direct_read(ns, pages[i]);
+			out[i] = wt_read(ns, pages[i]);
 	}
 	PG_CATCH();
 	{
@@ -594,16 +590,16 @@ direct_read_many(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
 }
 
 static FestPageCheck
-direct_read_checked(NodeStore *ns, PageId page, TreeNode **node)
+wt_read_checked(NodeStore *ns, PageId page, TreeNode **node)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	const char *image;
 	FestPageCheck check;
 	uint64		epoch;
 
 	*node = NULL;
 	ns->stats->nodes_visited++;
-	check = direct_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch);
+	check = wt_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch);
 	if (check == FEST_PAGE_OK && !ns_header_plausible(ns, image))
 		check = FEST_PAGE_IMPOSSIBLE;
 	if (check == FEST_PAGE_OK)
@@ -613,9 +609,9 @@ direct_read_checked(NodeStore *ns, PageId page, TreeNode **node)
 }
 
 static void
-direct_write(NodeStore *ns, const TreeNode *node, NodeWriteKind kind)
+wt_write(NodeStore *ns, const TreeNode *node, NodeWriteKind kind)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	PendingPage *p;
 
 	Assert(node->page >= FEST_FIRST_DATA_PAGE &&
@@ -630,9 +626,9 @@ direct_write(NodeStore *ns, const TreeNode *node, NodeWriteKind kind)
 }
 
 static PageId
-direct_alloc(NodeStore *ns, uint16 level)
+wt_alloc(NodeStore *ns, uint16 level)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	PageId		page;
 
 	ns->op_touched = true;
@@ -644,7 +640,7 @@ direct_alloc(NodeStore *ns, uint16 level)
 		uint64		epoch;
 
 		page = ns->meta->free_head;
-		check = direct_fetch(ds, page, FEST_PAGE_FREE, &image, &epoch);
+		check = wt_fetch(ds, page, FEST_PAGE_FREE, &image, &epoch);
 		if (check != FEST_PAGE_OK)
 			report_fetch_failure(ns, page, check, image);
 		ns->meta->free_head = FestPageGetHeader(image)->link;
@@ -665,9 +661,9 @@ direct_alloc(NodeStore *ns, uint16 level)
 }
 
 static void
-direct_release(NodeStore *ns, PageId page)
+wt_release(NodeStore *ns, PageId page)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	PendingPage *p = pending_slot(ds, page);
 
 	ns->op_touched = true;
@@ -683,7 +679,7 @@ direct_release(NodeStore *ns, PageId page)
 }
 
 /*
- * The commit's write groups, in order (see direct_commit): pages that
+ * The commit's write groups, in order (see wt_commit): pages that
  * extend the file, pages taken from the free list, existing nodes (from
  * the top level down), pages freed; by page number within each.
  */
@@ -697,7 +693,7 @@ typedef enum CommitGroup
 } CommitGroup;
 
 static CommitGroup
-pending_group(const DirectStore *ds, const PendingPage *p)
+pending_group(const WriteThroughStore *ds, const PendingPage *p)
 {
 	if (p->is_free)
 		return GROUP_FREED;
@@ -712,7 +708,7 @@ pending_group(const DirectStore *ds, const PendingPage *p)
 static int
 pending_cmp(const void *a, const void *b, void *arg)
 {
-	const DirectStore *ds = (const DirectStore *) arg;
+	const WriteThroughStore *ds = (const WriteThroughStore *) arg;
 	const PendingPage *pa = (const PendingPage *) a;
 	const PendingPage *pb = (const PendingPage *) b;
 	CommitGroup ga = pending_group(ds, pa);
@@ -738,7 +734,7 @@ pending_cmp(const void *a, const void *b, void *arg)
  * page's image is then the buffer the cache gave back, or NULL.
  */
 static void
-write_group(DirectStore *ds, PendingPage *pages, int n)
+write_group(WriteThroughStore *ds, PendingPage *pages, int n)
 {
 	NodeStore  *ns = &ds->ns;
 	PageIORequest *reqs;
@@ -793,7 +789,7 @@ write_group(DirectStore *ds, PendingPage *pages, int n)
 
 /* Record the meta data in the group being written if it changed. */
 static void
-journal_meta(DirectStore *ds, bool always)
+journal_meta(WriteThroughStore *ds, bool always)
 {
 	LoggedMeta	lm;
 
@@ -812,7 +808,7 @@ journal_meta(DirectStore *ds, bool always)
  * replay drops a torn one).
  */
 static void
-journal_commit(DirectStore *ds)
+journal_commit(WriteThroughStore *ds)
 {
 	for (int i = 0; i < ds->npending; i++)
 	{
@@ -833,7 +829,7 @@ journal_commit(DirectStore *ds)
  * records the meta again.
  */
 static void
-journal_checkpoint(DirectStore *ds)
+journal_checkpoint(WriteThroughStore *ds)
 {
 	NodeStore  *ns = &ds->ns;
 
@@ -851,7 +847,7 @@ journal_checkpoint(DirectStore *ds)
 static void
 journal_apply(void *arg, const LogRecord *rec)
 {
-	DirectStore *ds = (DirectStore *) arg;
+	WriteThroughStore *ds = (WriteThroughStore *) arg;
 	NodeStore  *ns = &ds->ns;
 
 	ns->stats->recovery_records++;
@@ -893,7 +889,7 @@ journal_apply(void *arg, const LogRecord *rec)
  * the next flush empties it, so a crash before that replays it again.
  */
 static void
-journal_replay(DirectStore *ds)
+journal_replay(WriteThroughStore *ds)
 {
 	NodeStore  *ns = &ds->ns;
 	LogReplayResult result;
@@ -915,13 +911,13 @@ journal_replay(DirectStore *ds)
  * (refusing changes until check() or build()) and gets a new journal.
  */
 static void
-journal_open(DirectStore *ds, const char *log_path, bool create)
+journal_open(WriteThroughStore *ds, const char *log_path, bool create)
 {
 	NodeStore  *ns = &ds->ns;
 	bool		clean = (ns->meta->flags & FEST_META_CLEAN) != 0;
 	bool		exists = !create && device_file_exists(log_path);
 
-	ds->journal = log_open(log_path, ns->meta->index_uid, !exists,
+	ds->journal = log_open(log_path, ns->meta->index_uid, LOG_WRITER_JOURNAL, !exists,
 						   ns->index_name, ns->stats);
 	if (ns->io->fault != NULL)
 		log_set_fault_hook(ds->journal, fault_log_hook, ns->io->fault);
@@ -952,7 +948,7 @@ journal_open(DirectStore *ds, const char *log_path, bool create)
  * index that refuses everything but build().
  */
 static void
-journal_reset(DirectStore *ds)
+journal_reset(WriteThroughStore *ds)
 {
 	NodeStore  *ns = &ds->ns;
 	FestMeta   *meta = ns->meta;
@@ -964,7 +960,7 @@ journal_reset(DirectStore *ds)
 	log_commit(ds->journal, (LogSyncMode) fest_log_sync_mode,
 			   fest_log_sync_interval);
 	ns_note_committed(ns);
-	ns->io->ops->truncate(ns->io, FEST_FIRST_DATA_PAGE);
+	pageio_truncate(ns->io, FEST_FIRST_DATA_PAGE);
 	ns_write_meta(ns);
 	pageio_sync(ns->io);
 	log_truncate(ds->journal);
@@ -994,9 +990,9 @@ journal_reset(DirectStore *ds)
  * the clean flag).
  */
 static void
-direct_commit(NodeStore *ns)
+wt_commit(NodeStore *ns)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	uint64		old_pages = ds->file_pages;
 	int			count[NGROUPS] = {0};
 	bool		meta_early;
@@ -1094,7 +1090,7 @@ direct_commit(NodeStore *ns)
 			 * even that fails, the file is longer than its meta says, which
 			 * check() reports as leaked pages and is otherwise harmless.
 			 */
-			ns->io->ops->truncate(ns->io, old_pages);
+			pageio_truncate(ns->io, old_pages);
 		}
 		PG_RE_THROW();
 	}
@@ -1128,11 +1124,11 @@ direct_commit(NodeStore *ns)
 }
 
 static void
-direct_flush(NodeStore *ns)
+wt_flush(NodeStore *ns)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 
-	direct_commit(ns);
+	wt_commit(ns);
 	spare_free(ds);
 	ns_mark_clean(ns);
 	/* everything the journal holds is on the device now */
@@ -1144,9 +1140,9 @@ direct_flush(NodeStore *ns)
 }
 
 static void
-direct_reset(NodeStore *ns)
+wt_reset(NodeStore *ns)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 
 	images_to_spare(ds);
 	ds->npending = 0;
@@ -1164,28 +1160,28 @@ direct_reset(NodeStore *ns)
 	ds->file_pages = FEST_FIRST_DATA_PAGE;
 	ds->committed_root = InvalidPageId;
 	ds->committed_height = 0;
-	/* not needed for correctness (see direct_read_root), only to free it */
+	/* not needed for correctness (see wt_read_root), only to free it */
 	ds->root_page = InvalidPageId;
 	ds->root_node = NULL;
 	MemoryContextReset(ds->root_cxt);
 }
 
 static void
-direct_close(NodeStore *ns)
+wt_close(NodeStore *ns)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 
 	if (ds->journal != NULL)
 		log_close(ds->journal);
-	ns->io->ops->close(ns->io);
+	pageio_close(ns->io);
 }
 
 static FestPageCheck
-direct_read_free_link(NodeStore *ns, PageId page, PageId *link)
+wt_read_free_link(NodeStore *ns, PageId page, PageId *link)
 {
 	const char *image;
 	uint64		epoch;
-	FestPageCheck check = direct_fetch((DirectStore *) ns, page, FEST_PAGE_FREE,
+	FestPageCheck check = wt_fetch((WriteThroughStore *) ns, page, FEST_PAGE_FREE,
 									   &image, &epoch);
 
 	if (check == FEST_PAGE_OK)
@@ -1195,21 +1191,21 @@ direct_read_free_link(NodeStore *ns, PageId page, PageId *link)
 }
 
 static uint64
-direct_pages_available(NodeStore *ns)
+wt_pages_available(NodeStore *ns)
 {
-	return ns->io->ops->npages(ns->io);
+	return pageio_npages(ns->io);
 }
 
 static void
-direct_end_op(NodeStore *ns)
+wt_end_op(NodeStore *ns)
 {
 	/* pending pages exist only between a write and its commit */
-	Assert(((DirectStore *) ns)->npending == 0 || ns->op_touched);
+	Assert(((WriteThroughStore *) ns)->npending == 0 || ns->op_touched);
 }
 
 /* Nothing is buffered, so nothing is flushed on demand. */
 static List *
-direct_flush_some(NodeStore *ns)
+wt_flush_some(NodeStore *ns)
 {
 	return NIL;
 }
@@ -1221,9 +1217,9 @@ direct_flush_some(NodeStore *ns)
  * images (tests).
  */
 static void
-direct_describe(NodeStore *ns, JsonbParseState **state)
+wt_describe(NodeStore *ns, JsonbParseState **state)
 {
-	DirectStore *ds = (DirectStore *) ns;
+	WriteThroughStore *ds = (WriteThroughStore *) ns;
 
 	jb_int(state, "root_decodes", (int64) ds->root_decodes);
 	jb_int(state, "lent_reads", (int64) ds->lent_reads);
@@ -1239,29 +1235,29 @@ direct_describe(NodeStore *ns, JsonbParseState **state)
 }
 
 static List *
-direct_buffered(NodeStore *ns)
+wt_buffered(NodeStore *ns)
 {
 	return NIL;
 }
 
-static const NodeStoreOps direct_store_ops = {
-	.read = direct_read,
-	.read_checked = direct_read_checked,
-	.write = direct_write,
-	.alloc = direct_alloc,
-	.release = direct_release,
-	.commit = direct_commit,
-	.flush = direct_flush,
-	.reset = direct_reset,
-	.close = direct_close,
-	.read_free_link = direct_read_free_link,
-	.pages_available = direct_pages_available,
-	.end_op = direct_end_op,
-	.flush_some = direct_flush_some,
-	.buffered = direct_buffered,
-	.describe = direct_describe,
-	.read_many = direct_read_many,
-	.read_root = direct_read_root
+static const NodeStoreOps wt_store_ops = {
+	.read = wt_read,
+	.read_checked = wt_read_checked,
+	.write = wt_write,
+	.alloc = wt_alloc,
+	.release = wt_release,
+	.commit = wt_commit,
+	.flush = wt_flush,
+	.reset = wt_reset,
+	.close = wt_close,
+	.read_free_link = wt_read_free_link,
+	.pages_available = wt_pages_available,
+	.end_op = wt_end_op,
+	.flush_some = wt_flush_some,
+	.buffered = wt_buffered,
+	.describe = wt_describe,
+	.read_many = wt_read_many,
+	.read_root = wt_read_root
 };
 
 /*
@@ -1269,29 +1265,29 @@ static const NodeStoreOps direct_store_ops = {
  * context (the open index's).
  */
 NodeStore *
-direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
-					const char *index_name, FestStats *stats,
-					const char *log_path, bool create)
+wt_store_create(const NodeStoreArgs *args)
 {
-	DirectStore *ds = palloc0(sizeof(DirectStore));
+	WriteThroughStore *ds = palloc0(sizeof(WriteThroughStore));
+	PageIO	   *io = args->io;
+	FestMeta   *meta = args->meta;
 
-	ns_init(&ds->ns, &direct_store_ops, io, meta, node_ops, index_name, stats);
+	ns_init(&ds->ns, &wt_store_ops, io, meta, args->node_ops,
+			args->index_name, args->stats);
 	ds->pending_cxt = AllocSetContextCreate(CurrentMemoryContext,
-											"festival direct store pages",
+											"festival write-through store pages",
 											ALLOCSET_DEFAULT_SIZES);
 	ds->maxpending = 16;
 	ds->pending = palloc(ds->maxpending * sizeof(PendingPage));
 	ds->maxreused = 8;
 	ds->reused = palloc(ds->maxreused * sizeof(PageId));
 	ds->scratch = pageio_alloc_buffer(io->page_size);
-	ds->pooled = io->ops->takes_buffers;
-	Assert(!ds->pooled || io->pool != NULL);
+	ds->pooled = io->frames != NULL;
 	if (ds->pooled)
-		ds->pool = io->pool;
+		ds->pool = io->frames->pool;
 	else
 	{
 		ds->images_cxt = AllocSetContextCreate(CurrentMemoryContext,
-											   "festival direct store images",
+											   "festival write-through store images",
 											   ALLOCSET_DEFAULT_SIZES);
 		ds->pool = pagepool_create(ds->images_cxt, io->page_size);
 	}
@@ -1301,15 +1297,15 @@ direct_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
 	 * A replay changes the meta: before the state taken from it below.  No
 	 * path: the device does not outlive the session (memory), nor needs one.
 	 */
-	if (io->defers_writes && log_path != NULL)
-		journal_open(ds, log_path, create);
+	if (io->defers_writes && args->log_path != NULL)
+		journal_open(ds, args->log_path, args->create);
 	ds->committed_building = (meta->flags & FEST_META_BUILDING) != 0;
 	/* pages past the meta's count are leftovers of a failed commit */
 	ds->file_pages = meta->page_count;
 	ds->committed_root = meta->root;
 	ds->committed_height = meta->height;
 	ds->root_cxt = AllocSetContextCreate(CurrentMemoryContext,
-										 "festival direct store root",
+										 "festival write-through store root",
 										 ALLOCSET_SMALL_SIZES);
 	ds->root_page = InvalidPageId;
 	return &ds->ns;

@@ -208,6 +208,8 @@ typedef struct QueueMember
 
 typedef struct EfindState
 {
+	EfindOptions opts;			/* as filled when the store was made */
+	int64		rb_bytes;		/* the read buffer's share of buffer_size */
 	EfindPolicy policy;
 	int			timestamp_percent;
 	bool		tc_read;
@@ -241,6 +243,9 @@ typedef struct EfindItemHeader
 	uint8		present;
 	uint8		pad[3];
 } EfindItemHeader;
+
+StaticAssertDecl(sizeof(EfindItemHeader) == 8,
+				 "EfindItemHeader's layout is documented in log/log.h (MOD)");
 
 /* ------------------------------------------------------------------ */
 /* page queues                                                        */
@@ -1094,8 +1099,33 @@ efind_describe(BufferedStore *bs, JsonbParseState **state)
 	jb_int(state, "write_queue_pages", st->wq.n);
 }
 
+/* The queues and the read buffer live in the store's context. */
+static void
+efind_setup(BufferedStore *bs)
+{
+	EfindState *st = (EfindState *) bs->fw;
+	const EfindOptions *opts = &st->opts;
+	/* read queue: a share of the pages both buffers hold, at least 10 */
+	int			page_pages = (int) ((bs->cfg.buffer_size + st->rb_bytes) / bs->ns.page_size);
+
+	queue_init(&st->rq, Max(10, page_pages * (int) opts->read_tc_percent / 100),
+			   bs->cxt);
+	queue_init(&st->wq, (int) opts->write_tc_size, bs->cxt);
+
+	if (opts->read_buffer_policy != 0 && st->rb_bytes > 0)
+	{
+		st->rb_cxt = AllocSetContextCreate(bs->cxt, "efind read buffer",
+										   ALLOCSET_DEFAULT_SIZES);
+		st->rb = replacement_create(replacement_policy_of_choice(opts->read_buffer_policy),
+									st->rb_bytes, (int) opts->twoq_a1in_percent,
+									st->rq.capacity, bs->cxt);
+	}
+}
+
 static const BufferedOps efind_ops = {
 	.name = "efind",
+	.log_writer = LOG_WRITER_EFIND,
+	.setup = efind_setup,
 	.absorb = efind_absorb,
 	.materialize = efind_materialize,
 	.read_stored = efind_read_stored,
@@ -1111,54 +1141,28 @@ static const BufferedOps efind_ops = {
 };
 
 NodeStore *
-efind_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
-				   const char *index_name, FestStats *stats,
-				   const FestConfig *config, const char *log_path, bool create)
+efind_store_create(const NodeStoreArgs *args)
 {
-	BufferedStore *bs = palloc0(sizeof(BufferedStore));
 	EfindState *st = palloc0(sizeof(EfindState));
+	EfindOptions *opts = &st->opts;
 	BufferedConfig cfg;
-	EfindOptions opts;
-	int64		rb_bytes;
-	int			page_pages;
 
-	OPTIONS_FILL(config, efind_option_table, &opts);
-	cfg.buffer_size = opts.buffer_size;
-	cfg.flushing_unit = (int) opts.flushing_unit;
-	cfg.log_size = opts.log_size;
-	rb_bytes = cfg.buffer_size * opts.read_buffer_percent / 100;
-	cfg.buffer_size -= rb_bytes;	/* the rest is the write buffer */
+	OPTIONS_FILL(args->config, efind_option_table, opts);
+	cfg.buffer_size = opts->buffer_size;
+	cfg.flushing_unit = (int) opts->flushing_unit;
+	cfg.log_size = opts->log_size;
+	st->rb_bytes = cfg.buffer_size * opts->read_buffer_percent / 100;
+	cfg.buffer_size -= st->rb_bytes;	/* the rest is the write buffer */
 
-	st->policy = (EfindPolicy) opts.flushing_policy;
-	st->timestamp_percent = (int) opts.timestamp_percent;
-	st->tc_read = opts.temporal_control == EFIND_TC_READ ||
-		opts.temporal_control == EFIND_TC_BOTH;
-	st->tc_write = opts.temporal_control == EFIND_TC_WRITE ||
-		opts.temporal_control == EFIND_TC_BOTH;
-	st->min_distance = (int) opts.write_tc_min_distance;
-	st->stride = (int) opts.write_tc_stride;
-
-	buffered_init(bs, &efind_ops, io, meta, node_ops, index_name, stats, &cfg,
-				  log_path, create);
-	bs->fw = st;
-
-	/* read queue: a share of the pages both buffers hold, at least 10 */
-	page_pages = (int) ((cfg.buffer_size + rb_bytes) / io->page_size);
-	queue_init(&st->rq, Max(10, page_pages * (int) opts.read_tc_percent / 100),
-			   bs->cxt);
-	queue_init(&st->wq, (int) opts.write_tc_size, bs->cxt);
-
-	if (opts.read_buffer_policy != 0 && rb_bytes > 0)
-	{
-		st->rb_cxt = AllocSetContextCreate(bs->cxt, "efind read buffer",
-										   ALLOCSET_DEFAULT_SIZES);
-		st->rb = replacement_create(replacement_policy_of_choice(opts.read_buffer_policy),
-									rb_bytes, (int) opts.twoq_a1in_percent,
-									st->rq.capacity, bs->cxt);
-	}
-
-	buffered_recover(bs);
-	return &bs->ns;
+	st->policy = (EfindPolicy) opts->flushing_policy;
+	st->timestamp_percent = (int) opts->timestamp_percent;
+	st->tc_read = opts->temporal_control == EFIND_TC_READ ||
+		opts->temporal_control == EFIND_TC_BOTH;
+	st->tc_write = opts->temporal_control == EFIND_TC_WRITE ||
+		opts->temporal_control == EFIND_TC_BOTH;
+	st->min_distance = (int) opts->write_tc_min_distance;
+	st->stride = (int) opts->write_tc_stride;
+	return buffered_store_create(&efind_ops, &cfg, st, args);
 }
 
 /*

@@ -101,6 +101,9 @@ typedef struct FastItemHeader
 	uint8		pad[3];
 } FastItemHeader;
 
+StaticAssertDecl(sizeof(FastItemHeader) == 8,
+				 "FastItemHeader's layout is documented in log/log.h (MOD)");
+
 /* The modifications of one buffered page (BufPage.mods). */
 typedef struct FastPage
 {
@@ -554,8 +557,17 @@ fast_describe(BufferedStore *bs, JsonbParseState **state)
 	jb_int(state, "flushing_units", st->nunits);
 }
 
+/* The unit map lives in the store's context: made once the store exists. */
+static void
+fast_setup(BufferedStore *bs)
+{
+	((FastState *) bs->fw)->unit_of = create_unit_map(bs);
+}
+
 static const BufferedOps fast_ops = {
 	.name = "fast",
+	.log_writer = LOG_WRITER_FAST,
+	.setup = fast_setup,
 	.absorb = fast_absorb,
 	.materialize = fast_changes_materialize,
 	.read_stored = fast_changes_read_stored,
@@ -570,29 +582,19 @@ static const BufferedOps fast_ops = {
 };
 
 NodeStore *
-fast_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
-				  const char *index_name, FestStats *stats,
-				  const FestConfig *config, const char *log_path, bool create)
+fast_store_create(const NodeStoreArgs *args)
 {
-	BufferedStore *bs = palloc0(sizeof(BufferedStore));
 	FastState  *st = palloc0(sizeof(FastState));
 	BufferedConfig cfg;
 	FastOptions opts;
 
-	OPTIONS_FILL(config, fast_option_table, &opts);
+	OPTIONS_FILL(args->config, fast_option_table, &opts);
 	cfg.buffer_size = opts.buffer_size;
 	cfg.flushing_unit = (int) opts.flushing_unit;
 	cfg.log_size = opts.log_size;
 	st->policy = (FastPolicy) opts.flushing_policy;
 	pg_prng_seed(&st->prng, (uint64) opts.random_seed);
-
-	buffered_init(bs, &fast_ops, io, meta, node_ops, index_name, stats, &cfg,
-				  log_path, create);
-	bs->fw = st;
-	st->unit_of = create_unit_map(bs);
-
-	buffered_recover(bs);
-	return &bs->ns;
+	return buffered_store_create(&fast_ops, &cfg, st, args);
 }
 
 /* FAST's options go together in every combination; its buffer is all it holds. */

@@ -195,6 +195,7 @@ for_describe(BufferedStore *bs, JsonbParseState **state)
 
 static const BufferedOps fortree_buffer_ops = {
 	.name = "fortree",
+	.log_writer = LOG_WRITER_FORTREE,
 	.absorb = fast_changes_absorb,
 	.materialize = fast_changes_materialize,
 	.read_stored = fast_changes_read_stored,
@@ -209,26 +210,18 @@ static const BufferedOps fortree_buffer_ops = {
 };
 
 NodeStore *
-fortree_buffer_store_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
-							const char *index_name, FestStats *stats,
-							const FestConfig *config, const char *log_path, bool create)
+fortree_buffer_store_create(const NodeStoreArgs *args)
 {
-	BufferedStore *bs = palloc0(sizeof(BufferedStore));
 	ForBufferState *st = palloc0(sizeof(ForBufferState));
 	BufferedConfig cfg;
 	ForBufferOptions opts;
 
-	OPTIONS_FILL(config, fortree_buffer_option_table, &opts);
+	OPTIONS_FILL(args->config, fortree_buffer_option_table, &opts);
 	cfg.buffer_size = opts.buffer_size;
 	cfg.flushing_unit = (int) opts.flushing_unit;
 	cfg.log_size = opts.log_size;
 	st->ratio_flushing = opts.ratio_flushing;
-
-	buffered_init(bs, &fortree_buffer_ops, io, meta, node_ops, index_name, stats,
-				  &cfg, log_path, create);
-	bs->fw = st;
-	buffered_recover(bs);
-	return &bs->ns;
+	return buffered_store_create(&fortree_buffer_ops, &cfg, st, args);
 }
 
 /* The buffer is all it holds. */

@@ -35,17 +35,8 @@ const OptionSpec framework_option[] = {
 	{0}
 };
 
-static NodeStore *
-direct_create(PageIO *io, FestMeta *meta, const NodeOps *node_ops,
-			  const char *index_name, FestStats *stats, const FestConfig *config,
-			  const char *log_path, bool create)
-{
-	return direct_store_create(io, meta, node_ops, index_name, stats,
-							   log_path, create);
-}
-
 static const FrameworkDef frameworks[] = {
-	{"none", "write-through", NULL, direct_create, NULL, false},
+	{"none", "write-through", NULL, wt_store_create, NULL, false},
 	{"fast", "FAST (Sarwat et al. 2013)", fast_option_table, fast_store_create, fast_validate, true},
 	{"efind", "eFIND (Carniel et al. 2019)", efind_option_table, efind_store_create, efind_validate, true},
 	{"fortree", "the FOR-tree's write buffer (Jin et al. 2015)", fortree_buffer_option_table, fortree_buffer_store_create, fortree_buffer_validate, true},

@@ -9,8 +9,8 @@
  *	'fortree' the FOR-tree's write buffer, Jin et al. 2015
  *			(flash/fortree_buffer.c)
  *
- * Each framework owns its option table and typed struct (fast.c, efind.c)
- * and names the table here; the index options accepted are the index
+ * Each framework owns its option table and typed struct (fast.c, efind.c,
+ * fortree_buffer.c) and names the table here; the index options accepted are the index
  * file's, the structure's, the chosen framework's and the page cache's.
  *
  * IDENTIFICATION
@@ -24,21 +24,32 @@
 #include "flash/nodestore.h"
 #include "options/options.h"
 
-typedef NodeStore *(*FrameworkCreateFn) (PageIO *io, FestMeta *meta,
-										 const NodeOps *node_ops,
-										 const char *index_name,
-										 FestStats *stats,
-										 const FestConfig *config,
-										 const char *log_path, bool create);
-/* log_path: where the store may keep a log; NULL for a write-through store
- * whose device does not outlive the session (a memory device) */
+/* What a node store is made from (FrameworkDef.create). */
+typedef struct NodeStoreArgs
+{
+	PageIO	   *io;				/* the top of the index's page I/O chain */
+	FestMeta   *meta;			/* the open index's, read from the file */
+	const NodeOps *node_ops;	/* the structure's entries */
+	const char *index_name;
+	FestStats  *stats;			/* counters of the current operation */
+	const FestConfig *config;	/* the complete configuration */
+	/*
+	 * Where the store may keep a log (<index file>.log); NULL for a
+	 * write-through store whose device does not outlive the session (a
+	 * memory device).
+	 */
+	const char *log_path;
+	bool		create;			/* a new index: no log to replay */
+} NodeStoreArgs;
+
+typedef NodeStore *(*FrameworkCreateFn) (const NodeStoreArgs *args);
 
 typedef struct FrameworkDef
 {
 	const char *name;
 	const char *description;
 	const OptionSpec *options;	/* NULL-terminated; NULL if none */
-	/* fills the typed options from config when the store is created */
+	/* the store over an open file; fills the typed options from args->config */
 	FrameworkCreateFn create;
 
 	/*
@@ -54,6 +65,9 @@ extern const char *const framework_names[];
 extern const OptionSpec framework_option[];
 extern const FrameworkDef *framework_lookup(const char *name);
 extern const FrameworkDef *framework_choose(Jsonb *user);
+
+/* direct.c: the write-through store ('none') */
+extern NodeStore *wt_store_create(const NodeStoreArgs *args);
 
 /* GUC-backed settings of the log (sql/festival.c) */
 extern int	fest_log_sync_mode;

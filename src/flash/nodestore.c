@@ -154,14 +154,9 @@ ns_deserialize(const NodeStore *ns, const char *page, PageId page_id)
 	Assert(hdr->kind == FEST_PAGE_NODE);
 	Assert(hdr->page_id == page_id);
 	if (!ns_header_plausible(ns, page))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
-						ns->index_name, page_id),
-				 errdetail("The page claims level %u and %u entries.",
-						   hdr->level, hdr->nentries),
-				 errhint("Rebuild the index with festival.build('%s').",
-						 ns->index_name)));
+		fest_report_corrupt(ns->index_name, page_id,
+							psprintf("The page claims level %u and %u entries.",
+									 hdr->level, hdr->nentries));
 
 	node = ns_new_node(ns, page_id, hdr->level);
 	node->flags = hdr->flags;
@@ -313,7 +308,7 @@ void
 ns_truncate_to_empty(NodeStore *ns)
 {
 	ns_empty_meta(ns);
-	ns->io->ops->truncate(ns->io, FEST_FIRST_DATA_PAGE);
+	pageio_truncate(ns->io, FEST_FIRST_DATA_PAGE);
 	/*
 	 * The old tree is gone from the file: the empty one (with the caller's
 	 * flags, BUILDING for a build) is what the meta must say from now on,

@@ -4,10 +4,11 @@
  *	  The NodeStore interface: how index structures read and write nodes.
  *
  * Structures (src/index) are written once against this interface and never
- * learn what is below it (DESIGN.md section 1, the composition rule).  A
+ * learn what is below it (DESIGN.md section 5, composition).  A
  * NodeStore turns nodes into page images and page images into device I/O;
- * the write-through store (flash/direct.c) is the default, FAST and eFIND
- * are other NodeStores with write buffers and a redo log.
+ * the write-through store (flash/direct.c) is the default, FAST, eFIND and
+ * the FOR-tree's buffer are other NodeStores with write buffers and a redo
+ * log.
  *
  * Contract:
  *	- ns_read returns a private copy of the latest version of a node,
@@ -138,6 +139,7 @@ StaticAssertDecl(sizeof(LoggedMeta) == 56 + FEST_STRUCTURE_STATE_SIZE,
 
 typedef struct NodeStore NodeStore;
 
+
 /* The root as ns_read_root hands it out. */
 typedef struct RootRead
 {
@@ -214,7 +216,8 @@ struct NodeStore
 	 * the write-through store batches its commits, so only it reads this
 	 * (FAST and eFIND write their flushing units as they always do); the
 	 * pages, their order and what a crash or a failed write leaves are the
-	 * same.  Cleared at the end of every operation (ix_end_op).
+	 * same.  Cleared at the end of every operation (ix_end_op, or
+	 * ix_mark_failed when an ERROR ended it and the handle is kept).
 	 */
 	bool		write_pages_singly;
 	bool		op_touched;		/* this operation wrote, allocated or freed */
@@ -294,10 +297,16 @@ ns_commit(NodeStore *ns)
 	ns->ops->commit(ns);
 }
 
+/*
+ * The store's flush, then the page I/O chain's (pageio_flush): the layers
+ * that keep state of their own settle it once the store is clean (the tier
+ * router marks its map clean).
+ */
 static inline void
 ns_flush(NodeStore *ns)
 {
 	ns->ops->flush(ns);
+	pageio_flush(ns->io);
 }
 
 /*
@@ -347,10 +356,5 @@ extern void ns_mark_clean(NodeStore *ns);
  */
 extern bool fest_write_through_per_access;
 
-extern NodeStore *direct_store_create(PageIO *io, FestMeta *meta,
-									  const NodeOps *node_ops,
-									  const char *index_name,
-									  FestStats *stats,
-									  const char *log_path, bool create);
 
 #endif							/* FEST_NODESTORE_H */

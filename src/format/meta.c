@@ -22,7 +22,7 @@ meta_encode(char *page, uint32 page_size, const FestMeta *meta, uint64 gen,
 
 	fest_page_init(page, page_size, slot, FEST_PAGE_META);
 	memcpy(disk->magic, FEST_META_MAGIC, sizeof(disk->magic));
-	disk->format_version = FEST_FORMAT_VERSION;
+	disk->format_version = FEST_META_VERSION;
 	disk->page_size = page_size;
 	disk->generation = gen;
 	disk->index_uid = meta->index_uid;
@@ -36,7 +36,6 @@ meta_encode(char *page, uint32 page_size, const FestMeta *meta, uint64 gen,
 	disk->free_head = meta->free_head;
 	disk->free_count = meta->free_count;
 	disk->entry_count = meta->entry_count;
-	disk->log_position = meta->log_position;
 	disk->created_at = meta->created_at;
 	memcpy(disk->structure_state, meta->structure_state,
 		   FEST_STRUCTURE_STATE_SIZE);
@@ -80,6 +79,9 @@ fest_meta_write(PageIO *io, FestMeta *meta)
 	pageio_free_buffer(page);
 }
 
+/* Why meta_decode refuses a copy of an older meta format. */
+static const char *const meta_old_version_reason = "meta format version older than this festival reads";
+
 /*
  * Decode one meta copy.  Returns false, with a reason, when the copy cannot
  * be trusted.
@@ -101,7 +103,12 @@ meta_decode(const char *page, uint32 page_size, PageId slot, FestMeta *meta,
 		*reason = "meta page magic mismatch";
 		return false;
 	}
-	if (disk->format_version != FEST_FORMAT_VERSION)
+	if (disk->format_version < FEST_META_VERSION)
+	{
+		*reason = meta_old_version_reason;
+		return false;
+	}
+	if (disk->format_version != FEST_META_VERSION)
 	{
 		*reason = "unknown meta format version";
 		return false;
@@ -135,7 +142,6 @@ meta_decode(const char *page, uint32 page_size, PageId slot, FestMeta *meta,
 	meta->free_head = disk->free_head;
 	meta->free_count = disk->free_count;
 	meta->entry_count = disk->entry_count;
-	meta->log_position = disk->log_position;
 	meta->created_at = disk->created_at;
 	memcpy(meta->structure_state, disk->structure_state,
 		   FEST_STRUCTURE_STATE_SIZE);
@@ -179,6 +185,19 @@ fest_meta_read(PageIO *io, const char *index_name, FestMeta *meta)
 			best = slot;
 	}
 
+	/* an intact file of an older format: say so, rather than "damaged" */
+	if (best < 0 && reasons[0] == meta_old_version_reason &&
+		reasons[1] == meta_old_version_reason)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("index \"%s\" has meta format version %u, but this festival reads only version %d",
+						index_name,
+						((const FestMetaDisk *) FestPageGetBody(pages[0]))->format_version,
+						FEST_META_VERSION),
+				 errdetail("Version %d writes every meta update as a pair of copies (format/meta.h); the file \"%s\" was written by an earlier festival.",
+						   FEST_META_VERSION, io->label),
+				 errhint("Drop the index with festival.drop_index('%s'), create it again and rebuild it with festival.build().",
+						 index_name)));
 	if (best < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

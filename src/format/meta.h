@@ -27,7 +27,7 @@
  *
  *	offset size field
  *	     0    8 magic			"FESTIVAL"
- *	     8    4 format_version	FEST_FORMAT_VERSION
+ *	     8    4 format_version	FEST_META_VERSION
  *	    12    4 page_size		bytes
  *	    16    8 generation		incremented on every meta write
  *	    24    8 index_uid		random, fixed at creation
@@ -41,10 +41,15 @@
  *	    80    8 free_head		first page of the free list, 0 = none
  *	    88    8 free_count		pages on the free list
  *	    96    8 entry_count		leaf entries (valid if ENTRIES_VALID)
- *	   104    8 log_position	redo log position (FAST/eFIND, later)
+ *	   104    8 reserved		zero
  *	   112    8 created_at		creation time, Unix microseconds
  *	   120   64 structure_state	owned by the structure
  *	   184    n config			complete configuration as JSON text
+ *
+ * Meta format versions: 2 is the paired writes above.  Version 1 wrote
+ * single copies alternately, so its surviving copy could be one update old;
+ * a file of version 1 is refused at open with an error that says so
+ * (fest_meta_read), never read as if it were paired.
  *
  * The clean flag is cleared (and the meta written) before the first page
  * write after an open or a flush, and set again by flush and close once all
@@ -63,6 +68,7 @@
 #include "device/pageio.h"
 
 #define FEST_META_MAGIC			"FESTIVAL"
+#define FEST_META_VERSION		2	/* paired copies (above) */
 #define FEST_STRUCTURE_NAMELEN	16
 #define FEST_STRUCTURE_STATE_SIZE 64
 
@@ -91,7 +97,7 @@ typedef struct FestMetaDisk
 	uint64		free_head;
 	uint64		free_count;
 	uint64		entry_count;
-	uint64		log_position;
+	uint64		reserved;
 	int64		created_at;
 	uint8		structure_state[FEST_STRUCTURE_STATE_SIZE];
 	/* config text follows */
@@ -114,7 +120,6 @@ typedef struct FestMeta
 	PageId		free_head;
 	uint64		free_count;
 	uint64		entry_count;
-	uint64		log_position;
 	int64		created_at;
 	uint8		structure_state[FEST_STRUCTURE_STATE_SIZE];
 	char	   *config;			/* JSON text, palloc'd */

@@ -42,20 +42,20 @@ fest_page_seal(char *page, uint32 page_size)
 
 /*
  * Write n node or free-list images whose checksum field is not computed
- * yet (the write-through store's commit).  A PageIO that takes unsealed
- * images (PageIOOps.takes_unsealed: the write-back page cache, which
- * seals each once, when it writes it below) gets them as they are, marked
- * verified and unsealed; any other PageIO gets them sealed here first, in
- * place, so a device, the fault layer, clru or the tiers never see a stale
- * checksum.  With donate, the buffers are given to a PageIO that takes
- * buffers (PageIORequest.donate: each reqs[i].buf is then the caller's
- * buffer back, another one, or NULL); any other keeps them the caller's.
- * Returns whether they went unsealed.
+ * yet (the write-through store's commit).  A page cache with frames
+ * (PageIO.frames: the lru family, which seals each once, when it writes it
+ * below) gets them as they are, marked verified, through its
+ * write_unsealed; any other PageIO gets them sealed here first, in place,
+ * so a device, the fault layer, clru or the tiers never see a stale
+ * checksum.  With donate, the buffers are given to the cache (each
+ * reqs[i].buf is then the caller's buffer back, another one, or NULL); any
+ * other PageIO leaves them the caller's.  Returns whether they went
+ * unsealed.
  */
 bool
 fest_page_write_unsealed(PageIO *io, PageIORequest *reqs, int n, bool donate)
 {
-	if (!io->ops->takes_unsealed)
+	if (io->frames == NULL)
 	{
 		for (int i = 0; i < n; i++)
 			fest_page_seal(reqs[i].buf, io->page_size);
@@ -66,10 +66,8 @@ fest_page_write_unsealed(PageIO *io, PageIORequest *reqs, int n, bool donate)
 	{
 		Assert(FestPageGetHeader(reqs[i].buf)->magic == FEST_PAGE_MAGIC);
 		reqs[i].verified = true;
-		reqs[i].unsealed = true;
-		reqs[i].donate = donate && io->ops->takes_buffers;
 	}
-	io->ops->write(io, reqs, n);
+	io->frames->ops->write_unsealed(io->frames->owner, reqs, n, donate);
 	return true;
 }
 
@@ -161,21 +159,46 @@ fest_page_check_message(FestPageCheck check)
 	return "unknown page check result";
 }
 
-/* Raise the corruption error for a page that failed fest_page_verify. */
+/*
+ * The error of a damaged index: ERRCODE_DATA_CORRUPTED naming the index
+ * and the page, detail saying what is wrong with it (NULL: nothing more),
+ * and the way out.
+ */
+void
+fest_report_corrupt(const char *index_name, PageId page, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
+					index_name, page),
+			 detail != NULL ? errdetail("%s", detail) : 0,
+			 errhint("Run festival.check('%s') to list every damaged page, then rebuild the index with festival.build('%s').",
+					 index_name, index_name)));
+}
+
+/* A reference to a page that is no data page of the file (page_count pages). */
+void
+fest_report_page_out_of_range(const char *index_name, PageId page,
+							  uint64 page_count)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("index \"%s\" refers to page " UINT64_FORMAT ", outside its data pages (2 to " UINT64_FORMAT ")",
+					index_name, page, page_count - 1),
+			 errhint("Run festival.check('%s') to list every damaged page, then rebuild the index with festival.build('%s').",
+					 index_name, index_name)));
+}
+
+/* The corruption error for a page that failed fest_page_verify. */
 void
 fest_page_report_corrupt(FestPageCheck check, const char *index_name,
 						 PageId page_id, const char *page, uint32 page_size)
 {
 	const FestPageHeader *hdr = (const FestPageHeader *) page;
 
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
-					index_name, page_id),
-			 errdetail("%s (stored checksum %08x, computed %08x, stored page number " UINT64_FORMAT ", kind %u).",
-					   fest_page_check_message(check),
-					   hdr->checksum, page_checksum(page, page_size),
-					   hdr->page_id, (unsigned) hdr->kind),
-			 errhint("Run festival.check('%s') to list every damaged page, then rebuild the index with festival.build('%s').",
-					 index_name, index_name)));
+	fest_report_corrupt(index_name, page_id,
+						psprintf("%s (stored checksum %08x, computed %08x, stored page number " UINT64_FORMAT ", kind %u).",
+								 fest_page_check_message(check),
+								 hdr->checksum, page_checksum(page, page_size),
+								 hdr->page_id, (unsigned) hdr->kind));
 }

@@ -118,4 +118,14 @@ extern void fest_page_report_corrupt(FestPageCheck check,
 									 const char *index_name, PageId page_id,
 									 const char *page, uint32 page_size) pg_attribute_noreturn();
 
+/*
+ * The one report of a damaged index (format/page.c): a node store, a
+ * structure or a traversal that finds a page it cannot use raises it, so
+ * every such error has the same SQLSTATE, message, and way out.
+ */
+extern void fest_report_corrupt(const char *index_name, PageId page,
+								const char *detail) pg_attribute_noreturn();
+extern void fest_report_page_out_of_range(const char *index_name, PageId page,
+										  uint64 page_count) pg_attribute_noreturn();
+
 #endif							/* FEST_PAGE_H */

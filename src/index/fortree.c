@@ -427,13 +427,8 @@ ft_root_group(FtOp *op)
 static void
 report_broken_group(FtOp *op, const FtGroup *parent, PageId tag, const char *detail)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
-					op->idx->name, parent->pages[0]->page),
-			 errdetail("The group of P-node " UINT64_FORMAT " %s.", tag, detail),
-			 errhint("Run festival.check('%s'), then rebuild the index with festival.build('%s').",
-					 op->idx->name, op->idx->name)));
+	fest_report_corrupt(op->idx->name, parent->pages[0]->page,
+						psprintf("The group of P-node " UINT64_FORMAT " %s.", tag, detail));
 }
 
 /*
@@ -659,12 +654,8 @@ choose_subtree(FtOp *op, const FtGroup *g, const Mbr *box)
 		op->idx->stats->entries_examined += g->pages[i]->nentries;
 	}
 	if (best == InvalidPageId)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
-						op->idx->name, g->pages[0]->page),
-				 errdetail("An internal node has no entries."),
-				 errhint("Rebuild the index with festival.build('%s').", op->idx->name)));
+		fest_report_corrupt(op->idx->name, g->pages[0]->page,
+							"An internal node has no entries.");
 	return best;
 }
 

@@ -12,8 +12,7 @@
  * A P-node and its O-nodes form a *group*: one logical node spread over
  * k + 1 pages, all at the same level.
  *
- * How the groups are stored (DESIGN.md, "The FOR-tree's overflow nodes").
- * The paper keeps the P -> O-nodes association in an in-memory Overflow
+ * How the groups are stored.  The paper keeps the P -> O-nodes association in an in-memory Overflow
  * Node Table (ONT), which a crash or a restart loses (FESTIval never
  * stored it: its O-nodes became unreachable after the session).  festival
  * stores the association in the parents: every page of a group, P-node and
@@ -29,7 +28,30 @@
  *	- the root is one page (the generic searches start at meta->root): a
  *	  root that would need an O-node grows the tree at once, the new root
  *	  holding the old root and its O-node as one group.
- * Only the access counters of the ONT stay in memory (the state, below).
+ * The traversal contract holds unchanged (an entry's rectangle covers its
+ * child's subtree, a looser bound than the page's own), and every node
+ * store, cache and tier placement sees ordinary pages: FAST, eFIND, the
+ * FOR-tree's buffer and the journal see node writes (an O-node is a NEW
+ * page, a merge-back REPLACEs its pages), tier maps and caches see pages,
+ * and a crash recovers the groups with the pages that hold them, so no
+ * combination is refused.  Mappings not chosen: a chain of O-nodes through
+ * TreeNode.link is not logged by FAST and eFIND (their records hold
+ * entries) and would be lost at a replay; a group read as one logical node
+ * would need the generic algorithms to read nodes through the structure
+ * above the leaves (read_leaves is for level 0 only).  The price is one
+ * parent write per O-node, which the paper's in-memory table saves, and
+ * parents filling with O-node entries (a parent's O-node is another group).
+ *
+ * Only the access counters of the ONT stay in memory (the state, below, in
+ * a context of the open index, started at 0 at each open): they time
+ * merge-backs and never change an answer.  A modification reads each page
+ * once, changes it in memory and writes it once at its end, sorted by page
+ * (FtOp), so node writes equal page writes under every store.  The flaw of
+ * FESTIval's FOR-tree (Carniel et al. 2018 §2: the access count of an
+ * overflowed root never incremented, so a one-at-a-time build makes one
+ * overflowed root) is fixed by counting every descent that reads a group
+ * with O-nodes, insertions at their own level included (access_count
+ * 'festival' keeps FESTIval's counting, for comparison).
  *
  * Leaf entries (40 bytes, as the R-tree's):
  *

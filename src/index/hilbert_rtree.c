@@ -250,12 +250,7 @@ remove_at(TreeNode *node, int slot)
 static void
 report_empty_internal(StructIndex *idx, const TreeNode *node)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
-					idx->name, node->page),
-			 errdetail("An internal node has no entries."),
-			 errhint("Rebuild the index with festival.build('%s').", idx->name)));
+	fest_report_corrupt(idx->name, node->page, "An internal node has no entries.");
 }
 
 /* ------------------------------------------------------------------ */

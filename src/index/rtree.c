@@ -188,13 +188,8 @@ descend(StructIndex *idx, const Mbr *box, uint16 level, PathStep *path)
 		int			slot;
 
 		if (node->nentries == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
-							idx->name, node->page),
-					 errdetail("An internal node has no entries."),
-					 errhint("Rebuild the index with festival.build('%s').",
-							 idx->name)));
+			fest_report_corrupt(idx->name, node->page,
+								"An internal node has no entries.");
 		slot = st->choose_subtree(idx, node, box);
 		path[depth].node = node;
 		path[depth].slot = slot;

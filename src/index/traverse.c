@@ -19,14 +19,9 @@
 void
 tree_report_bad_level(StructIndex *idx, const TreeNode *node, int expected)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
-					idx->name, node->page),
-			 errdetail("The node is at level %u where level %d was expected.",
-					   node->level, expected),
-			 errhint("Run festival.check('%s'), then rebuild the index with festival.build('%s').",
-					 idx->name, idx->name)));
+	fest_report_corrupt(idx->name, node->page,
+						psprintf("The node is at level %u where level %d was expected.",
+								 node->level, expected));
 }
 
 /*

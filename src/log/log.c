@@ -34,6 +34,7 @@ struct FestLog
 	char	   *index_name;
 	int			fd;
 	uint64		index_uid;
+	LogWriter	writer;
 	uint64		next_lsn;
 	uint64		file_size;		/* bytes in the file */
 	StringInfoData pending;		/* records not yet written */
@@ -57,7 +58,28 @@ typedef struct LogFileHeader
 	uint64		index_uid;
 	uint64		first_lsn;
 	uint32		crc;
+	uint32		writer;			/* LogWriter */
+	uint32		writer_version; /* LOG_PAYLOAD_VERSION */
 } LogFileHeader;
+
+/* the header's checksummed bytes (log.h), the crc field zeroed */
+#define LOG_HEADER_CRC_BYTES	44
+StaticAssertDecl(offsetof(LogFileHeader, writer_version) + sizeof(uint32) ==
+				 LOG_HEADER_CRC_BYTES,
+				 "LogFileHeader's layout is documented in log.h");
+
+static uint32 crc_of(const void *data, size_t len);
+
+/* The checksum of a header block: its first 44 bytes, crc taken as zero. */
+static uint32
+header_crc(const char *block)
+{
+	char		copy[LOG_HEADER_CRC_BYTES];
+
+	memcpy(copy, block, sizeof(copy));
+	memset(copy + offsetof(LogFileHeader, crc), 0, sizeof(uint32));
+	return crc_of(copy, sizeof(copy));
+}
 
 static uint32
 crc_of(const void *data, size_t len)
@@ -147,7 +169,9 @@ write_header(FestLog *log, int fd, const char *path, uint64 index_uid, uint64 fi
 	hdr->header_size = FEST_LOG_HEADER_SIZE;
 	hdr->index_uid = index_uid;
 	hdr->first_lsn = first_lsn;
-	hdr->crc = crc_of(block, offsetof(LogFileHeader, crc));
+	hdr->writer = (uint32) log->writer;
+	hdr->writer_version = LOG_PAYLOAD_VERSION;
+	hdr->crc = header_crc(block);
 	write_all(log, fd, block, sizeof(block), 0, path);
 }
 
@@ -205,7 +229,7 @@ log_release_callback(void *arg)
  * in the current memory context and is closed with it at the latest.
  */
 FestLog *
-log_open(const char *path, uint64 index_uid, bool create,
+log_open(const char *path, uint64 index_uid, LogWriter writer, bool create,
 		 const char *index_name, FestStats *stats)
 {
 	FestLog    *log = palloc0(sizeof(FestLog));
@@ -214,6 +238,7 @@ log_open(const char *path, uint64 index_uid, bool create,
 	log->path = pstrdup(path);
 	log->index_name = pstrdup(index_name);
 	log->index_uid = index_uid;
+	log->writer = writer;
 	log->stats = stats;
 	log->fd = -1;
 	log->tmp_fd = -1;
@@ -253,11 +278,17 @@ log_open(const char *path, uint64 index_uid, bool create,
 			ereport(ERROR,
 					(errcode_for_file_access(),
 					 errmsg("could not read log file \"%s\": %m", path)));
-		if (memcmp(hdr->magic, FEST_LOG_MAGIC, sizeof(FEST_LOG_MAGIC)) != 0 ||
-			hdr->crc != crc_of(block, offsetof(LogFileHeader, crc)))
+		if (memcmp(hdr->magic, FEST_LOG_MAGIC, sizeof(FEST_LOG_MAGIC)) != 0)
 			corrupt(log, 0, "The log header is damaged.");
 		if (hdr->version != FEST_LOG_VERSION)
-			corrupt(log, 0, "The log has an unknown format version.");
+			corrupt(log, 0, psprintf("The log has format version %u; this festival reads version %d.",
+									 hdr->version, FEST_LOG_VERSION));
+		if (hdr->crc != header_crc(block))
+			corrupt(log, 0, "The log header is damaged.");
+		if (hdr->writer != (uint32) writer || hdr->writer_version != LOG_PAYLOAD_VERSION)
+			corrupt(log, 0, psprintf("The log holds payloads of writer %u, format %u; this index's store writes those of writer %d, format %d.",
+									 hdr->writer, hdr->writer_version,
+									 (int) writer, LOG_PAYLOAD_VERSION));
 		if (hdr->index_uid != index_uid)
 			corrupt(log, 0, "The log belongs to another index.");
 		log->next_lsn = hdr->first_lsn;

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * log.h
- *	  The redo log of buffering node stores (FAST, eFIND).
+ *	  The redo log of the buffering node stores (FAST, eFIND, the FOR-tree's
+ *	  buffer) and the write-through store's journal.
  *
  * Every change a buffering store keeps in memory is appended to the log
  * of its index, so that opening the index after a crash rebuilds the
@@ -13,11 +14,18 @@
  *
  *	header (512 bytes, offset 0)
  *	     0    8 magic		"FESTLOG\0"
- *	     8    4 version		FEST_LOG_VERSION
+ *	     8    4 version		FEST_LOG_VERSION (3)
  *	    12    4 header_size	512
  *	    16    8 index_uid	the index's meta index_uid
  *	    24    8 first_lsn	sequence number of the first record
- *	    32    4 crc			CRC32C of bytes [0, 32)
+ *	    32    4 crc			CRC32C of bytes [0, 44) with this field zero
+ *	    36    4 writer		LogWriter: whose payloads the records carry
+ *	    40    4 writer_version	that writer's payload format (LOG_PAYLOAD_VERSION)
+ *	    44  468 zero
+ *	A log is opened only by the writer that made it, in the payload format
+ *	it knows: a log of another writer or format is refused as corrupted.
+ *	(Version 2, before the writer fields, is refused the same way; an index
+ *	file of that age has meta format 1, refused first: format/meta.h.)
  *
  *	records, from offset 512, each starting at a multiple of 8:
  *	     0    4 magic		FEST_LOG_RECORD_MAGIC
@@ -25,23 +33,59 @@
  *	     8    8 lsn			sequence number, +1 per record
  *	    16    4 crc			CRC32C of the record with this field zero
  *	    20    1 type		LogRecordType
- *	    21    1 flags		owned by the store
+ *	    21    1 flags		owned by the writer
  *	    22    2 level		node level, when about a node
  *	    24    8 page		page, when about a page
- *	    32    4 count		items in the payload (store-defined)
- *	    36    4 reserved
- *	    40    n payload		store-defined
+ *	    32    4 count		items in the payload
+ *	    36    4 reserved	zero
+ *	    40    n payload		by type, below
  *
- * Payloads, by type (integers little-endian):
- *	COMMIT	none.
- *	META	a LoggedMeta (flash/nodestore.h: root, counts, height, flags,
- *			SRID, the structure's 64 bytes), count 0.
- *	PAGE	the page's whole image, page-size bytes, as the store handed it
+ * Payloads, by type (integers little-endian; E is the entry size of the
+ * record's level, NodeOps.entry_size, entries in the structure's own
+ * format; a pad is zero).  Writers: F FAST, E eFIND, J the write-through
+ * store's journal; the FOR-tree's buffer (writer 4) writes FAST's records
+ * and payloads, so F stands for it too.
+ *
+ *	COMMIT (F E J)	none, count 0.  Closes the group of one modification.
+ *	META (F E J)	a LoggedMeta, 120 bytes (flash/nodestore.h: root, page
+ *			count, free list, entry count, height, flags, SRID, the
+ *			structure's 64 bytes), count 0: the meta after the modification.
+ *	PAGE (J)	the page's whole image, page-size bytes, as the store handed it
  *			to the page I/O chain (its checksum field may be stale: replay
  *			seals the image again); the header's page and level name it,
  *			flags bit 0 (LOG_PAGE_FREE) marks a free-list page, count 0.
- *	NEW, MOD, DEL, FLUSH, FLUSH_BEGIN	FAST's and eFIND's own items
- *			(flash/fast.c, flash/efind.c, flash/buffered.c).
+ *	NEW (F)		count entries of E bytes: the whole node (level, page in the
+ *			header); it replaces whatever the buffer held for the page.
+ *	NEW (E)		none, count 0: the page starts afresh; the MOD record that
+ *			follows holds its entries.
+ *	MOD (F)		count items of 8 + E bytes (FastItemHeader, flash/fast.c):
+ *			     0    4 position	SET: the entry's position; TRUNCATE: the new
+ *								entry count
+ *			     4    1 truncate	0 SET (the entry follows), 1 TRUNCATE
+ *			     5    3 pad
+ *			     8    E entry		SET: the entry at position; TRUNCATE: zero
+ *			applied in order (Sarwat et al. 2013's modification list).
+ *	MOD (E)		count items of 8 + E bytes (EfindItemHeader, flash/efind.c):
+ *			     0    4 occ		rank among entries of equal identity
+ *								(NodeOps.compare_identity), in content order
+ *			     4    1 present	1: the entry is (now) in the node; 0: removed
+ *			     5    3 pad
+ *			     8    E entry
+ *			each item is the latest version of its key (Carniel et al. 2019).
+ *	DEL (F E)	8 bytes: the next page of the free list after this one
+ *			(BufPage.link), count 0: the node is freed, its page heads the
+ *			free list.
+ *	FLUSH_BEGIN (F E)	count items of 16 bytes (FlushIntentItem,
+ *			flash/buffered.c), one per page of the flushing unit about to be
+ *			written, in page order:
+ *			     0    8 page
+ *			     8    4 checksum	the page header's checksum field of the
+ *								image about to be written
+ *			    12    4 pad
+ *			a page whose stored image carries this checksum at replay holds
+ *			every earlier record of it, which replay then drops.
+ *	FLUSH (F E)	count page numbers of 8 bytes: the pages written and synced;
+ *			replay drops their earlier records.
  *
  * The records of one modification form a group closed by a COMMIT record;
  * replay applies complete groups only, so a modification is either wholly
@@ -62,7 +106,8 @@
 #include "stats/stats.h"
 
 #define FEST_LOG_MAGIC			"FESTLOG"
-#define FEST_LOG_VERSION		2
+#define FEST_LOG_VERSION		3
+#define LOG_PAYLOAD_VERSION		1	/* the payloads above, of every writer */
 #define FEST_LOG_HEADER_SIZE	512
 #define FEST_LOG_RECORD_MAGIC	0x43455246	/* "FREC" */
 #define FEST_LOG_ALIGN			8
@@ -80,6 +125,16 @@ typedef enum LogRecordType
 	LOG_PAGE = 8				/* a page's whole new image (the
 								 * write-through store's journal) */
 } LogRecordType;
+
+/* Who writes a log, and so what its payloads hold (header field writer). */
+typedef enum LogWriter
+{
+	LOG_WRITER_FAST = 1,		/* flash/fast.c */
+	LOG_WRITER_EFIND = 2,		/* flash/efind.c */
+	LOG_WRITER_JOURNAL = 3,		/* the write-through store's journal, flash/direct.c */
+	LOG_WRITER_FORTREE = 4		/* the FOR-tree's buffer, flash/fortree_buffer.c:
+								 * FAST's payloads */
+} LogWriter;
 
 /* LOG_PAGE's flags */
 #define LOG_PAGE_FREE			0x01	/* the image is a free-list page */
@@ -131,8 +186,8 @@ typedef struct LogReplayResult
 
 typedef void (*LogApplyFn) (void *arg, const LogRecord *record);
 
-extern FestLog *log_open(const char *path, uint64 index_uid, bool create,
-						 const char *index_name, FestStats *stats);
+extern FestLog *log_open(const char *path, uint64 index_uid, LogWriter writer,
+						 bool create, const char *index_name, FestStats *stats);
 extern void log_append(FestLog *log, LogRecordType type, PageId page,
 					   uint16 level, uint32 count, uint8 flags,
 					   const void *payload, uint32 len);

@@ -112,7 +112,7 @@ festival_query_batch(PG_FUNCTION_ARGS)
 		geomarg_check_srid(ix, &asks[i].g.info,
 						   psprintf("query geometry %d of the array", i + 1), false);
 
-	old = MemoryContextSwitchTo(ix->op_cxt);
+	old = MemoryContextSwitchTo(ix->op.cxt);
 	specs = palloc(n * sizeof(SearchSpec));
 	runs = palloc(n * sizeof(QueryRun));
 	for (int i = 0; i < n; i++)
@@ -126,8 +126,8 @@ festival_query_batch(PG_FUNCTION_ARGS)
 		query_run_finish(ix, &runs[i]);
 	MemoryContextSwitchTo(old);
 
-	ix->op_stats.queries += n;
-	ix->op_stats.batch_queries++;
+	ix->op.stats.queries += n;
+	ix->op.stats.batch_queries++;
 	ix_end_op(ix);
 	return (Datum) 0;
 }

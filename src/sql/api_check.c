@@ -6,8 +6,9 @@
  * No rows means healthy.  The structure checks its tree (for the R-tree:
  * levels, fill, MBR containment and tightness, page checksums), the file
  * checks follow (free list, leaked pages, entry count), and, with a source
- * table, the number of entries is compared with the source's rows that
- * have a geometry.
+ * table, the index's (id, MBR) entries are compared with the source's rows
+ * that have a geometry (check_source.c): each entry missing, extra or with
+ * another MBR is a row.
  *
  * An index opened after an unclean shutdown stays "suspect" (it is never
  * marked clean again) until it is rebuilt or a check finds no error.
@@ -19,43 +20,14 @@
  */
 #include "sql/handle.h"
 #include "sql/args.h"
-#include "sql/source.h"
+#include "sql/check_source.h"
 #include "tier/tier.h"
 
-#include "executor/spi.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(festival_check);
-
-/* Compare the entry count with the rows of the source that have a geometry. */
-static void
-check_source(OpenIndex *ix, CheckReport *report)
-{
-	char	   *sql;
-	bool		isnull;
-	int64		rows;
-
-	if (!OidIsValid(ix->cat.source))
-		return;
-	source_require(ix, "compare with");
-	sql = psprintf("SELECT count(*) FROM %s WHERE %s IS NOT NULL",
-				   source_relation(ix), quote_identifier(ix->cat.geom_column));
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute(sql, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not count the rows of the source table");
-	rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-									   SPI_tuptable->tupdesc, 1, &isnull));
-	SPI_finish();
-
-	if ((uint64) rows != report->leaf_entries)
-		check_error(report, -1,
-					"the index holds " UINT64_FORMAT " entries but source table %s has " INT64_FORMAT " rows with a geometry",
-					report->leaf_entries, source_relation(ix), rows);
-}
 
 /* A problem tier_check() found, as an error row. */
 static void
@@ -79,14 +51,14 @@ festival_check(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	ix = ix_begin_op(name, IX_READ);
 
-	old = MemoryContextSwitchTo(ix->op_cxt);
+	old = MemoryContextSwitchTo(ix->op.cxt);
 	file_pages = ix->ns->ops->pages_available(ix->ns);
 	report = check_report_create(ix->meta.page_count, file_pages);
 	ix->structure->check(&ix->sidx, report);
 	check_index_file(ix->ns, report);
 	/* the walk reached every entry, and only the count disagreed (if that) */
 	tree_sound = report->nerrors == (report->count_mismatch ? 1 : 0);
-	check_source(ix, report);
+	check_source(ix, report, tree_sound);
 	if (ix->tier != NULL)
 		tier_check(ix->tier, ix->meta.page_count, tier_problem, report);
 	/*

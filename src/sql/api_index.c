@@ -21,6 +21,7 @@
 #include "sql/source.h"
 
 #include "log/log.h"
+#include "tier/tier.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -207,7 +208,7 @@ festival_drop_index(PG_FUNCTION_ARGS)
 	path = dropped_index_file(cat);
 	if (path != NULL)
 	{
-		char	   *fast_path = ix_tier_fast_path(cat, false);
+		char	   *fast_path = ix_fast_file(cat);
 
 		pending_unlink_on_commit(path);
 		pending_unlink_on_commit(log_path_for(path));
@@ -216,8 +217,8 @@ festival_drop_index(PG_FUNCTION_ARGS)
 		 * is tiered: they may be left over from an earlier index of the
 		 * name (DROP EXTENSION does not remove files).
 		 */
-		pending_unlink_on_commit(ix_tier_map_path(path));
-		pending_unlink_on_commit(ix_tier_weights_path(path));
+		pending_unlink_on_commit(tier_map_path(path));
+		pending_unlink_on_commit(tier_weights_path(path));
 		if (fast_path != NULL)
 			pending_unlink_on_commit(fast_path);
 	}
@@ -266,12 +267,12 @@ build_one(OpenIndex *ix, int64 id, bytea *ewkb)
 					  what, &info);
 	geomarg_admit(ix, &info, what);
 
-	old = MemoryContextSwitchTo(ix->op_cxt);
+	old = MemoryContextSwitchTo(ix->op.cxt);
 	ix->structure->insert(&ix->sidx, id, &info.box);
 	ix->meta.entry_count++;
-	ix->op_stats.inserts++;
+	ix->op.stats.inserts++;
 	MemoryContextSwitchTo(old);
-	MemoryContextReset(ix->op_cxt);
+	MemoryContextReset(ix->op.cxt);
 	pfree(what);
 }
 
@@ -279,11 +280,11 @@ build_one(OpenIndex *ix, int64 id, bytea *ewkb)
 static void
 build_commit(OpenIndex *ix)
 {
-	MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
+	MemoryContext old = MemoryContextSwitchTo(ix->op.cxt);
 
 	ix_commit(ix);
 	MemoryContextSwitchTo(old);
-	MemoryContextReset(ix->op_cxt);
+	MemoryContextReset(ix->op.cxt);
 }
 
 static void
@@ -375,7 +376,7 @@ bulk_collect(OpenIndex *ix, BulkItems *bulk, int64 id, bytea *ewkb)
 	if (bulk->spill == NULL && !bulk->no_spill &&
 		ix->structure->bulk_spill_begin != NULL && bulk_over_budget(ix->structure, bulk->n + 1))
 	{
-		MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
+		MemoryContext old = MemoryContextSwitchTo(ix->op.cxt);
 
 		bulk->spill = ix->structure->bulk_spill_begin(&ix->sidx, bulk->method);
 		if (bulk->spill == NULL)
@@ -396,7 +397,7 @@ bulk_collect(OpenIndex *ix, BulkItems *bulk, int64 id, bytea *ewkb)
 	if (bulk->spill != NULL)
 	{
 		BulkItem	item;
-		MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
+		MemoryContext old = MemoryContextSwitchTo(ix->op.cxt);
 
 		item.box = info.box;
 		item.id = id;
@@ -407,12 +408,12 @@ bulk_collect(OpenIndex *ix, BulkItems *bulk, int64 id, bytea *ewkb)
 	}
 	if (bulk->n == bulk->max)
 	{
-		MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
+		MemoryContext old = MemoryContextSwitchTo(ix->op.cxt);
 
 		bulk->max = Max(1024, bulk->max * 2);
 		bulk->items = bulk->items
 			? repalloc_huge(bulk->items, bulk->max * sizeof(BulkItem))
-			: MemoryContextAllocHuge(ix->op_cxt, bulk->max * sizeof(BulkItem));
+			: MemoryContextAllocHuge(ix->op.cxt, bulk->max * sizeof(BulkItem));
 		MemoryContextSwitchTo(old);
 	}
 	bulk->items[bulk->n].box = info.box;
@@ -524,7 +525,7 @@ festival_build(PG_FUNCTION_ARGS)
 
 	if (method != NULL && bulk.n > 0)
 	{
-		MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
+		MemoryContext old = MemoryContextSwitchTo(ix->op.cxt);
 
 		/*
 		 * Loaders commit every node they write and change the root last, so
@@ -535,14 +536,14 @@ festival_build(PG_FUNCTION_ARGS)
 		else
 			ix->structure->bulk_load(&ix->sidx, bulk.items, bulk.n, method->name);
 		ix->meta.entry_count = bulk.n;
-		ix->op_stats.inserts += bulk.n;
+		ix->op.stats.inserts += bulk.n;
 		ix_commit(ix);
 		MemoryContextSwitchTo(old);
 	}
 
 	ix_finish_build(ix);
 	ix_flush(ix);
-	ix->op_stats.builds++;
+	ix->op.stats.builds++;
 	ix_end_op(ix);
 	PG_RETURN_INT64(rows);
 }

@@ -172,11 +172,11 @@ festival_insert_many(PG_FUNCTION_ARGS)
 	sql = rows_query(ix, relid, query, id_column, geom_column);
 
 	/* the rows' checks and a row's insertion in a context reset per row */
-	row_cxt = AllocSetContextCreate(ix->op_cxt, "festival.insert_many row",
+	row_cxt = AllocSetContextCreate(ix->op.cxt, "festival.insert_many row",
 									ALLOCSET_DEFAULT_SIZES);
 	if (method != NULL)
 	{
-		old = MemoryContextSwitchTo(ix->op_cxt);
+		old = MemoryContextSwitchTo(ix->op.cxt);
 		spill = ix->structure->bulk_insert_begin(&ix->sidx, method->name);
 		MemoryContextSwitchTo(old);
 	}
@@ -224,7 +224,7 @@ festival_insert_many(PG_FUNCTION_ARGS)
 
 				item.box = info.box;
 				item.id = id;
-				MemoryContextSwitchTo(ix->op_cxt);
+				MemoryContextSwitchTo(ix->op.cxt);
 				ix->structure->bulk_insert_put(spill, &item);
 				MemoryContextSwitchTo(old);
 			}
@@ -236,14 +236,14 @@ festival_insert_many(PG_FUNCTION_ARGS)
 	SPI_cursor_close(portal);
 	SPI_finish();
 
-	old = MemoryContextSwitchTo(ix->op_cxt);
+	old = MemoryContextSwitchTo(ix->op.cxt);
 	if (spill != NULL)
 		ix->structure->bulk_insert_finish(&ix->sidx, spill);
 	/* the batch: one modification */
 	ix->meta.entry_count += rows;
 	ix_commit(ix);
 	MemoryContextSwitchTo(old);
-	ix->op_stats.inserts += rows;
+	ix->op.stats.inserts += rows;
 	ix_end_op(ix);
 	PG_RETURN_INT64(rows);
 }

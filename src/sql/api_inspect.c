@@ -79,7 +79,7 @@ festival_node(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	ix = ix_begin_op(name, IX_READ);
 	ix_require_layout(ix);
-	old = MemoryContextSwitchTo(ix->op_cxt);
+	old = MemoryContextSwitchTo(ix->op.cxt);
 	if (page < 0 && ix->structure->read_leaves != NULL)
 	{
 		/* a leaf that is not a page (LB-Grid's logical bucket, replayed) */
@@ -152,10 +152,10 @@ festival_flush_unit(PG_FUNCTION_ARGS)
 
 	desc = fest_init_int8_set(fcinfo, "page");
 	ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_MODIFY);
-	old = MemoryContextSwitchTo(ix->op_cxt);
-	ix->committing = true;
+	old = MemoryContextSwitchTo(ix->op.cxt);
+	ix->op.committing = true;
 	pages = ix->ns->ops->flush_some(ix->ns);
-	ix->committing = false;
+	ix->op.committing = false;
 	MemoryContextSwitchTo(old);
 	foreach(lc, pages)
 	{

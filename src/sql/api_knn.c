@@ -89,9 +89,9 @@ measure_open(KnnMeasure *m, OpenIndex *ix, bytea *query_ewkb)
 static void
 measure_batch(KnnMeasure *m, KnnSearch *search, const int64 *ids, int n)
 {
-	FestStats  *stats = &m->ix->op_stats;
+	FestStats  *stats = &m->ix->op.stats;
 	int64		start = fest_now_ns();
-	int64		start_cpu = m->ix->op_track_cpu ? fest_cpu_ns() : 0;
+	int64		start_cpu = m->ix->op.track_cpu ? fest_cpu_ns() : 0;
 	Datum	   *elems = palloc(n * sizeof(Datum));
 	int64	   *sorted = palloc(n * sizeof(int64));
 	bool	   *found = palloc0(n * sizeof(bool));
@@ -142,7 +142,7 @@ measure_batch(KnnMeasure *m, KnnSearch *search, const int64 *ids, int n)
 	pfree(sorted);
 	pfree(found);
 	stats->refine_ns += fest_now_ns() - start;
-	if (m->ix->op_track_cpu)
+	if (m->ix->op.track_cpu)
 		stats->refine_cpu_ns += fest_cpu_ns() - start_cpu;
 }
 
@@ -201,7 +201,7 @@ festival_knn(PG_FUNCTION_ARGS)
 	geomarg_check_srid(ix, &g.info, "query geometry", false);
 	exact = g.info.is_point && (ix->meta.flags & FEST_META_ALL_POINTS) != 0;
 
-	old = MemoryContextSwitchTo(ix->op_cxt);
+	old = MemoryContextSwitchTo(ix->op.cxt);
 	if (exact && ix->structure->knn != NULL)
 	{
 		/* the structure's own search (StructureOps.knn): distances from the index */
@@ -218,8 +218,8 @@ festival_knn(PG_FUNCTION_ARGS)
 
 			tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
 		}
-		ix->op_stats.filter_exact += n;
-		ix->op_stats.results += n;
+		ix->op.stats.filter_exact += n;
+		ix->op.stats.results += n;
 		returned = k;			/* skips the generic search below */
 	}
 	else
@@ -257,8 +257,8 @@ festival_knn(PG_FUNCTION_ARGS)
 
 			tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
 			if (exact)
-				ix->op_stats.filter_exact++;
-			ix->op_stats.results++;
+				ix->op.stats.filter_exact++;
+			ix->op.stats.results++;
 			returned++;
 		}
 	}
@@ -266,8 +266,8 @@ festival_knn(PG_FUNCTION_ARGS)
 		measure_close(&measure);
 	MemoryContextSwitchTo(old);
 
-	ix->op_stats.queries++;
-	ix->op_stats.knn_queries++;
+	ix->op.stats.queries++;
+	ix->op.stats.knn_queries++;
 	ix_end_op(ix);
 	return (Datum) 0;
 }

@@ -62,14 +62,14 @@ festival_insert(PG_FUNCTION_ARGS)
 	geomarg_get(fcinfo, 2, "geometry", &g);
 	ix = ix_begin_op(name, IX_MODIFY);
 	ix_require_writable(ix);
-	old = MemoryContextSwitchTo(ix->op_cxt);
+	old = MemoryContextSwitchTo(ix->op.cxt);
 	if (!if_absent || !ix->structure->contains(&ix->sidx, id, &g.info.box))
 	{
 		add_entry(ix, id, &g, "geometry");
 		ix_commit(ix);
 		inserted = true;
 	}
-	ix->op_stats.inserts++;
+	ix->op.stats.inserts++;
 	MemoryContextSwitchTo(old);
 	ix_end_op(ix);
 	PG_RETURN_BOOL(inserted);
@@ -89,11 +89,11 @@ festival_delete(PG_FUNCTION_ARGS)
 	geomarg_get(fcinfo, 2, "geometry", &g);
 	ix = ix_begin_op(name, IX_MODIFY);
 	ix_require_writable(ix);
-	old = MemoryContextSwitchTo(ix->op_cxt);
+	old = MemoryContextSwitchTo(ix->op.cxt);
 	removed = remove_entry(ix, id, &g, "geometry");
 	if (removed)
 		ix_commit(ix);
-	ix->op_stats.deletes++;
+	ix->op.stats.deletes++;
 	MemoryContextSwitchTo(old);
 	ix_end_op(ix);
 	PG_RETURN_BOOL(removed);
@@ -120,7 +120,7 @@ festival_update(PG_FUNCTION_ARGS)
 	geomarg_get(fcinfo, 4, "new geometry", &new_g);
 	ix = ix_begin_op(name, IX_MODIFY);
 	ix_require_writable(ix);
-	old = MemoryContextSwitchTo(ix->op_cxt);
+	old = MemoryContextSwitchTo(ix->op.cxt);
 	/* both geometries are checked before anything changes */
 	geomarg_check_srid(ix, &new_g.info, "new geometry", false);
 	found = remove_entry(ix, old_id, &old_g, "old geometry");
@@ -129,7 +129,7 @@ festival_update(PG_FUNCTION_ARGS)
 		add_entry(ix, new_id, &new_g, "new geometry");
 		ix_commit(ix);
 	}
-	ix->op_stats.updates++;
+	ix->op.stats.updates++;
 	MemoryContextSwitchTo(old);
 	ix_end_op(ix);
 	PG_RETURN_BOOL(found);

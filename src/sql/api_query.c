@@ -49,7 +49,7 @@ festival_query(PG_FUNCTION_ARGS)
 	ix_require_built(ix);
 	geomarg_check_srid(ix, &ask.g.info, "query geometry", false);
 
-	old = MemoryContextSwitchTo(ix->op_cxt);
+	old = MemoryContextSwitchTo(ix->op.cxt);
 	query_run_init(&qr, ix, &ask, rsinfo->setResult, desc, 0, &spec);
 	if (ix->structure->search != NULL)
 		ix->structure->search(&ix->sidx, &spec);
@@ -58,7 +58,7 @@ festival_query(PG_FUNCTION_ARGS)
 	query_run_finish(ix, &qr);
 	MemoryContextSwitchTo(old);
 
-	ix->op_stats.queries++;
+	ix->op.stats.queries++;
 	ix_end_op(ix);
 	return (Datum) 0;
 }

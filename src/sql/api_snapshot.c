@@ -241,7 +241,7 @@ Datum
 festival_snapshot(PG_FUNCTION_ARGS)
 {
 	OpenIndex  *ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_READ);
-	MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
+	MemoryContext old = MemoryContextSwitchTo(ix->op.cxt);
 	TreeMeasure *tm = tree_measure(&ix->sidx, ix->structure);
 	int64		snapshot_id = snapshot_store(ix, tm);
 
@@ -483,7 +483,7 @@ festival_dump(PG_FUNCTION_ARGS)
 	bool		take_new = PG_ARGISNULL(1);
 	int64		snapshot_id = take_new ? 0 : PG_GETARG_INT64(1);
 	OpenIndex  *ix = ix_begin_op(name, IX_READ);
-	MemoryContext old = MemoryContextSwitchTo(ix->op_cxt);
+	MemoryContext old = MemoryContextSwitchTo(ix->op.cxt);
 	TreeMeasure *tm = tree_measure(&ix->sidx, ix->structure);
 
 	if (take_new)

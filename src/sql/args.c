@@ -10,7 +10,6 @@
  */
 #include "sql/args.h"
 
-#include "sql/handle.h"
 #include "access/tupdesc.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
@@ -168,4 +167,32 @@ fest_init_materialized(FunctionCallInfo fcinfo, int natts, const Oid *types)
 	rsinfo->setDesc = NULL;
 	MemoryContextSwitchTo(old);
 	return desc;
+}
+
+/*
+ * Index and device names become file and directory names, so they are
+ * restricted to identifier-like spellings.
+ */
+void
+fest_validate_name(const char *what, const char *name)
+{
+	size_t		len = strlen(name);
+
+	if (len == 0 || len > FEST_NAME_MAXLEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_NAME),
+				 errmsg("%s name must have 1 to %d characters", what, FEST_NAME_MAXLEN),
+				 errhint("Names become file names: use 1 to %d ASCII letters, digits and underscores.", FEST_NAME_MAXLEN)));
+	for (size_t i = 0; i < len; i++)
+	{
+		unsigned char c = (unsigned char) name[i];
+
+		/* ASCII only: no locale's isalpha() (a call per character, per call) */
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+			  (i > 0 && c >= '0' && c <= '9')))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_NAME),
+					 errmsg("invalid %s name \"%s\"", what, name),
+					 errhint("Use ASCII letters, digits and underscores, starting with a letter or underscore.")));
+	}
 }

@@ -19,6 +19,8 @@
 #include "access/tupdesc.h"
 #include "fmgr.h"
 
+/* Index and device names become file names: identifier-like spellings only. */
+extern void fest_validate_name(const char *what, const char *name);
 extern char *fest_text_arg(FunctionCallInfo fcinfo, int argno, const char *what);
 extern char *fest_name_arg(FunctionCallInfo fcinfo, int argno, const char *what);
 extern char *fest_sqlname_arg(FunctionCallInfo fcinfo, int argno, const char *what);

@@ -17,7 +17,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "sql/handle.h"
+#include "sql/catalog.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -387,4 +387,128 @@ catalog_lock_holder(const LOCKTAG *tag)
 		holder = get_text(1, cxt);
 	SPI_finish();
 	return holder;
+}
+
+/* ------------------------------------------------------------ device profiles */
+
+/* Positions in profile_columns (SPI numbers columns from 1). */
+typedef enum ProfileColumn
+{
+	PROFILE_COL_KIND = 1,
+	PROFILE_COL_READ_LATENCY,
+	PROFILE_COL_WRITE_LATENCY,
+	PROFILE_COL_SEQ_READ,
+	PROFILE_COL_SEQ_WRITE,
+	PROFILE_COL_RAND_READ_IOPS,
+	PROFILE_COL_RAND_WRITE_IOPS,
+	PROFILE_COL_CHANNELS,
+	PROFILE_COL_INTERFERENCE,
+	PROFILE_COL_FLASH_PAGE_BYTES,
+	PROFILE_COL_PAGES_PER_BLOCK,
+	PROFILE_COL_ERASE_LATENCY,
+	PROFILE_COL_OVERPROVISION,
+	PROFILE_COL_RPM,
+	PROFILE_COL_TRACK_KB,
+	PROFILE_COL_AVG_SEEK,
+	PROFILE_COL_MODEL_VERSION,
+	PROFILE_COL_CACHE_MB,
+	PROFILE_COL_CACHE_HIT,
+	PROFILE_COL_CACHE_WRITE_BACK,
+	PROFILE_COL_INTERFACE,
+	PROFILE_COL_CAPACITY,
+	PROFILE_COL_MIN_SEEK,
+	PROFILE_COL_READAHEAD,
+} ProfileColumn;
+
+static const char *const profile_columns =
+	"kind, read_latency_us, write_latency_us, seq_read_mbps, seq_write_mbps, "
+	"rand_read_iops_qd32, rand_write_iops_qd32, channels, interference_us, "
+	"coalesce(flash_page_bytes, 0), coalesce(pages_per_block, 0), "
+	"coalesce(erase_latency_us, 0), coalesce(overprovision_percent, 0), "
+	"coalesce(rpm, 0), coalesce(track_kb, 0), coalesce(avg_seek_ms, 0), "
+	"model_version, cache_mb, cache_hit_us, cache_write_back::int, "
+	"coalesce(interface_mbps, 0), coalesce(capacity_gb, 0), coalesce(min_seek_ms, 0), readahead_kb";
+
+static double
+column_double(int col)
+{
+	char	   *value = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, col);
+
+	return value ? strtod(value, NULL) : 0;
+}
+
+static char *
+profile_names(void)
+{
+	char	   *names;
+
+	if (SPI_execute("SELECT string_agg(name, ', ' ORDER BY name) FROM festival.device_profile",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not list device profiles");
+	names = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	return names ? names : "(none)";
+}
+
+/*
+ * The named profile, allocated in the caller's context; an unknown name is
+ * an error whose hint lists the profiles.
+ */
+DeviceProfile *
+catalog_load_profile(const char *name)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	DeviceProfile *p;
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+	char	   *sql = psprintf("SELECT %s FROM festival.device_profile WHERE name = $1",
+							   profile_columns);
+	MemoryContext old;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args(sql, 1, types, values, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read festival.device_profile");
+	if (SPI_processed == 0)
+	{
+		char	   *names = profile_names();
+
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("device profile \"%s\" does not exist", name),
+				 errhint("Known profiles: %s.  Add one with INSERT INTO festival.device_profile.",
+						 names)));
+	}
+
+	old = MemoryContextSwitchTo(cxt);
+	p = palloc0(sizeof(DeviceProfile));
+	p->name = pstrdup(name);
+	p->kind = device_parse_choice("profile kind",
+								  SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, PROFILE_COL_KIND),
+								  profile_kind_names);
+	p->read_latency_us = column_double(PROFILE_COL_READ_LATENCY);
+	p->write_latency_us = column_double(PROFILE_COL_WRITE_LATENCY);
+	p->seq_read_mbps = column_double(PROFILE_COL_SEQ_READ);
+	p->seq_write_mbps = column_double(PROFILE_COL_SEQ_WRITE);
+	p->rand_read_iops_qd32 = column_double(PROFILE_COL_RAND_READ_IOPS);
+	p->rand_write_iops_qd32 = column_double(PROFILE_COL_RAND_WRITE_IOPS);
+	p->channels = (int) column_double(PROFILE_COL_CHANNELS);
+	p->interference_us = column_double(PROFILE_COL_INTERFERENCE);
+	p->flash_page_bytes = (int) column_double(PROFILE_COL_FLASH_PAGE_BYTES);
+	p->pages_per_block = (int) column_double(PROFILE_COL_PAGES_PER_BLOCK);
+	p->erase_latency_us = column_double(PROFILE_COL_ERASE_LATENCY);
+	p->overprovision_percent = column_double(PROFILE_COL_OVERPROVISION);
+	p->rpm = column_double(PROFILE_COL_RPM);
+	p->track_kb = (int) column_double(PROFILE_COL_TRACK_KB);
+	p->avg_seek_ms = column_double(PROFILE_COL_AVG_SEEK);
+	p->model_version = (int) column_double(PROFILE_COL_MODEL_VERSION);
+	p->cache_mb = column_double(PROFILE_COL_CACHE_MB);
+	p->cache_hit_us = column_double(PROFILE_COL_CACHE_HIT);
+	p->cache_write_back = column_double(PROFILE_COL_CACHE_WRITE_BACK) != 0;
+	p->interface_mbps = column_double(PROFILE_COL_INTERFACE);
+	p->capacity_gb = column_double(PROFILE_COL_CAPACITY);
+	p->min_seek_ms = column_double(PROFILE_COL_MIN_SEEK);
+	p->readahead_kb = column_double(PROFILE_COL_READAHEAD);
+	MemoryContextSwitchTo(old);
+	SPI_finish();
+	return p;
 }

@@ -132,7 +132,7 @@ festival_stats(PG_FUNCTION_ARGS)
 	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	/* the totals include this call (which may have opened the index) */
 	totals = ix->totals;
-	fest_stats_add(&totals, &ix->op_stats);
+	fest_stats_add(&totals, &ix->op.stats);
 	jb_jsonb(&state, "totals", fest_stats_to_jsonb(&totals));
 	push_device_state(ix, &state);
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);

@@ -21,6 +21,22 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
+/*
+ * The settings of the SQL layer (declared in handle.h), which PostgreSQL
+ * sets and festival only reads: at the beginning of an operation (handed
+ * down from there), or when an index is opened.
+ */
+char	   *fest_data_directory_setting = NULL;
+int			fest_max_index_memory_kb = 1024 * 1024;
+int			fest_progress_interval = 10;
+bool		fest_track_io_cpu = false;
+bool		fest_passthrough_layers = false;
+bool		fest_track_cpu_time = false;
+int			fest_build_commit_rows = 0;
+int			fest_knn_batch = 64;
+bool		fest_generic_query_batch = false;
+int			fest_knn_speculative = 0;
+
 static const struct config_enum_entry log_sync_options[] = {
 	{"operation", LOG_SYNC_OPERATION, false},
 	{"timer", LOG_SYNC_TIMER, false},
@@ -83,6 +99,16 @@ _PG_init(void)
 							 false,
 							 PGC_USERSET,
 							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("festival.passthrough_layers",
+							 "Puts a page I/O layer that changes nothing above every layer of the chains of indices opened from now on.",
+							 "A test of the layers' forwarding (device/passthrough.c): files, answers and "
+							 "counters stay exactly as without it.",
+							 &fest_passthrough_layers,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("festival.track_cpu_time",

@@ -48,47 +48,79 @@
 #include "fmgr.h"
 #include "storage/lock.h"
 
+/* The operation in progress on an open index (OpenIndex.op). */
+typedef struct IndexOp
+{
+	MemoryContext cxt;			/* reset after every operation */
+	FestStats	stats;			/* the counters of the current operation */
+	bool		busy;			/* an operation is running */
+	bool		committing;		/* pages are being written */
+	int			nest_level;		/* transaction nesting level it began at */
+	int64		start_ns;
+	int64		start_cpu_ns;
+	bool		track_cpu;		/* festival.track_cpu_time when it began */
+	bool		time_io_cpu;	/* festival.track_io_cpu when it began: every
+								 * layer of the chains reads it
+								 * (PageIO.time_cpu) */
+} IndexOp;
+
+/*
+ * What a reload after an ERROR carries over from the handle it replaces
+ * (OpenIndex.reload, handle_failure.c).
+ */
+typedef struct ReloadInfo
+{
+	bool		consistent;		/* the failed operation left the file as it was */
+	bool		damaged;		/* it failed while overwriting committed pages */
+	uint64		entry_count;	/* entries as of the last commit */
+	bool		entries_valid;
+} ReloadInfo;
+
 typedef struct OpenIndex
 {
-	char		name[FEST_NAME_MAXLEN + 1]; /* hash key */
+	char		name[FEST_NAME_MAXLEN + 1];
 	MemoryContext cxt;			/* owns everything below */
-	MemoryContext op_cxt;		/* reset after every operation */
+
+	/* Unchanging while it is open: its catalog row and what that says. */
 	IndexCatalog cat;
 	const StructureOps *structure;
 	FestConfig *config;			/* complete, as stored (describe) */
 	IndexOptions opts;			/* typed, filled by handle_configure */
-	FestMeta	meta;
 	char	   *path;			/* index file */
+	char	   *postgis_schema; /* quoted, for SQL text */
+	TimestampTz opened_at;
+	LOCKTAG		locktag;
+	bool		lock_held;
+
+	/* The page I/O chain (tier/tier.h) and the node store over it. */
+	DeviceState *devstate;		/* memory pages, simulated drive (device/open.c) */
+	DeviceState *fast_devstate; /* the fast device's, with a fast device */
+	struct TierState *tier;		/* with a fast device (tier/tier.h), else NULL */
 	PageIO	   *io;				/* top of the page I/O chain */
 	PageIO	   *tracing;		/* its tracing layer (tracing_set_target) */
 	NodeStore  *ns;
 	StructIndex sidx;
-	LOCKTAG		locktag;
-	bool		lock_held;
+	FestMeta	meta;
+
+	/* This session's use of it. */
 	bool		keep_open;		/* a user who may change it used it: the
 								 * handle stays open until close or session
 								 * end; otherwise it is released at the end
 								 * of each transaction (ix_release_readers) */
 	bool		open_complete;	/* opened (or created) successfully */
-	bool		busy;			/* an operation is running */
-	bool		committing;		/* pages are being written */
 	bool		exit_flush_tried;	/* the session-end hook began its flush */
-	int			op_nest_level;	/* transaction nesting level of the operation */
-	bool		needs_reload;	/* an ERROR interrupted an operation */
-	bool		reload_consistent;	/* ... and left the file as it was */
-	bool		reload_damaged; /* ... while overwriting committed pages */
-	uint64		committed_entry_count;	/* entry count at the last commit */
-	bool		committed_entries_valid;
-	FestStats	op_stats;		/* the current operation */
 	FestStats	totals;			/* since the index was opened */
-	int64		op_start_ns;
-	int64		op_start_cpu_ns;
-	bool		op_track_cpu;	/* festival.track_cpu_time when the op began */
-	TimestampTz opened_at;
-	char	   *postgis_schema; /* quoted, for SQL text */
-	DeviceState *devstate;		/* memory pages, simulated drive (device/open.c) */
-	struct TierState *tier;		/* with a fast device (tier/tier.h), else NULL */
-	DeviceState *fast_devstate; /* the fast device's simulated drive */
+
+	/* The operation in progress. */
+	IndexOp		op;
+
+	/*
+	 * After an ERROR interrupted an operation the next use reloads the index
+	 * from disk (needs_reload); reload holds what that reload is told,
+	 * entry_count and entries_valid as of the last commit.
+	 */
+	bool		needs_reload;
+	ReloadInfo	reload;
 } OpenIndex;
 
 /* What an operation needs to be allowed to do. */
@@ -98,7 +130,7 @@ typedef enum IndexAccess
 	IX_MODIFY					/* owner */
 } IndexAccess;
 
-/* handle.c */
+/* handle_*.c (handle_internal.h lists which does what) */
 extern OpenIndex *ix_begin_op(const char *name, IndexAccess access);
 extern void ix_require_writable(OpenIndex *ix);
 extern void ix_require_layout(OpenIndex *ix);
@@ -123,22 +155,18 @@ extern void ix_settle_failed(OpenIndex *ix);
 extern List *ix_all_open(void);
 extern void ix_release_readers(void);
 extern void ix_trace_all(IoTrace *trace);
-extern char *ix_tier_map_path(const char *index_path);
-extern char *ix_tier_weights_path(const char *index_path);
-extern char *ix_tier_fast_path(const IndexCatalog *cat, bool create);
+extern char *ix_fast_file(const IndexCatalog *cat);
 
 /* settings (GUCs, registered in festival.c) */
 extern int	fest_max_index_memory_kb;
 extern char *fest_data_directory_setting;
 extern int	fest_progress_interval;
 extern bool fest_track_io_cpu;
+extern bool fest_passthrough_layers;
 extern bool fest_track_cpu_time;
 extern int	fest_build_commit_rows;
 extern int	fest_knn_batch;
 extern bool fest_generic_query_batch;
 extern int	fest_knn_speculative;
-
-/* names */
-extern void fest_validate_name(const char *what, const char *name);
 
 #endif							/* FEST_HANDLE_H */

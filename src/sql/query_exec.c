@@ -144,7 +144,7 @@ query_run_init(QueryRun *qr, OpenIndex *ix, const QueryAsk *ask,
 	qr->desc = desc;
 	qr->query_no = query_no;
 	qr->ask = ask;
-	qr->stats = &ix->op_stats;
+	qr->stats = &ix->op.stats;
 
 	memset(spec, 0, sizeof(*spec));
 	spec->predicate = ask->predicate;
@@ -202,9 +202,9 @@ emit_accepted(QueryRun *qr)
 static void
 refine_candidates(OpenIndex *ix, QueryRun *qr)
 {
-	FestStats  *stats = &ix->op_stats;
+	FestStats  *stats = &ix->op.stats;
 	int64		start = fest_now_ns();
-	int64		start_cpu = ix->op_track_cpu ? fest_cpu_ns() : 0;
+	int64		start_cpu = ix->op.track_cpu ? fest_cpu_ns() : 0;
 	const GeomArg *g = &qr->ask->g;
 	Refiner    *refiner;
 	char	   *sql;
@@ -292,7 +292,7 @@ refine_candidates(OpenIndex *ix, QueryRun *qr)
 						 ix->name)));
 
 	stats->refine_ns += fest_now_ns() - start;
-	if (ix->op_track_cpu)
+	if (ix->op.track_cpu)
 		stats->refine_cpu_ns += fest_cpu_ns() - start_cpu;
 }
 

@@ -274,7 +274,7 @@ source_extent(Oid relid, const char *geom_column, double *box)
  * makes glibc malloc its TLS block inside the signal handler, while the
  * interrupted code is itself inside malloc (LLVM).  It happens without
  * festival too (about 1 in 300 fresh sessions with a timeout in the compile
- * window, none in 700 with jit = off); DESIGN.md, "Source queries".
+ * window, none in 700 with jit = off).
  */
 int
 source_jit_off(void)

@@ -50,7 +50,7 @@ mark_failed_operations(int level)
 	{
 		OpenIndex  *ix = (OpenIndex *) lfirst(lc);
 
-		if (ix->busy && ix->op_nest_level >= level)
+		if (ix->op.busy && ix->op.nest_level >= level)
 			ix_mark_failed(ix);
 	}
 	list_free(all);
@@ -196,7 +196,7 @@ release_quietly(OpenIndex *ix)
 	{
 		if (ix->needs_reload)
 			ix_settle_failed(ix);
-		else if (!ix->busy && ix->ns != NULL)
+		else if (!ix->op.busy && ix->ns != NULL)
 			ix_flush(ix);		/* a tiered index also saves its weights */
 	}
 	PG_CATCH();

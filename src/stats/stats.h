@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * stats.h
- *	  Counters and timers of index work (DESIGN.md section 6).
+ *	  Counters and timers of index work (docs/measurements.md).
  *
  * One FestStats is filled per SQL operation (an insert, a query, a whole
  * build); when the operation ends it is added to the open index's totals

@@ -5,10 +5,17 @@
  *	  fast tier (options.fast_device), with a placement deciding which
  *	  pages live on the fast one (docs/tiers.md).
  *
- * Two PageIO decorators share one TierState:
+ * Two PageIO layers share one TierState:
  *
  *	  node store -> observer -> cache -> tracing -> router -> slow device chain
  *	                                                       -> fast device chain
+ *
+ * This layer also assembles every index's chain, tiered or not
+ * (page_chain_open).  Its files: tier_chain.c (assembly, the files beside
+ * the index), tier_router.c (the router, the state, the placements and
+ * migrations), tier_observer.c and tier_hot.c (Alg. 9), tier_weights.c (the
+ * hot-page weights file), tiermap.c (the map file), tier_check.c (check()),
+ * tier_options.c (options); tier_state.h is what they share.
  *
  * The router (below the cache) keeps the page -> tier map, sends each read
  * to the tier the map names and each write to the tier the placement
@@ -30,6 +37,7 @@
 #define FEST_TIER_H
 
 #include "festival.h"
+#include "device/device.h"
 #include "device/fault.h"
 #include "device/pageio.h"
 #include "gen/prng.h"
@@ -119,11 +127,64 @@ extern void hot_model_forget_from(HotModel *m, PageId first);
 
 typedef struct TierState TierState;
 
-/* Opening (tier.c): the router over two device chains, the observer. */
+/*
+ * The page I/O chain of an index, assembled in one place (tier_chain.c),
+ * bottom to top:
+ *
+ *	  device -> fault -> sim           (device_open, device/open.c)
+ *	  [-> tier router over a second such chain on the fast device]
+ *	  -> tracing -> [page cache] -> [tier observer]   -> the node store
+ *
+ * The caller (the SQL layer) gives what it looked up: the devices and their
+ * states, the paths, the counters and the CPU-timing switch of the open
+ * index, the run's trace, the typed cache and tier options.
+ */
+typedef struct PageChainSpec
+{
+	const char *index_name;
+	uint32		page_size;
+	bool		create;			/* a new index: the files are made */
+	FestStats  *stats;			/* PageIO.stats of every layer */
+	const bool *time_cpu;		/* PageIO.time_cpu of every layer */
+	bool		passthrough;	/* festival.passthrough_layers (testing) */
+	struct IoTrace *trace;		/* where tracing records, or NULL */
+	const struct CacheOptions *cache;
+	const TierOptions *tier;	/* tier->enabled: the fast device below */
+	const DeviceSpec *device;	/* the index's (slow) device */
+	DeviceState *state;
+	const char *path;			/* the index file */
+	const DeviceSpec *fast_device;	/* with tiers: the fast device */
+	DeviceState *fast_state;
+	const char *fast_path;		/* tier_fast_path */
+} PageChainSpec;
+
+typedef struct PageChain
+{
+	PageIO	   *top;			/* what the node store reads and writes */
+	PageIO	   *tracing;		/* for tracing_set_target */
+	TierState  *tiers;			/* NULL on one device */
+} PageChain;
+
+extern void page_chain_open(const PageChainSpec *spec, PageChain *chain);
+
+/*
+ * The files of a tiered index besides the index file (tier_chain.c): the
+ * map and the hot-page weights beside it, the fast tier's file (the index
+ * file's name in the fast device's directory).  tier_check_devices refuses
+ * a pair of devices a tiered index cannot use.
+ */
+extern char *tier_map_path(const char *index_path);
+extern char *tier_weights_path(const char *index_path);
+extern char *tier_fast_path(const char *data_directory, const DeviceSpec *fast,
+							const char *file_name, bool create);
+extern void tier_check_devices(const DeviceSpec *slow, const DeviceSpec *fast);
+
+/* tier_router.c: the tier state of an index over two device chains */
 extern TierState *tier_open(const TierOptions *opt, const char *index_name,
 							PageIO *slow, PageIO *fast, const char *map_path,
 							const char *weights_path, bool create);
 extern PageIO *tier_router(TierState *ts);
+/* tier_observer.c: the observer above the cache (the cache itself without detection) */
 extern PageIO *tier_observer_wrap(TierState *ts, PageIO *cache);
 
 /* One page as festival.tier_pages shows it. */
@@ -147,30 +208,5 @@ typedef void (*TierProblem) (void *arg, int64 page, const char *message);
 extern void tier_check(TierState *ts, uint64 npages, TierProblem problem,
 					   void *arg);
 
-extern void tier_mark_clean(TierState *ts);
-
-/*
- * tiermap.c: the durable page -> tier map.  TIERMAP_OPEN is set in every
- * map written before pages are written in a session and cleared by
- * tier_mark_clean() at a flush: an open that finds it set follows a crash,
- * after which a migration's target copy may exist without the map naming
- * it, and the open releases such orphans (reading every page's other copy).
- */
-#define TIERMAP_OPEN	0x0001
-extern void tiermap_write(const char *path, uint16 flags, const uint8 *entries,
-						  uint64 n, const PageId *released, int nreleased,
-						  FaultState *fs);
-extern uint8 *tiermap_read(const char *path, const char *index_name,
-						   uint16 *flags, uint64 *n, PageId **released,
-						   int *nreleased, MemoryContext cxt);
-
-/*
- * tiermap.c: the hot-page weights file ("<index file>.tierhot"), written
- * at a flush and a close, read at an open (tier.c lays out the body).
- */
-extern void tierweights_write(const char *path, const void *body, size_t len,
-							  FaultState *fs);
-extern char *tierweights_read(const char *path, size_t *len,
-							  const char **problem, MemoryContext cxt);
 
 #endif							/* FEST_TIER_H */

@@ -31,7 +31,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "tier/tier.h"
+#include "tier/tier_state.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -58,7 +58,8 @@ StaticAssertDecl(sizeof(TierMapHeader) == TIERMAP_HEADER,
 				 "TierMapHeader must be 24 bytes");
 
 /*
- * A file the index writes itself, replaced atomically: the parts are
+ * A file the index writes itself, replaced atomically (the map, the
+ * weights: tier_weights.c): the parts are
  * written to "<path>.tmp", which is fsynced and renamed over path with
  * durable_rename, so a crash leaves the old file or the new one.  The fault
  * layer's target (festival.inject_fault) is checked half-way through the
@@ -66,12 +67,6 @@ StaticAssertDecl(sizeof(TierMapHeader) == TIERMAP_HEADER,
  * file in place untouched.  what names the file in messages; hint is the
  * error hint for a failed write.
  */
-typedef struct FilePart
-{
-	const void *data;
-	size_t		len;
-} FilePart;
-
 static void
 replace_fail(int fd, int err, const char *fmt_what, const char *what,
 			 const char *path, const char *hint)
@@ -101,10 +96,10 @@ write_all(int fd, const char *path, const char *what, const char *hint,
 	}
 }
 
-static void
-replace_file(const char *path, const char *what, const char *hint,
-			 const FilePart *parts, int nparts, FaultState *fs,
-			 FaultTarget target)
+void
+tier_file_replace(const char *path, const char *what, const char *hint,
+				  const TierFilePart *parts, int nparts, FaultState *fs,
+				  FaultTarget target)
 {
 	char	   *tmp = psprintf("%s.tmp", path);
 	size_t		total = 0;
@@ -168,7 +163,7 @@ tiermap_write(const char *path, uint16 flags, const uint8 *entries, uint64 n,
 {
 	TierMapHeader h;
 	pg_crc32c	crc;
-	FilePart	parts[3];
+	TierFilePart parts[3];
 
 	memset(&h, 0, sizeof(h));
 	h.magic = TIERMAP_MAGIC;
@@ -182,10 +177,10 @@ tiermap_write(const char *path, uint16 flags, const uint8 *entries, uint64 n,
 	FIN_CRC32C(crc);
 	h.crc = crc;
 
-	parts[0] = (FilePart) {&h, sizeof(h)};
-	parts[1] = (FilePart) {entries, n};
-	parts[2] = (FilePart) {released, sizeof(PageId) * nreleased};
-	replace_file(path, "tier map",
+	parts[0] = (TierFilePart) {&h, sizeof(h)};
+	parts[1] = (TierFilePart) {entries, n};
+	parts[2] = (TierFilePart) {released, sizeof(PageId) * nreleased};
+	tier_file_replace(path, "tier map",
 				 "Check the space and permissions of the index's device directory; the map written before stays in place.",
 				 parts, lengthof(parts), fs, FAULT_TIER_MAP_WRITE);
 }
@@ -275,126 +270,4 @@ tiermap_read(const char *path, const char *index_name, uint16 *flags,
 	memcpy(*released, body + h.npages, sizeof(PageId) * h.nreleased);
 	pfree(body);
 	return entries;
-}
-
-/*
- * The hot-page weights: a second side file ("<index file>.tierhot") that
- * keeps the detector's state (tier.c, tier_save_weights) across a close,
- * so hot, level_hot and random continue as if the index had stayed open.
- *
- * Layout (little-endian):
- *	offset size field
- *	     0    4 magic		0x57524954 ("TIRW")
- *	     4    2 version		TIERWEIGHTS_VERSION
- *	     6    2 flags		0 (none defined)
- *	     8    8 length		bytes of the body that follows
- *	    16    4 crc			CRC32C of the body
- *	    20    4 reserved	0
- *	    24    length		the body, laid out by tier.c (TierWeightsHead,
- *							then one TierWeightsPage per known page)
- *
- * Written as the map is (temporary file, fsync, durable_rename), but only
- * at a flush or a close: after a crash the file may be older than the map.
- * Reading it never raises: the weights only steer placement, so a missing
- * or damaged file is reported to the caller, which warns and falls back.
- */
-#define TIERWEIGHTS_MAGIC	0x57524954
-#define TIERWEIGHTS_VERSION 1
-
-typedef struct TierWeightsHeader
-{
-	uint32		magic;
-	uint16		version;
-	uint16		flags;
-	uint64		length;
-	uint32		crc;
-	uint32		reserved;
-} TierWeightsHeader;
-
-StaticAssertDecl(sizeof(TierWeightsHeader) == 24,
-				 "TierWeightsHeader must be 24 bytes");
-
-/*
- * Replace the weights file at path, durably and atomically.  The fault
- * layer's "tier_write" target fails or kills the write half-way through the
- * temporary file: the file in place survives.
- */
-void
-tierweights_write(const char *path, const void *body, size_t len,
-				  FaultState *fs)
-{
-	TierWeightsHeader h;
-	pg_crc32c	crc;
-	FilePart	parts[2];
-
-	memset(&h, 0, sizeof(h));
-	h.magic = TIERWEIGHTS_MAGIC;
-	h.version = TIERWEIGHTS_VERSION;
-	h.length = len;
-	INIT_CRC32C(crc);
-	COMP_CRC32C(crc, body, len);
-	FIN_CRC32C(crc);
-	h.crc = crc;
-
-	parts[0] = (FilePart) {&h, sizeof(h)};
-	parts[1] = (FilePart) {body, len};
-	replace_file(path, "hot-page weights file",
-				 "Check the space of the index's device directory; the weights written at the previous flush stay in place.",
-				 parts, lengthof(parts), fs, FAULT_TIER_WRITE);
-}
-
-/*
- * Read and verify the weights file at path: the body (allocated in cxt)
- * and its length, or NULL with *problem saying why (missing, damaged).
- */
-char *
-tierweights_read(const char *path, size_t *len, const char **problem,
-				 MemoryContext cxt)
-{
-	int			fd = open(path, O_RDONLY | PG_BINARY, 0);
-	struct stat st;
-	TierWeightsHeader h;
-	char	   *body;
-	pg_crc32c	crc;
-
-	*problem = NULL;
-	if (fd < 0)
-	{
-		*problem = errno == ENOENT ? "missing" : "unreadable";
-		return NULL;
-	}
-	if (fstat(fd, &st) != 0 || st.st_size < (off_t) sizeof(h) ||
-		read(fd, &h, sizeof(h)) != sizeof(h))
-		*problem = "shorter than its header";
-	else if (h.magic != TIERWEIGHTS_MAGIC)
-		*problem = "bad magic number";
-	else if (h.version != TIERWEIGHTS_VERSION)
-		*problem = "unknown version";
-	else if (h.length != (uint64) st.st_size - sizeof(h))
-		*problem = "its size does not match its header";
-	if (*problem != NULL)
-	{
-		close(fd);
-		return NULL;
-	}
-	body = MemoryContextAllocHuge(cxt, Max(h.length, 1));
-	if (read(fd, body, h.length) != (ssize_t) h.length)
-	{
-		close(fd);
-		*problem = "short read";
-		pfree(body);
-		return NULL;
-	}
-	close(fd);
-	INIT_CRC32C(crc);
-	COMP_CRC32C(crc, body, h.length);
-	FIN_CRC32C(crc);
-	if (crc != h.crc)
-	{
-		*problem = "checksum mismatch";
-		pfree(body);
-		return NULL;
-	}
-	*len = h.length;
-	return body;
 }

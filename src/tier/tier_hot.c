@@ -1,0 +1,174 @@
+/*-------------------------------------------------------------------------
+ *
+ * tier_hot.c
+ *	  The hot-page model of Fevgas 2019 (PhD thesis, University of
+ *	  Thessaly), Alg. 9 HybridBucketDetect, on its own so that it can be
+ *	  tested with hand-computed sequences (festival.tier_hot_simulate); the
+ *	  observer (tier_observer.c) runs it on every node page read.
+ *
+ * Time is a logical clock of observed accesses; F is normalised by the
+ * largest count of the same level; the moving average is cumulative, one
+ * per level.  A page whose weight exceeds s times its level's average,
+ * and whose parent is hot, becomes hot; with a capacity, the least
+ * recently used hot page that is no hot page's parent is demoted first.
+ *
+ * IDENTIFICATION
+ *	  src/tier/tier_hot.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "tier/tier.h"
+
+#include "format/page.h"
+
+void
+hot_model_init(HotModel *m, double selectivity, int64 capacity, MemoryContext cxt)
+{
+	HASHCTL		ctl;
+
+	memset(m, 0, sizeof(HotModel));
+	ctl.keysize = sizeof(PageId);
+	ctl.entrysize = sizeof(HotPage);
+	ctl.hcxt = cxt;
+	m->pages = hash_create("festival hot pages", 256, &ctl,
+						   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	m->selectivity = selectivity;
+	m->capacity = capacity;
+}
+
+/*
+ * Forget the pages from first on, which a truncation removed from the file
+ * (a rebuild empties it, a failed commit cuts off the pages it added): a
+ * page of that number written later is another node.  Cut down to the
+ * meta pages, the file holds no tree any more, and the model starts over.
+ */
+void
+hot_model_forget_from(HotModel *m, PageId first)
+{
+	HASH_SEQ_STATUS seq;
+	HotPage    *p;
+
+	hash_seq_init(&seq, m->pages);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		if (p->page < first)
+			continue;
+		if (p->hot)
+			m->nhot--;
+		(void) hash_search(m->pages, &p->page, HASH_REMOVE, NULL);
+	}
+	if (first <= FEST_FIRST_DATA_PAGE)
+	{
+		Assert(m->nhot == 0);
+		m->clock = 0;
+		memset(m->max_count, 0, sizeof(m->max_count));
+		memset(m->wsum, 0, sizeof(m->wsum));
+		memset(m->wn, 0, sizeof(m->wn));
+	}
+}
+
+/*
+ * The demotion victim: the least recently accessed hot page among those
+ * that are no hot page's parent (so that the rule "a page is fast only
+ * when its parent is" survives demotion); never keep.  LRU rather than
+ * lowest weight: a weight is only refreshed when its page is accessed, so
+ * the pages of a hot set that has moved on keep their old, high weights
+ * and would never leave.
+ */
+static HotPage *
+coldest(HotModel *m, PageId keep)
+{
+	HASH_SEQ_STATUS seq;
+	HotPage    *p;
+	HotPage    *best = NULL;
+	HASHCTL		ctl;
+	HTAB	   *parents;
+
+	ctl.keysize = sizeof(PageId);
+	ctl.entrysize = sizeof(PageId);
+	ctl.hcxt = CurrentMemoryContext;
+	parents = hash_create("festival hot parents", 64, &ctl,
+						  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	hash_seq_init(&seq, m->pages);
+	while ((p = hash_seq_search(&seq)) != NULL)
+		if (p->hot && p->parent != InvalidPageId)
+			(void) hash_search(parents, &p->parent, HASH_ENTER, NULL);
+	hash_seq_init(&seq, m->pages);
+	while ((p = hash_seq_search(&seq)) != NULL)
+		if (p->hot && p->page != keep &&
+			hash_search(parents, &p->page, HASH_FIND, NULL) == NULL &&
+			(best == NULL || p->last < best->last))
+			best = p;
+	hash_destroy(parents);
+	return best;
+}
+
+/*
+ * One access to page at level, whose parent is parent (InvalidPageId: a
+ * root).  Eq. 4.1/4.2 generalised to any number of levels:
+ *	W = W(parent) + F - (T - t) / T
+ * with F = count / max count at this level, T the clock after this access
+ * and t the clock of the previous access (0: never, so the penalty is 1).
+ * The level's cumulative sum counts every evaluated page (step 2 of Alg. 9
+ * comes before the parent test).  parent_fast says whether the parent is
+ * on the fast tier for a reason other than this model (level_hot).
+ */
+HotStep
+hot_model_access(HotModel *m, PageId page, int level, PageId parent,
+				 bool parent_fast)
+{
+	HotStep		step = {0, 0, false, false, InvalidPageId};
+	HotPage    *p;
+	HotPage    *par = NULL;
+	bool		found;
+	double		f;
+	double		penalty;
+
+	Assert(level >= 0 && level < FEST_MAX_LEVELS);
+	m->clock++;
+	p = hash_search(m->pages, &page, HASH_ENTER, &found);
+	if (!found)
+	{
+		p->count = 0;
+		p->last = 0;
+		p->weight = 0;
+		p->hot = false;
+	}
+	p->count++;
+	p->parent = parent;
+	if (p->count > m->max_count[level])
+		m->max_count[level] = p->count;
+	f = (double) p->count / (double) m->max_count[level];
+	penalty = (double) (m->clock - p->last) / (double) m->clock;
+	if (parent != InvalidPageId)
+		par = hash_search(m->pages, &parent, HASH_FIND, NULL);
+	step.weight = (par != NULL ? par->weight : 0) + f - penalty;
+	p->weight = step.weight;
+	p->last = m->clock;
+
+	m->wsum[level] += step.weight;
+	m->wn[level]++;
+	step.average = m->wsum[level] / (double) m->wn[level];
+	step.eligible = parent == InvalidPageId || parent_fast ||
+		(par != NULL && par->hot);
+	if (p->hot || !step.eligible)
+		return step;
+	if (step.weight > m->selectivity * step.average)
+	{
+		if (m->capacity > 0 && m->nhot >= m->capacity)
+		{
+			HotPage    *victim = coldest(m, page);
+
+			/* every hot page is some hot page's parent: nothing can go */
+			if (victim == NULL)
+				return step;
+			victim->hot = false;
+			m->nhot--;
+			step.demoted = victim->page;
+		}
+		p->hot = true;
+		m->nhot++;
+		step.promoted = true;
+	}
+	return step;
+}
