@@ -24,10 +24,10 @@
 -- fixture.grid_points, grid_queries, grid_phase and grid_verify
 -- (sql/fixture_helpers.sql), which sql/lbgrid.sql shares.
 --
--- Pages of 1024 bytes (41 points per bucket, 20 regions per directory
--- page) make indices of 3 levels; the extent [0, 0, 300, 300] puts
--- halving lines at x = 150, y = 150, x = 75 and 225, y = 75 and 225, ...,
--- where many points lie.
+-- Pages of 1024 bytes (41 points per bucket, 17 regions per directory
+-- page) make indices of 3 levels (buckets, sub-directories, a root
+-- page); the extent [0, 0, 300, 300] puts halving lines at x = 150,
+-- y = 150, x = 75 and 225, y = 75 and 225, ..., where many points lie.
 --
 SET client_min_messages = warning;
 SET festival.progress_interval = 0;
@@ -118,8 +118,9 @@ SELECT * FROM gf_verify('build');
 
 -- the thesis's count (Fevgas 2019, §3.3: a point search costs one
 -- sub-directory and one bucket read, the root directory being in RAM):
--- one node per level, the root included, for a point inside a bucket's
--- region; under the cache, a repeated search reads no page at all
+-- one node per level below the root, for a point inside a bucket's region
+-- (the root directory in memory was made by the build); under the cache,
+-- a repeated search reads no page at all
 CREATE FUNCTION gf_reads(idx text) RETURNS jsonb
 LANGUAGE sql AS $$ SELECT festival.stats(idx)->'totals' $$;
 CREATE TABLE gf_before AS SELECT name, gf_reads(name) AS t FROM gf_index;
@@ -147,7 +148,8 @@ FROM gf_before WHERE name = 'gf_clru';
 
 -- RQ against P-RQ (Fevgas 2019, §3.5.1): the same window reads the same
 -- pages of the same index; RQ (sync engine) one submission per page, P-RQ
--- (libaio) one per group of a level's pages
+-- (libaio, the thesis's read buffers) one for the sub-directories, then
+-- one for the buckets of each
 TRUNCATE gf_before;
 INSERT INTO gf_before SELECT name, gf_reads(name) FROM gf_index;
 SELECT (SELECT count(*) FROM festival.query('gf_none', ST_MakeEnvelope(20, 20, 280, 180))) AS rq_found,
@@ -157,9 +159,10 @@ SELECT b.name, (gf_reads(b.name)->>'pages_read')::int - (b.t->>'pages_read')::in
 FROM gf_before b JOIN gf_index i USING (name) WHERE b.name IN ('gf_none', 'gf_prq') ORDER BY i.ord;
 
 -- the group point query (Fevgas 2019, §3.5.3, Alg. 8) is festival.query_batch
--- over points: each level's pages for all the points read in groups, where
--- separate point queries read root, sub-directory and bucket for each point
--- (libaio, 20 grid points of fx_pts in different buckets)
+-- over points: the sub-directories of all the points in one group, then
+-- their buckets in one (the thesis's Table 3.6: two submissions a group),
+-- where separate point queries read a sub-directory and a bucket for each
+-- point (libaio, 20 grid points of fx_pts in different buckets)
 CREATE TABLE gf_group AS
 SELECT array_agg(ST_MakePoint(10 * (i % 31), 10 * ((i * 7) % 31)) ORDER BY i) AS pts FROM generate_series(0, 19) i;
 TRUNCATE gf_before;
@@ -289,11 +292,12 @@ SELECT festival.insert('gf_copies_idx', 44, 'POINT(5.00001 5)') AS next_cell,
 	   (festival.stats('gf_copies_idx')->>'height')::int AS height,
 	   (SELECT count(*) FROM festival.query('gf_copies_idx', 'POINT(5 5)')) AS copies,
 	   (SELECT count(*) FROM festival.check('gf_copies_idx')) AS check_rows;
--- tiny pages (8 points per bucket, 4 regions per directory page): two
+-- tiny pages (9 points per bucket, 4 regions per directory page): two
 -- points 1e-5 apart in a full bucket need some 40 halvings, whose regions
--- overflow the root so much that one insertion adds several levels
-SELECT festival.create_index('gf_deep', 'gridfile', 'gf_dev', '{"page_size": 1024, "max_fill": 20, "extent": [0, 0, 10, 10]}') > 0 AS created;
-SELECT count(*) FILTER (WHERE festival.insert('gf_deep', i, 'POINT(5 5)')) AS inserted FROM generate_series(1, 8) i;
+-- overflow the sub-directory and the root pages so much that one insertion
+-- adds several levels of root pages
+SELECT festival.create_index('gf_deep', 'gridfile', 'gf_dev', '{"page_size": 1024, "max_fill": 24, "extent": [0, 0, 10, 10]}') > 0 AS created;
+SELECT count(*) FILTER (WHERE festival.insert('gf_deep', i, 'POINT(5 5)')) AS inserted FROM generate_series(1, 9) i;
 SELECT festival.insert('gf_deep', 100, 'POINT(5.00001 5)') AS inserted,
 	   (festival.stats('gf_deep')->>'height')::int AS height,
 	   (SELECT count(*) FROM festival.check('gf_deep')) AS check_rows,
@@ -303,12 +307,13 @@ FROM generate_series(1, 30) i;
 SELECT (festival.stats('gf_deep')->>'height')::int AS height,
 	   (SELECT count(*) FROM festival.check('gf_deep')) AS check_rows,
 	   (SELECT count(*) FROM festival.query('gf_deep', ST_MakeEnvelope(5, 5, 5.00002, 5.00002))) AS found;
-SELECT count(*) FILTER (WHERE festival.delete('gf_deep', i, 'POINT(5 5)')) AS deleted FROM generate_series(1, 8) i;
+SELECT count(*) FILTER (WHERE festival.delete('gf_deep', i, 'POINT(5 5)')) AS deleted FROM generate_series(1, 9) i;
 SELECT count(*) FILTER (WHERE festival.delete('gf_deep', 200 + i, ST_MakePoint(5 + i * 1e-6, 5 + i * 1e-6))) AS deleted
 FROM generate_series(1, 30) i;
--- one point left: merges freed pages, but the height stays (a level goes
--- only when the root holds one region; a page whose region is one cut
--- finer on its buddy's side cannot merge), and the index is correct
+-- one point left: merges freed pages, but the height stays (a level of
+-- root pages goes only when the top root page holds one region; a page
+-- whose region is one cut finer on its buddy's side cannot merge), and the
+-- index is correct
 SELECT (festival.stats('gf_deep')->>'height')::int AS height,
 	   (festival.stats('gf_deep')->>'free_pages')::int > 10 AS freed,
 	   (SELECT count(*) FROM festival.check('gf_deep')) AS check_rows,

@@ -6,9 +6,9 @@
 --
 -- Six indices of the same points, one per structure and mode, on a libaio
 -- device (a group read is one submission).  GFFM: pages of 1024 bytes (41
--- points per bucket, 20 regions per directory page: 3 levels).  LB-Grid:
+-- points per bucket, 17 regions per directory page: 3 levels).  LB-Grid:
 -- pages of 2048 bytes (60 records per logical bucket, so that the 30 copies
--- below fit one; 41 regions per directory page), its buckets' records
+-- below fit one; 36 regions per directory page), its buckets' records
 -- spread over shared log pages by the inserts.  The points: a 50 x 50 grid of
 -- integer coordinates (many ties at equal distances), a dense cluster and
 -- 30 copies of one point.  After the build, after inserts and deletes
@@ -77,12 +77,13 @@ SELECT count(*) AS line_knn FROM festival.knn('gk_data', 'LINESTRING(0 0, 50 50)
 -- Submissions per query (festival.stats totals, read_submissions and
 -- pages_read), the same query in each mode over the same pages.
 --
--- k = 1 at a stored point: every mode reads the root, the sub-directory of
--- the point's cell (ring 0 at the root holds one cell) and its bucket (ring
--- 0 there holds one cell: a group of one); the point itself, at distance
--- 0, fills the heap, and the gap to every ring's border is above 0, so no
--- ring 1 is entered: exactly 3 pages in 3 submissions in every mode (LB-Grid:
--- 3 submissions too, the bucket's log pages being one batch).
+-- k = 1 at a stored point: every mode reads the sub-directory of the
+-- point's cell (the root directory is in memory; ring 0 at the root holds
+-- one cell) and its bucket (ring 0 there holds one cell: a group of one);
+-- the point itself, at distance 0, fills the heap, and the gap to every
+-- ring's border is above 0, so no ring 1 is entered: exactly 2 pages in 2
+-- submissions in every mode (LB-Grid: 2 submissions too, the bucket's log
+-- pages being one batch).
 --
 -- k = 100 and 1000: 'none' reads page by page (submissions = pages); 'data'
 -- reads each ring's buckets in groups, so it issues fewer submissions, and

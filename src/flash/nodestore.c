@@ -120,6 +120,8 @@ ns_serialize(const NodeStore *ns, const TreeNode *node, char *page)
 	hdr->page_id = node->page;
 	hdr->level = node->level;
 	hdr->flags = node->flags;
+	if (ns->node_ops->level_flags != NULL)
+		hdr->flags |= ns->node_ops->level_flags(node->level);
 	hdr->nentries = node->nentries;
 	hdr->link = node->link;
 	memcpy(FestPageGetBody(page), node->entries, bytes);

@@ -87,6 +87,13 @@ typedef struct NodeOps
 	void		(*entry_mbr) (const void *entry, uint16 level, Mbr *box);
 	/* What an entry points to: an object id (leaf) or a child page. */
 	int64		(*entry_ref) (const void *entry, uint16 level);
+	/*
+	 * Optional: page header flags every node of a level carries, set when
+	 * any store writes the page (ns_serialize), since FAST and eFIND keep a
+	 * node as its entries and would lose flags set on it: the grid file's
+	 * FEST_NODE_RESIDENT on its root pages.  NULL: none.
+	 */
+	uint16		(*level_flags) (uint16 level);
 } NodeOps;
 
 typedef enum NodeWriteKind

@@ -15,7 +15,8 @@
  *	     7    1 kind		FestPageKind
  *	     8    8 page_id		the page's own number (catches misdirected I/O)
  *	    16    2 level		node height, 0 = leaf
- *	    18    2 flags		owned by the structure
+ *	    18    2 flags		owned by the structure, but for bit 15
+ *							(FEST_NODE_RESIDENT)
  *	    20    4 nentries	number of entries in a node
  *	    24    8 link		free page: next free page (0 = end);
  *							node: owned by the structure
@@ -49,6 +50,15 @@
 
 #define FEST_PAGE_MAGIC			0xF35A
 #define FEST_FORMAT_VERSION		1
+
+/*
+ * Node flag: the structure holds this node in memory and reads it only to
+ * make that copy (the grid file's root pages, index/gridfile_root.c: the
+ * thesis's root directory in RAM), so its reads are no accesses for the
+ * tier layer's hot-page detector (tier/tier.c), which neither models it
+ * nor takes it for the parent of the pages read below it.
+ */
+#define FEST_NODE_RESIDENT		0x8000
 
 typedef enum FestPageKind
 {

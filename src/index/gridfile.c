@@ -6,45 +6,50 @@
  *	  two-level grid file of Hinrichs (1985, BIT 25) with buckets updated
  *	  in place (layouts and addresses: gridfile.h).
  *
+ * The structure is the thesis's (§3.1, Fig. 3.2): a root directory in
+ * memory, its scales and grid array naming sub-directories
+ * (gridfile_root.c); one page per sub-directory, its sub-scales and grid
+ * array naming buckets (gridfile_dir.c); one page per bucket.  A point is
+ * found by the scales and grid arrays, in at most two page accesses
+ * (gf_lookup).
+ *
  * The thesis leaves these choices open (§3.1, §3.3); festival's are:
  *
  *	- Split (thesis §3.3 "split it as in the Grid File").  Buddy system:
  *	  an overflowing bucket's region is halved at its midpoint on the axis
- *	  of its depth (x at even depths, y at odd ones), and a half that still
- *	  holds more than a bucket's capacity is halved again; every half gets
- *	  a bucket, empty ones included, so that the regions of a
- *	  sub-directory always tile it (every grid cell leads to a bucket).  A
- *	  directory page that overflows is halved the same way (no region
- *	  crosses its first halving line, since its regions are dyadic boxes
- *	  inside it), the halves becoming entries of its parent; a root that
- *	  overflows gets a new root above it.
+ *	  of its depth (x at even depths, y at odd ones), the new boundary
+ *	  entering the sub-scale when it is not there yet, and a half that
+ *	  still holds more than a bucket's capacity is halved again; every
+ *	  half gets a bucket, empty ones included, so that every cell of the
+ *	  grid array leads to a bucket.  A sub-directory whose regions no
+ *	  longer fit its page is halved the same way, its halves replacing it
+ *	  in the root directory (gf_subdir_replace, gf_root_replace).
  *	- Merge (thesis §3.3: deletes "as in the Grid File"; §3.4.4: LB-Grid
- *	  merges at <= 30 %).  After a deletion, a bucket or directory page
- *	  holding at most merge_fill percent (default 30) of its capacity is
- *	  merged with its buddy (the region differing in the last bit), when
- *	  the buddy is one page of the same parent and both fit in one page;
- *	  merges repeat while they apply, then move up a level.  A root
- *	  directory left with one entry is replaced by its child, the only way
- *	  the index loses a level (all buckets stay at level 0): a page whose
- *	  buddy region is cut finer stays, even when empty.
- *	- Sub-directory capacity: one page of 48-byte entries (170 regions in
- *	  8 KB), times max_fill percent; buckets: one page of 24-byte points
- *	  (340 in 8 KB), times max_fill percent.
+ *	  merges at <= 30 %, the prerequisites of Hinrichs 1985).  After a
+ *	  deletion, a bucket holding at most merge_fill percent (default 30)
+ *	  of its capacity is merged with its buddy (the region differing in
+ *	  the last bit), when the buddy is a bucket of the same sub-directory
+ *	  and both fit in one page; merges repeat while they apply, a boundary
+ *	  no region uses any more leaves the sub-scales, and a sub-directory
+ *	  left with at most merge_fill percent merges with its buddy the same
+ *	  way (gf_subdir_merge).  A region whose buddy is cut finer stays,
+ *	  even when empty.
+ *	- Sub-directory capacity: one page of 56-byte regions (145 in 8 KB),
+ *	  times max_fill percent; buckets: one page of 24-byte points (340 in
+ *	  8 KB), times max_fill percent.
  *	- Duplicates: more copies of one grid cell (2^31 cells per axis) than
  *	  a bucket holds are refused with an error, as in the xBR+-tree.
- *	- Root directory: the thesis keeps it in RAM (§3.1, Hinrichs 1985).
- *	  festival reads it through the node store like any page, so FAST,
- *	  eFIND and every cache see one consistent index and other sessions'
- *	  changes are seen; a cache keeps it resident, and a point search then
- *	  costs the thesis's one sub-directory and one bucket read.
+ *	- The root directory is in memory, persisted in root pages (levels
+ *	  >= 2) that only opening the index and changes of the root directory
+ *	  touch; gridfile_root.c says why the copy cannot go stale.
  *
- * Every operation locates a point by its address (gf_point_addr): at each
- * directory page, the one entry whose region is a prefix of it.  Window
- * search (RQ), kNN of a non-point query, batch queries, snapshots and dumps
- * are the generic ones (traverse.c), which see each directory entry's
- * region as its rectangle (the traversal contract of structure.h: it
- * covers every point below); P-RQ is gf_search below, the kNN of a query
- * point the ring search of gridfile_knn.c.
+ * Window queries (RQ and P-RQ, Alg. 6) and group point queries (Alg. 8)
+ * are gridfile_query.c, the kNN of a query point (Alg. 7)
+ * gridfile_knn.c; a kNN of a query that is not a point, snapshots and
+ * dumps are the generic ones (traverse.c, knn.c, measure.c), which see
+ * each directory entry's region as its rectangle (the traversal contract
+ * of structure.h: it covers every point below) and walk the root pages
+ * like any level.
  *
  * IDENTIFICATION
  *	  src/index/gridfile.c
@@ -55,7 +60,6 @@
 
 #include <math.h>
 
-#include "index/batch_search.h"
 #include "stats/jsonbuild.h"
 
 const char *const gf_range_algorithms[] = {"rq", "p-rq", NULL};
@@ -79,6 +83,8 @@ typedef struct GfOptions
 	int			range_algorithm;	/* index into gf_range_algorithms */
 	int			knn_prefetch;	/* index into gf_knn_prefetches: a GfKnnPrefetch */
 	int64		merge_fill;
+	int64		directory_read_buffer;	/* bytes; 0: derived */
+	int64		data_read_buffer;	/* bytes; 0: derived */
 } GfOptions;
 
 
@@ -97,26 +103,38 @@ static const OptionSpec gf_options[] = {
 	{
 		.name = "range_algorithm", .type = OPT_CHOICE, .default_choice = "rq",
 		.choices = gf_range_algorithms,
-		.description = "Window queries: rq reads one page at a time, depth first; p-rq (Fevgas 2019, Alg. 6) reads the pages a level needs in batches of up to 64, one submission each under libaio or io_uring.",
+		.description = "Window queries: rq reads one page at a time (the thesis's RQ); p-rq (Fevgas 2019, Alg. 6) reads the sub-directories a window reaches, then each one's buckets, in next-fit groups the size of the read buffers, one submission each under libaio or io_uring.",
 		.offset = offsetof(GfOptions, range_algorithm)
 	},
 	{
 		.name = "knn_prefetch", .type = OPT_CHOICE, .default_choice = "none",
 		.choices = gf_knn_prefetches,
-		.description = "kNN of a query point (Fevgas 2019, Alg. 7, ring by ring): none reads each page when its cell is entered; data reads a ring's buckets ahead in groups of up to 64, one submission each under libaio or io_uring; all does the same for sub-directories too.",
+		.description = "kNN of a query point (Fevgas 2019, Alg. 7, ring by ring): none reads each page when its cell is entered; data reads a ring's buckets ahead in groups the size of the data read buffer, one submission each under libaio or io_uring; all does the same for sub-directories too, in groups of the directory read buffer.",
 		.offset = offsetof(GfOptions, knn_prefetch)
 	},
 	{
 		.name = "merge_fill", .type = OPT_INT, .default_number = 30,
 		.min = 0, .max = 50,
-		.description = "After a deletion, a bucket or directory page with at most this percent of its capacity merges with its buddy region when both fit in one page (thesis: 30).",
+		.description = "After a deletion, a bucket or sub-directory with at most this percent of its capacity merges with its buddy region when both fit in one page (thesis: 30).",
 		.offset = offsetof(GfOptions, merge_fill)
+	},
+	{
+		.name = "directory_read_buffer", .type = OPT_BYTES, .default_number = 0,
+		.min = 0, .max = 1073741824.0,
+		.description = "The thesis's directory-page read buffer (DPB), which a group read of sub-directories fills (Fevgas 2019, Alg. 6-8). 0: the thesis's 10.5 MB (75 % of its 16 MB buffer less two 1 MB cold lists).",
+		.offset = offsetof(GfOptions, directory_read_buffer)
+	},
+	{
+		.name = "data_read_buffer", .type = OPT_BYTES, .default_number = 0,
+		.min = 0, .max = 1073741824.0,
+		.description = "The thesis's data read buffer (LBB), which a group read of buckets fills (Fevgas 2019, Alg. 6-8). 0: the thesis's 3.5 MB.",
+		.offset = offsetof(GfOptions, data_read_buffer)
 	},
 	{0}
 };
 
 static const BuildMethod gf_build_methods[] = {
-	{"bulk", "grid file bulk loading: points sorted by grid cell, the extent halved until every part fits in a bucket, directory levels cut the same way (festival's)"},
+	{"bulk", "grid file bulk loading: points sorted by grid cell, the extent halved until every part fits in a bucket, sub-directories and root pages cut the same way (festival's; the same buckets as insertion)"},
 	{NULL, NULL}
 };
 
@@ -169,13 +187,26 @@ gf_entry_ref(const void *entry, uint16 level)
 	return ((const GfDirEntry *) entry)->child;
 }
 
+/*
+ * The root pages (levels >= 2) are resident: the root directory is in
+ * memory (gridfile_root.c), so the reads that make the copy are no accesses
+ * for the tier layer's hot-page detector, which takes the sub-directories
+ * for the top of the tree, as H-Grid's detector does (Fevgas 2019, §4.3).
+ */
+uint16
+gf_level_flags(uint16 level)
+{
+	return level >= GF_LEVEL_ROOT ? FEST_NODE_RESIDENT : 0;
+}
+
 static const NodeOps gf_node_ops = {
 	.structure = "gridfile",
 	.leaf_entry_size = sizeof(GfBucketEntry),
 	.internal_entry_size = sizeof(GfDirEntry),
 	.compare_identity = gf_compare_identity,
 	.entry_mbr = gf_entry_mbr,
-	.entry_ref = gf_entry_ref
+	.entry_ref = gf_entry_ref,
+	.level_flags = gf_level_flags
 };
 
 /* ------------------------------------------------------------------ */
@@ -302,6 +333,32 @@ gf_point_admit(StructIndex *idx, double x, double y)
 	return gf_point_addr(st, x, y);
 }
 
+/* The coordinates of grid lines (0 .. 2^31) of each axis. */
+double
+gf_line_x(const GfState *st, uint64 line)
+{
+	return grid_line((int64) line, st->extent.xmin, st->extent.xmax);
+}
+
+double
+gf_line_y(const GfState *st, uint64 line)
+{
+	return grid_line((int64) line, st->extent.ymin, st->extent.ymax);
+}
+
+void
+gf_report_corrupted(StructIndex *idx, int64 page, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 page >= 0
+			 ? errmsg("index \"%s\" is corrupted at page " INT64_FORMAT, idx->name, page)
+			 : errmsg("index \"%s\" is corrupted", idx->name),
+			 errdetail("%s", detail),
+			 errhint("Run festival.check('%s'), then rebuild the index with festival.build('%s').",
+					 idx->name, idx->name)));
+}
+
 /* The directory entry whose region holds the point, or -1. */
 int
 gf_locate(const TreeNode *node, uint64 point)
@@ -354,60 +411,6 @@ bucket_lower_bound(const TreeNode *bucket, const GfBucketEntry *e)
 	return lo;
 }
 
-static void
-report_lost_point(StructIndex *idx, const TreeNode *node)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
-					idx->name, node->page),
-			 errdetail("No region of the directory page holds the point."),
-			 errhint("Run festival.check('%s'), then rebuild the index with festival.build('%s').",
-					 idx->name, idx->name)));
-}
-
-/*
- * Point location: the path from the root down to the node at stop_level
- * (0: the bucket; LB-Grid stops at its sub-directory, level 1) whose region
- * holds the point; path[d].slot is the entry followed at depth d.  Returns
- * the depth of that node (path[depth].node, slot -1).
- */
-int
-gf_descend(StructIndex *idx, uint64 point, PathStep *path, int stop_level)
-{
-	TreeNode   *node = tree_read_root(idx);
-	int			d = 0;
-
-	while (node->level > stop_level)
-	{
-		int			slot = gf_locate(node, point);
-
-		idx->stats->entries_examined += node->nentries;
-		if (slot < 0)
-			report_lost_point(idx, node);
-		path[d].node = node;
-		path[d].slot = slot;
-		d++;
-		node = tree_read_child(idx, node, GfDirEntries(node)[slot].child);
-	}
-	path[d].node = node;
-	path[d].slot = -1;
-	return d;
-}
-
-/* The region of the node at depth d of a path. */
-uint64
-gf_path_region(const PathStep *path, int d)
-{
-	if (d == 0)
-		return GF_ROOT_ADDR;
-	return GfDirEntries(path[d - 1].node)[path[d - 1].slot].addr;
-}
-
-/* ------------------------------------------------------------------ */
-/* insertion: buddy splits                                             */
-/* ------------------------------------------------------------------ */
-
 /*
  * Cut entries lying in region into pieces of at most max entries by
  * halving (the buddy system): each half is a piece, or is halved again.
@@ -455,40 +458,6 @@ gf_cut(uint64 region, char *entries, uint64 *keys, int n, uint32 esize,
 	gf_cut((region << 1) | 1, half[1], hkeys[1], hn[1], esize, max, pieces);
 }
 
-/*
- * Write the pieces of a node that overflowed as nodes of its level, the
- * first on the node's own page (written as first_kind: a rewrite, or new
- * for a root level made in this operation); the directory entries for
- * them go to out (which has room for list_length(pieces)).
- */
-static void
-write_pieces(StructIndex *idx, const TreeNode *node, List *pieces, GfDirEntry *out,
-			 NodeWriteKind first_kind)
-{
-	const GfState *st = (const GfState *) idx->state;
-	ListCell   *lc;
-	int			i = 0;
-
-	foreach(lc, pieces)
-	{
-		GfPiece	   *p = lfirst(lc);
-		PageId		page = i == 0 ? node->page : ns_alloc(idx->ns, node->level);
-		TreeNode   *n = ns_new_node(idx->ns, page, node->level);
-
-		Assert(p->n <= (int) n->capacity);
-		memcpy(n->entries, p->entries, (size_t) p->n * n->entry_size);
-		n->nentries = p->n;
-		ns_write(idx->ns, n, i == 0 ? first_kind : NS_WRITE_NEW);
-		gf_fill_dir_entry(st, &out[i], p->addr, page);
-		tree_free_node(n);
-		i++;
-	}
-	if (node->level == 0)
-		idx->stats->splits_leaf++;
-	else
-		idx->stats->splits_internal++;
-}
-
 /* Refuse a point whose cell already holds a bucket's worth of points. */
 void
 gf_refuse_copies(StructIndex *idx, const uint64 *keys, int n, uint64 point,
@@ -510,123 +479,108 @@ gf_refuse_copies(StructIndex *idx, const uint64 *keys, int n, uint64 point,
 				 errhint("Use a larger page_size or max_fill, or index fewer copies of one point.")));
 }
 
+void
+gf_remove_slot(TreeNode *node, int slot)
+{
+	memmove(node->entries + (size_t) slot * node->entry_size,
+			node->entries + (size_t) (slot + 1) * node->entry_size,
+			(size_t) (node->nentries - slot - 1) * node->entry_size);
+	node->nentries--;
+	memset(node->entries + (size_t) node->nentries * node->entry_size, 0, node->entry_size);
+}
+
+/* ------------------------------------------------------------------ */
+/* point lookup                                                       */
+/* ------------------------------------------------------------------ */
+
 /*
- * Split path[d].node, whose n entries (entries, their addresses in keys,
- * esize bytes each) no longer fit in a page: cut it into pieces by buddy
- * halving, then give each parent the pieces' entries in place of the split
- * node's, splitting every directory page that overflows in turn, and
- * growing a new root when the root splits.  Shared by GFFM (from a bucket)
- * and LB-Grid (from a sub-directory, lbgrid.c).
+ * Locate point (a full address) as the two-level grid file does (thesis
+ * §3.1): the root scales and grid array in memory give the sub-directory,
+ * which is read; its scales and grid array give the bucket's entry, and
+ * with read_bucket the bucket page is read (GFFM; LB-Grid reads its
+ * logical bucket itself).  At most two page accesses, asserted.
  */
 void
-gf_split_up(StructIndex *idx, PathStep *path, int depth, TreeNode *node,
-			char *entries, uint64 *keys, int n, uint32 esize)
+gf_lookup(StructIndex *idx, uint64 point, bool read_bucket, GfLookup *lk)
+{
+	GfRoot	   *root = gf_root(idx);
+	int64		visited = idx->stats->nodes_visited;
+
+	lk->sub = gf_root_find(root, point);
+	lk->sub_addr = gf_root_sub_addr(root, lk->sub);
+	lk->subdir = tree_read_node(idx, (int64) gf_root_sub_page(root, lk->sub),
+								GF_LEVEL_SUBDIR);
+	if (lk->subdir->level != GF_LEVEL_SUBDIR)
+		tree_report_bad_level(idx, lk->subdir, GF_LEVEL_SUBDIR);
+	idx->stats->entries_examined += lk->subdir->nentries;
+	lk->slot = gf_dir_locate(idx, lk->subdir, point);
+	lk->bucket = NULL;
+	if (read_bucket)
+	{
+		lk->bucket = tree_read_child(idx, lk->subdir,
+									 GfDirEntries(lk->subdir)[lk->slot].child);
+		idx->stats->entries_examined += lk->bucket->nentries;
+	}
+	/* the thesis's two page accesses: the root directory is in memory */
+	Assert(idx->stats->nodes_visited - visited <= (read_bucket ? 2 : 1));
+	(void) visited;
+}
+
+/* ------------------------------------------------------------------ */
+/* insertion: buddy splits                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Write the buckets a split made (the first on the split bucket's page);
+ * their directory entries go to out (room for list_length(pieces)).
+ */
+static int
+write_buckets(StructIndex *idx, PageId page, List *pieces, GfDirEntry *out)
 {
 	const GfState *st = (const GfState *) idx->state;
-	bool		fresh_root = false;
+	ListCell   *lc;
+	int			i = 0;
 
-	for (int d = depth;; d--)
+	foreach(lc, pieces)
 	{
-		NodeWriteKind first_kind = fresh_root ? NS_WRITE_NEW : NS_WRITE_REPLACE;
+		GfPiece    *p = lfirst(lc);
+		PageId		pg = i == 0 ? page : ns_alloc(idx->ns, GF_LEVEL_BUCKET);
+		TreeNode   *n = ns_new_node(idx->ns, pg, GF_LEVEL_BUCKET);
 
-		List	   *pieces = NIL;
-		GfDirEntry *made;
-		int			np;
-		TreeNode   *parent;
-		GfDirEntry *pe;
-		int			slot;
-
-		gf_cut(gf_path_region(path, d), entries, keys, n, esize,
-			node->level == 0 ? st->bucket_max : st->dir_max, &pieces);
-		np = list_length(pieces);
-		made = palloc(np * sizeof(GfDirEntry));
-		write_pieces(idx, node, pieces, made, first_kind);
-		fresh_root = false;
-
-		if (d == 0)
-		{
-			/* the root split: a root directory over the whole extent */
-			TreeNode   *root;
-
-			if (node->level + 1 >= FEST_MAX_LEVELS)
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("index \"%s\" would exceed %d levels", idx->name, FEST_MAX_LEVELS),
-						 errhint("Use a larger page_size.")));
-			if (np > (int) st->dir_max)
-			{
-				/* more pieces than a page holds: a new level to cut them */
-				TreeNode   *tmp = ns_new_node(idx->ns, ns_alloc(idx->ns, node->level + 1),
-											  node->level + 1);
-
-				entries = (char *) made;
-				n = np;
-				esize = sizeof(GfDirEntry);
-				keys = palloc(n * sizeof(uint64));
-				for (int i = 0; i < n; i++)
-					keys[i] = made[i].addr;
-				ns_set_root(idx->ns, tmp->page, idx->ns->meta->height + 1);
-				node = tmp;
-				path[0].node = tmp;
-				fresh_root = true;
-				d = 1;			/* the loop's d-- makes it 0 again */
-				continue;
-			}
-			root = ns_new_node(idx->ns, ns_alloc(idx->ns, node->level + 1), node->level + 1);
-			memcpy(root->entries, made, np * sizeof(GfDirEntry));
-			root->nentries = np;
-			ns_write(idx->ns, root, NS_WRITE_NEW);
-			ns_set_root(idx->ns, root->page, idx->ns->meta->height + 1);
-			return;
-		}
-
-		/* the parent's entry gives way to the pieces' */
-		parent = path[d - 1].node;
-		slot = path[d - 1].slot;
-		n = parent->nentries + np - 1;
-		esize = sizeof(GfDirEntry);
-		pe = palloc(n * sizeof(GfDirEntry));
-		memcpy(pe, GfDirEntries(parent), slot * sizeof(GfDirEntry));
-		memcpy(pe + slot, made, np * sizeof(GfDirEntry));
-		memcpy(pe + slot + np, GfDirEntries(parent) + slot + 1,
-			   (parent->nentries - slot - 1) * sizeof(GfDirEntry));
-		if (n <= (int) st->dir_max)
-		{
-			memcpy(parent->entries, pe, n * sizeof(GfDirEntry));
-			parent->nentries = n;
-			ns_write(idx->ns, parent, NS_WRITE_UPDATE);
-			return;
-		}
-		entries = (char *) pe;
-		keys = palloc(n * sizeof(uint64));
-		for (int i = 0; i < n; i++)
-			keys[i] = pe[i].addr;
-		node = parent;
+		Assert(p->n <= (int) n->capacity);
+		memcpy(n->entries, p->entries, (size_t) p->n * n->entry_size);
+		n->nentries = p->n;
+		ns_write(idx->ns, n, i == 0 ? NS_WRITE_REPLACE : NS_WRITE_NEW);
+		gf_fill_dir_entry(st, &out[i], p->addr, pg);
+		tree_free_node(n);
+		i++;
 	}
+	idx->stats->splits_leaf++;
+	return i;
 }
 
 static void
 gf_insert(StructIndex *idx, int64 id, const Mbr *box)
 {
 	const GfState *st = (const GfState *) idx->state;
-	PathStep	path[FEST_MAX_LEVELS];
 	uint64		point = gf_point_admit(idx, box->xmin, box->ymin);
+	GfLookup	lk;
 	GfBucketEntry entry;
 	TreeNode   *node;
-	int			depth;
+	uint64		region;
 	int			pos;
-	char	   *entries;
 	uint64	   *keys;
 	int			n;
-	uint32		esize;
+	List	   *pieces = NIL;
+	GfDirEntry *made;
+	int			np;
 
 	entry.x = box->xmin;
 	entry.y = box->ymin;
 	entry.id = id;
 
-	depth = gf_descend(idx, point, path, 0);
-	node = path[depth].node;
-	idx->stats->entries_examined += node->nentries;
+	gf_lookup(idx, point, true, &lk);
+	node = lk.bucket;
 
 	/* the bucket, in (x, y, id) order: in place when it has room */
 	pos = bucket_lower_bound(node, &entry);
@@ -640,56 +594,50 @@ gf_insert(StructIndex *idx, int64 id, const Mbr *box)
 		return;
 	}
 
-	/* split the bucket, then every directory page that overflows */
+	/* split the bucket by halving, then the sub-directory if it overflows */
 	n = node->nentries;
-	esize = sizeof(GfBucketEntry);
-	entries = node->entries;
+	region = GfDirEntries(lk.subdir)[lk.slot].addr;
 	keys = palloc(n * sizeof(uint64));
 	for (int i = 0; i < n; i++)
 		keys[i] = gf_point_addr(st, GfBucketEntries(node)[i].x, GfBucketEntries(node)[i].y);
 	gf_refuse_copies(idx, keys, n, point, entry.x, entry.y);
-
-	gf_split_up(idx, path, depth, node, entries, keys, n, esize);
+	gf_cut(region, node->entries, keys, n, sizeof(GfBucketEntry), st->bucket_max, &pieces);
+	made = palloc(list_length(pieces) * sizeof(GfDirEntry));
+	np = write_buckets(idx, node->page, pieces, made);
+	gf_subdir_replace(idx, &lk, region, made, np);
 }
 
 /* ------------------------------------------------------------------ */
 /* contains, deletion: buddy merges                                    */
 /* ------------------------------------------------------------------ */
 
-/* The path to the bucket holding (id, point); false when there is none. */
+/* The lookup of the bucket holding (id, point) and its slot; false if none. */
 static bool
-find_entry(StructIndex *idx, int64 id, const Mbr *box, PathStep *path, int *depth)
+find_entry(StructIndex *idx, int64 id, const Mbr *box, GfLookup *lk, int *pos)
 {
 	const GfState *st = (const GfState *) idx->state;
 	GfBucketEntry entry;
 	TreeNode   *node;
-	int			d;
-	int			pos;
 
 	if (!mbr_is_point(box) || !gf_point_inside(st, box->xmin, box->ymin))
 		return false;
 	entry.x = box->xmin;
 	entry.y = box->ymin;
 	entry.id = id;
-	d = gf_descend(idx, gf_point_addr(st, entry.x, entry.y), path, 0);
-	node = path[d].node;
-	idx->stats->entries_examined += node->nentries;
-	pos = bucket_lower_bound(node, &entry);
-	if (pos >= (int) node->nentries ||
-		compare_bucket(&GfBucketEntries(node)[pos], &entry) != 0)
-		return false;
-	path[d].slot = pos;
-	*depth = d;
-	return true;
+	gf_lookup(idx, gf_point_addr(st, entry.x, entry.y), true, lk);
+	node = lk->bucket;
+	*pos = bucket_lower_bound(node, &entry);
+	return *pos < (int) node->nentries &&
+		compare_bucket(&GfBucketEntries(node)[*pos], &entry) == 0;
 }
 
 static bool
 gf_contains(StructIndex *idx, int64 id, const Mbr *box)
 {
-	PathStep	path[FEST_MAX_LEVELS];
-	int			depth;
+	GfLookup	lk;
+	int			pos;
 
-	return find_entry(idx, id, box, path, &depth);
+	return find_entry(idx, id, box, &lk, &pos);
 }
 
 static int
@@ -698,182 +646,135 @@ bucket_qsort_cmp(const void *a, const void *b)
 	return compare_bucket(a, b);
 }
 
-void
-gf_remove_slot(TreeNode *node, int slot)
-{
-	memmove(node->entries + (size_t) slot * node->entry_size,
-			node->entries + (size_t) (slot + 1) * node->entry_size,
-			(size_t) (node->nentries - slot - 1) * node->entry_size);
-	node->nentries--;
-	memset(node->entries + (size_t) node->nentries * node->entry_size, 0, node->entry_size);
-}
-
 /*
- * Merge child (entry *slot of parent) with its buddy while it holds at
- * most the merge threshold and both fit in one page.  The union stays on
- * child's page, the buddy's is released, and the parent's two entries
- * become one (at *slot, updated).  True when anything merged.
+ * Merge the bucket lk->bucket (entry lk->slot of the sub-directory) with
+ * its buddy while it holds at most the merge threshold, the buddy is a
+ * bucket of the same sub-directory and both fit in one page.  The union
+ * is written on a page of its own and the merged pages are released, so
+ * that a crash in the middle of the write-through commit (which writes
+ * new pages first, then the sub-directory, then frees) finds either the
+ * old buckets whole or the union; the sub-directory's entries become one
+ * (in memory; the caller writes it).  True when anything merged.
  */
 static bool
-merge_buddies(StructIndex *idx, TreeNode *parent, int *slot, TreeNode *child)
+merge_buckets(StructIndex *idx, GfLookup *lk)
 {
 	const GfState *st = (const GfState *) idx->state;
-	uint32		max = child->level == 0 ? st->bucket_max : st->dir_max;
-	uint32		low = child->level == 0 ? st->bucket_merge : st->dir_merge;
+	TreeNode   *sub = lk->subdir;
+	TreeNode   *child = lk->bucket;
 	bool		merged = false;
 
-	while (child->nentries <= low)
+	while (child->nentries <= st->bucket_merge)
 	{
-		GfDirEntry *e = GfDirEntries(parent);
-		uint64		a = e[*slot].addr;
+		GfDirEntry *e = GfDirEntries(sub);
+		uint64		a = e[lk->slot].addr;
 		bool		high = (a & 1) != 0;
-		int			b = high ? *slot - 1 : *slot + 1;
+		int			b = high ? lk->slot - 1 : lk->slot + 1;
 		TreeNode   *buddy;
 		size_t		esz = child->entry_size;
 
-		if (a == GF_ROOT_ADDR || b < 0 || b >= (int) parent->nentries ||
+		if (a == lk->sub_addr || b < 0 || b >= (int) sub->nentries ||
 			e[b].addr != (a ^ 1))
-			break;				/* the buddy region is cut finer */
-		buddy = tree_read_child(idx, parent, e[b].child);
-		if (child->nentries + buddy->nentries > max)
+			break;				/* the buddy region is cut finer, or elsewhere */
+		buddy = tree_read_child(idx, sub, e[b].child);
+		if (child->nentries + buddy->nentries > st->bucket_max)
 		{
 			tree_free_node(buddy);
 			break;
 		}
-		/* the low half's entries first: region order (and (x, y, id) below) */
-		if (child->level == 0)
-		{
-			memcpy(child->entries + child->nentries * esz, buddy->entries,
-				   buddy->nentries * esz);
-			child->nentries += buddy->nentries;
-			qsort(child->entries, child->nentries, esz, bucket_qsort_cmp);
-		}
-		else if (high)
-		{
-			memmove(child->entries + buddy->nentries * esz, child->entries,
-					child->nentries * esz);
-			memcpy(child->entries, buddy->entries, buddy->nentries * esz);
-			child->nentries += buddy->nentries;
-		}
-		else
-		{
-			memcpy(child->entries + child->nentries * esz, buddy->entries,
-				   buddy->nentries * esz);
-			child->nentries += buddy->nentries;
-		}
+		memcpy(child->entries + child->nentries * esz, buddy->entries,
+			   buddy->nentries * esz);
+		child->nentries += buddy->nentries;
+		qsort(child->entries, child->nentries, esz, bucket_qsort_cmp);
 		ns_release(idx->ns, buddy->page);
 		tree_free_node(buddy);
-		gf_fill_dir_entry(st, &e[*slot], a >> 1, child->page);
-		gf_remove_slot(parent, b);
+		gf_fill_dir_entry(st, &e[lk->slot], a >> 1, child->page);
+		gf_remove_slot(sub, b);
 		if (high)
-			(*slot)--;
+			lk->slot--;
 		merged = true;
 	}
+	if (merged)
+	{
+		PageId		old = child->page;
+
+		child->page = ns_alloc(idx->ns, GF_LEVEL_BUCKET);
+		ns_write(idx->ns, child, NS_WRITE_NEW);
+		ns_release(idx->ns, old);
+		GfDirEntries(sub)[lk->slot].child = (int64) child->page;
+	}
 	return merged;
-}
-
-/*
- * After path[depth].node changed (changed: it must be written), merge it
- * and each ancestor with their buddies where the merge rule applies,
- * writing what changed, then replace a root directory left with one region
- * by its child while the root is above min_root_level (GFFM: 0; LB-Grid
- * keeps a sub-directory root, 1).  Shared by GFFM and LB-Grid.
- */
-void
-gf_merge_up(StructIndex *idx, PathStep *path, int depth, bool changed,
-			int min_root_level)
-{
-	TreeNode   *node = path[depth].node;
-
-	for (int d = depth - 1; d >= 0; d--)
-	{
-		TreeNode   *parent = path[d].node;
-		bool		parent_changed = false;
-
-		if (changed)
-			parent_changed = merge_buddies(idx, parent, &path[d].slot, node);
-		if (changed)
-			ns_write(idx->ns, node, NS_WRITE_UPDATE);
-		node = parent;
-		changed = parent_changed;
-	}
-	if (changed)
-		ns_write(idx->ns, node, NS_WRITE_UPDATE);
-
-	/* a root directory with one region is replaced by its child */
-	for (;;)
-	{
-		TreeNode   *root = tree_read_root(idx);
-
-		if (root->level <= min_root_level || root->nentries != 1)
-			break;
-		Assert(GfDirEntries(root)[0].addr == GF_ROOT_ADDR);
-		ns_release(idx->ns, root->page);
-		ns_set_root(idx->ns, (PageId) GfDirEntries(root)[0].child,
-					idx->ns->meta->height - 1);
-	}
 }
 
 static bool
 gf_remove(StructIndex *idx, int64 id, const Mbr *box)
 {
-	PathStep	path[FEST_MAX_LEVELS];
-	int			depth;
+	GfLookup	lk;
+	int			pos;
 
-	if (!find_entry(idx, id, box, path, &depth))
+	if (!find_entry(idx, id, box, &lk, &pos))
 		return false;
-	gf_remove_slot(path[depth].node, path[depth].slot);
-	gf_merge_up(idx, path, depth, true, 0);
-	return true;
-}
-
-/* ------------------------------------------------------------------ */
-/* window queries                                                     */
-/* ------------------------------------------------------------------ */
-
-/*
- * RQ and P-RQ (Fevgas 2019, §3.5.1, Alg. 6).  RQ is the generic depth-
- * first search, one page per read.  P-RQ reads, level by level, the
- * sub-directories and then the buckets the window reaches in groups, each
- * group one ns_read_many (one submission under a batched engine): the
- * traversal of query_batch with a single query (batch_search.c), whose
- * groups of up to 64 pages stand in for the thesis's read buffers (DPB,
- * LBB).  Both return the same answers; only the I/O differs.
- */
-void
-gf_search(StructIndex *idx, const SearchSpec *spec)
-{
-	const GfState *st = (const GfState *) idx->state;
-
-	if (st->batched_range)
-		tree_search_batch(idx, spec, 1);
+	gf_remove_slot(lk.bucket, pos);
+	if (merge_buckets(idx, &lk))
+		gf_subdir_merge(idx, &lk);	/* the union is written */
 	else
-		tree_search(idx, spec);
+		ns_write(idx->ns, lk.bucket, NS_WRITE_UPDATE);
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
 /* set-up                                                             */
 /* ------------------------------------------------------------------ */
 
+/* The empty index: one bucket, one sub-directory, the root directory. */
 static void
 gf_init_empty(StructIndex *idx)
 {
-	TreeNode   *root = ns_new_node(idx->ns, ns_alloc(idx->ns, 0), 0);
+	const GfState *st = (const GfState *) idx->state;
+	TreeNode   *bucket = ns_new_node(idx->ns, ns_alloc(idx->ns, GF_LEVEL_BUCKET),
+									 GF_LEVEL_BUCKET);
+	TreeNode   *sub = ns_new_node(idx->ns, ns_alloc(idx->ns, GF_LEVEL_SUBDIR),
+								  GF_LEVEL_SUBDIR);
 
-	ns_write(idx->ns, root, NS_WRITE_NEW);
-	ns_set_root(idx->ns, root->page, 1);
+	ns_write(idx->ns, bucket, NS_WRITE_NEW);
+	gf_fill_dir_entry(st, GfDirEntries(sub), GF_ROOT_ADDR, bucket->page);
+	sub->nentries = 1;
+	gf_write_dir(idx, sub, NS_WRITE_NEW);
+	gf_root_init(idx, sub->page);
+}
+
+/*
+ * The pages a group read of directory pages (DPB) or data pages (LBB)
+ * takes (thesis Alg. 6-8): the option when given, else the thesis's own
+ * read buffers, 75 % and 25 % of its 16 MB buffer less two cold lists of
+ * 1 MB (§3.2, §4.1.4).  Not a share of festival's page cache: experiments
+ * shrink the cache to keep the thesis's buffer-to-index ratio (its hit
+ * rate), but how many pages one group read takes is a property of the
+ * I/O, which the thesis fixed in bytes.
+ */
+static uint32
+read_buffer_pages(uint32 page_size, int64 bytes, bool directory)
+{
+	int64		pages;
+
+	if (bytes == 0)
+		bytes = (directory ? INT64CONST(10752) : INT64CONST(3584)) * 1024;
+	pages = bytes / page_size;
+	return (uint32) Max(1, Min(pages, PG_INT32_MAX));
 }
 
 /*
  * The capacities, thresholds and query choices of a grid file's state from
  * its options, which GFFM and LB-Grid share (GFFM: 24-byte bucket entries;
  * LB-Grid: its logical bucket capacity in records, lbgrid.c).  Raises the
- * configuration error for pages too small.
+ * configuration error for pages too small.  The root directory's copy is
+ * made in the current context (the open index's).
  */
 void
 gf_state_fill(GfState *st, const FestConfig *config, uint32 page_size,
 			  const OptionBox *extent, uint32 bucket_max, int max_fill,
-			  int merge_fill, bool batched_range, int knn_prefetch)
+			  int merge_fill, bool batched_range, int knn_prefetch,
+			  int64 dpb_bytes, int64 lbb_bytes)
 {
 	uint32		body = page_size - FEST_PAGE_HEADER_SIZE;
 
@@ -891,6 +792,10 @@ gf_state_fill(GfState *st, const FestConfig *config, uint32 page_size,
 	st->batched_range = batched_range;
 	Assert(knn_prefetch >= GF_KNN_PREFETCH_NONE && knn_prefetch <= GF_KNN_PREFETCH_ALL);
 	st->knn_prefetch = (GfKnnPrefetch) knn_prefetch;
+	st->dpb_pages = read_buffer_pages(page_size, dpb_bytes, true);
+	st->lbb_pages = read_buffer_pages(page_size, lbb_bytes, false);
+	st->bucket_pages = NULL;
+	st->root = gf_root_create(CurrentMemoryContext);
 
 	if (st->bucket_max < 2 || st->dir_max < 4)
 		config_error(config,
@@ -910,8 +815,24 @@ gf_setup(const FestConfig *config, uint32 page_size)
 	gf_state_fill(st, config, page_size, &opts.extent,
 				  body / sizeof(GfBucketEntry), (int) opts.max_fill,
 				  (int) opts.merge_fill, opts.range_algorithm == GF_RANGE_P_RQ,
-				  opts.knn_prefetch);
+				  opts.knn_prefetch, opts.directory_read_buffer, opts.data_read_buffer);
 	return st;
+}
+
+/* What GFFM and LB-Grid both report in stats()->'config'->'derived'. */
+void
+gf_describe_common(const GfState *st, JsonbParseState **state)
+{
+	jb_int(state, "bucket_max_entries", st->bucket_max);
+	jb_int(state, "directory_max_entries", st->dir_max);
+	jb_int(state, "bucket_merge_at_most", st->bucket_merge);
+	jb_int(state, "directory_merge_at_most", st->dir_merge);
+	jb_int(state, "directory_entry_bytes", sizeof(GfDirEntry));
+	jb_int(state, "grid_bits_per_axis", GF_AXIS_BITS);
+	jb_bool(state, "batched_range_queries", st->batched_range);
+	jb_int(state, "directory_read_buffer_pages", st->dpb_pages);
+	jb_int(state, "data_read_buffer_pages", st->lbb_pages);
+	jb_int(state, "layout", GF_LAYOUT_VERSION);
 }
 
 static void
@@ -919,14 +840,9 @@ gf_describe(StructIndex *idx, JsonbParseState **state)
 {
 	GfState    *st = (GfState *) idx->state;
 
-	jb_int(state, "bucket_max_entries", st->bucket_max);
-	jb_int(state, "directory_max_entries", st->dir_max);
-	jb_int(state, "bucket_merge_at_most", st->bucket_merge);
-	jb_int(state, "directory_merge_at_most", st->dir_merge);
+	gf_describe_common(st, state);
 	jb_int(state, "bucket_entry_bytes", sizeof(GfBucketEntry));
-	jb_int(state, "directory_entry_bytes", sizeof(GfDirEntry));
-	jb_int(state, "grid_bits_per_axis", GF_AXIS_BITS);
-	jb_bool(state, "batched_range_queries", st->batched_range);
+	gf_root_describe(idx, state);
 }
 
 bool
@@ -949,8 +865,10 @@ const StructureOps gridfile_structure = {
 	.remove = gf_remove,
 	.contains = gf_contains,
 	.search = gf_search,
+	.search_batch = gf_search_batch,
 	.knn = gf_knn,
 	.check = gf_check,
+	.check_layout = gf_check_layout,
 	.describe = gf_describe,
 	.points_only = true,
 	.needs_extent = true,

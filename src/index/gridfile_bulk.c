@@ -16,8 +16,18 @@
  *	   becomes a bucket, so the regions tile the extent;
  *	3. directories: the regions of the level below, in the same order,
  *	   are cut the same way into parts of at most a directory page's
- *	   capacity, each part a directory page, until one part remains: the
- *	   root.
+ *	   capacity, each part a directory page (its scales and grid array made
+ *	   from its regions): the sub-directories, then the root pages, until
+ *	   one page holds the rest: the root directory.
+ *
+ * Insertion splits a region exactly when it holds more than a page (a
+ * bucket more points, a sub-directory or root page more regions), and a
+ * count only grows while points are inserted, so the regions insertion
+ * ends with are the largest regions whose parents hold more than a page:
+ * the regions these cuts make.  The loader therefore builds the buckets,
+ * sub-directories and root pages that inserting the same points one at a
+ * time builds (sql/gridfile.sql compares them); the page numbers differ,
+ * and the empty index's three pages are left free.
  *
  * Every address is computed and every cut made before the first write,
  * so bad input (a point outside the extent, more points in one grid cell
@@ -185,19 +195,16 @@ cut_level(Cutter *c, const uint64 *keys, int64 n, int64 max)
 }
 
 /*
- * Write a new node (a bucket or a directory page) for region addr, commit
- * it, and fill in the directory entry of the level above that points to
- * it; the node is freed.
+ * Write a new node (a bucket or a directory page, its grid array made from
+ * its regions) for region addr, commit it, and fill in the directory entry
+ * of the level above that points to it; the node is freed.
  */
 static void
 write_node_entry(StructIndex *idx, TreeNode *node, uint64 addr, GfDirEntry *entry)
 {
-	ns_write(idx->ns, node, NS_WRITE_NEW);
+	gf_write_dir(idx, node, NS_WRITE_NEW);
 	ns_commit(idx->ns);
-	memset(entry, 0, sizeof(GfDirEntry));
-	gf_region_box((const GfState *) idx->state, addr, &entry->region);
-	entry->child = (int64) node->page;
-	entry->addr = addr;
+	gf_fill_dir_entry((const GfState *) idx->state, entry, addr, node->page);
 	tree_free_node(node);
 }
 
@@ -226,28 +233,52 @@ check_directory_level(StructIndex *idx, uint16 lv)
 				 errhint("Use a larger page_size.")));
 }
 
+/* The pages of the empty index init_empty made: root page, sub-directory, bucket. */
+static void
+empty_index_pages(StructIndex *idx, PageId pages[3])
+{
+	GfRoot	   *root = gf_root(idx);
+	TreeNode   *sub;
+
+	if (gf_root_count(root) != 1)
+		elog(ERROR, "bulk load of index \"%s\" into an index that is not empty", idx->name);
+	pages[0] = idx->ns->meta->root;
+	pages[1] = gf_root_sub_page(root, 0);
+	sub = tree_read_node(idx, (int64) pages[1], GF_LEVEL_SUBDIR);
+	if (sub->level != GF_LEVEL_SUBDIR || sub->nentries != 1)
+		elog(ERROR, "bulk load of index \"%s\" into an index that is not empty", idx->name);
+	pages[2] = (PageId) GfDirEntries(sub)[0].child;
+	tree_free_node(sub);
+	/* the copy of the empty root directory goes with it */
+	gf_root_reset(idx);
+}
+
 /*
  * The directory's root is the entry the last level left: it replaces the
- * empty root bucket of init_empty only now.
+ * empty index's pages only now, and the root directory in memory is made
+ * from the root pages written.
  */
 static void
 set_directory_root(StructIndex *idx, const GfDirEntry *root, uint16 height,
-				   PageId empty_root)
+				   const PageId *empty)
 {
-	Assert(root->addr == GF_ROOT_ADDR);
+	Assert(root->addr == GF_ROOT_ADDR && height >= GF_MIN_HEIGHT);
 	ns_set_root(idx->ns, (PageId) root->child, height);
-	ns_release(idx->ns, empty_root);
+	for (int i = 0; empty != NULL && i < 3; i++)
+		ns_release(idx->ns, empty[i]);
+	gf_root_changed(idx);
 	ns_commit(idx->ns);
 }
 
 /*
  * Step 3: directory levels over the nlevel regions of the buckets (in
- * order), until one page holds the rest: the root.  keys is scratch room
- * (palloc'd, any size), level is freed.
+ * order): sub-directories, then root pages until one page holds the rest.
+ * keys is scratch room (palloc'd, any size), level is freed.  The top
+ * entry goes to *top, the height is returned.
  */
-static void
+static uint16
 build_directories(StructIndex *idx, GfDirEntry *level, int64 nlevel,
-				  uint64 *keys, PageId empty_root)
+				  uint64 *keys, GfDirEntry *top)
 {
 	const GfState *st = (const GfState *) idx->state;
 	Cutter		c;
@@ -260,7 +291,7 @@ build_directories(StructIndex *idx, GfDirEntry *level, int64 nlevel,
 
 		lv++;
 		check_directory_level(idx, lv);
-		keys = repalloc_huge(keys, nlevel * sizeof(uint64));
+		keys = repalloc_huge(keys, Max(nlevel, 1) * sizeof(uint64));
 		for (int64 i = 0; i < nlevel; i++)
 			keys[i] = gf_addr_key(level[i].addr);
 		cut_level(&c, keys, nlevel, st->dir_max);
@@ -279,24 +310,44 @@ build_directories(StructIndex *idx, GfDirEntry *level, int64 nlevel,
 		pfree(level);
 		level = upper;
 		nlevel = c.nruns;
-		if (nlevel == 1)
+		/* the two levels of the grid file at least: sub-directories, root */
+		if (nlevel == 1 && lv >= GF_LEVEL_ROOT)
 			break;
 	}
-	set_directory_root(idx, &level[0], lv + 1, empty_root);
+	*top = level[0];
 	pfree(level);
 	pfree(keys);
+	return lv + 1;
+}
+
+/*
+ * The directory over the n buckets of `buckets` (their entries in region
+ * order, tiling the extent; freed), made the root: LB-Grid's restore
+ * (lbgrid.c) cuts it as the bulk loader does.
+ */
+void
+gf_build_directory(StructIndex *idx, GfDirEntry *buckets, int64 n)
+{
+	GfDirEntry	top;
+	uint16		height;
+
+	gf_root_reset(idx);
+	height = build_directories(idx, buckets, n, palloc(sizeof(uint64)), &top);
+	set_directory_root(idx, &top, height, NULL);
 }
 
 void
 gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 {
 	const GfState *st = (const GfState *) idx->state;
-	PageId		empty_root = idx->ns->meta->root;
-	SortItem   *sorted = palloc_extended(n * sizeof(SortItem), MCXT_ALLOC_HUGE);
-	uint64	   *keys = palloc_extended(n * sizeof(uint64), MCXT_ALLOC_HUGE);
+	PageId		empty[3];
+	SortItem   *sorted = palloc_extended(Max(n, 1) * sizeof(SortItem), MCXT_ALLOC_HUGE);
+	uint64	   *keys = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
 	Cutter		c;
 	GfDirEntry *level;
 	int64		nlevel;
+	GfDirEntry	top;
+	uint16		height;
 
 	Assert(strcmp(method, "bulk") == 0);
 	c.idx = idx;
@@ -318,19 +369,7 @@ gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 
 	/* 2. buckets, cut before anything is written */
 	cut_level(&c, keys, n, st->bucket_max);
-	if (c.nruns == 1)
-	{
-		/* one bucket for the whole extent: fill the empty root leaf */
-		TreeNode   *root = tree_read_root(idx);
-
-		for (int64 i = 0; i < n; i++)
-			GfBucketEntries(root)[i] = sorted[i].e;
-		root->nentries = (uint32) n;
-		qsort(root->entries, root->nentries, sizeof(GfBucketEntry), sort_item_cmp_bucket);
-		ns_write(idx->ns, root, NS_WRITE_REPLACE);
-		ns_commit(idx->ns);
-		return;
-	}
+	empty_index_pages(idx, empty);
 	nlevel = c.nruns;
 	level = palloc_extended(nlevel * sizeof(GfDirEntry), MCXT_ALLOC_HUGE);
 	for (int64 r = 0; r < c.nruns; r++)
@@ -344,7 +383,8 @@ gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 	}
 	pfree(sorted);
 	pfree(c.runs);
-	build_directories(idx, level, nlevel, keys, empty_root);
+	height = build_directories(idx, level, nlevel, keys, &top);
+	set_directory_root(idx, &top, height, empty);
 }
 
 /* ------------------------------------------------------------------ */
@@ -546,14 +586,14 @@ cut_streamed(GfSpill *sp, StructIndex *idx, uint64 region, int64 count, uint32 m
  * (every check made), the second writes the buckets, then each directory
  * level is cut the same way from the file of the level below (its regions'
  * left-aligned addresses as the keys, as build_directories cuts them),
- * until one entry is left: the root.
+ * until one entry is left above the sub-directories: the root.
  */
 void
 gf_spill_load(StructIndex *idx, BulkSpill *spill)
 {
 	GfSpill    *sp = (GfSpill *) spill;
 	const GfState *st = (const GfState *) idx->state;
-	PageId		empty_root = idx->ns->meta->root;
+	PageId		empty[3];
 	int64		n = spill_sort_count(sp->sort);
 	GfDirEntry	root;
 	uint16		lv = 0;
@@ -568,6 +608,7 @@ gf_spill_load(StructIndex *idx, BulkSpill *spill)
 	spill_sort_perform(sp->sort);
 	find_splits(sp, idx, st->bucket_max, n);
 	spill_sort_rescan(sp->sort);
+	empty_index_pages(idx, empty);
 	sp->level = BufFileCreateTemp(false);
 	cut_streamed(sp, idx, GF_ROOT_ADDR, n, st->bucket_max, 0);
 	if (spill_sort_next(sp->splits) != NULL)
@@ -594,11 +635,11 @@ gf_spill_load(StructIndex *idx, BulkSpill *spill)
 		spill_sort_end(sp->splits);
 		BufFileClose(sp->in);
 		sp->in = NULL;
-	} while (sp->nlevel > 1);
+	} while (sp->nlevel > 1 || lv < GF_LEVEL_ROOT);
 
 	spill_file_rewind(sp->level);
 	spill_file_read(sp->level, &root, sizeof(root));
 	BufFileClose(sp->level);
-	set_directory_root(idx, &root, lv + 1, empty_root);
+	set_directory_root(idx, &root, lv + 1, empty);
 	pfree(sp);
 }

@@ -1,66 +1,56 @@
 /*-------------------------------------------------------------------------
  *
  * gridfile_knn.c
- *	  The grid files' ring kNN search (Fevgas 2019, PhD thesis, §3.5.2,
- *	  Alg. 7), with the thesis's prefetch variants (knn_prefetch), for
- *	  GFFM and LB-Grid alike.
+ *	  The grid files' kNN search (Fevgas 2019, PhD thesis, §3.5.2, Alg. 7),
+ *	  ring by ring over the grid arrays, with the thesis's prefetch
+ *	  variants (knn_prefetch), for GFFM and LB-Grid alike.
  *
  * One implementation for both grid files, as in the thesis (§3.5: "GFFM
- * uses the same algorithms with one-page buckets").  The directory part
- * is GFFM's, which LB-Grid shares (its root and sub-directories are GFFM
- * directory pages).  The bucket part goes through the structure's
- * read_leaves hook (StructureOps, via tree_read_node/tree_read_nodes),
- * the one callback the two differ in: GFFM has none and reads bucket
- * pages (ns_read/ns_read_many); LB-Grid's (lbgrid.c) is readBucket for a
- * group of buckets, §3.4.2: the union of their log-page lists read with
- * one ns_read_many, a log page shared by several buckets of the group read
- * once, then each bucket replayed from its pages.  So for LB-Grid "a page"
- * below means a logical bucket, one submission whatever its list's length;
- * a group of GF_KNN_GROUP buckets stands in for the thesis's log-bucket
- * read buffer (prefetch_logbuckets: "as many log-buckets as fit in LBB",
- * a size the thesis does not give beyond its 16 MB total), bounded by
- * buckets rather than pages as LB-Grid's P-RQ groups are.
+ * uses the same algorithms with one-page buckets"); buckets are read
+ * through tree_read_nodes, which for LB-Grid is readBucket of a group of
+ * logical buckets (its read_leaves, lbgrid.c: the union of their log-page
+ * lists in one ns_read_many).
  *
- * At every directory page, beginning with the root, the cells (entries)
- * are examined ring by ring outward from the query's cell, as in
- * conceptual partitioning: ring 0 is the cell nearest the query point
- * (the one holding it, when the point is inside the page's region); ring
- * s holds the cells, not yet queued, that overlap that cell's box widened
- * by s cell widths and s cell heights on every side.  A ring's cells whose
- * minimum distance could still beat the k-th neighbour are sorted by that
- * distance (then page) and entered in that order: a sub-directory by the
- * same procedure one level down, a bucket by offering its points to a
- * max-heap of the k best (distance, id) pairs.  The same procedure runs at
- * the root and inside each sub-directory, as the thesis says.
+ * The same procedure runs at the root directory (its cells name
+ * sub-directories; entering one runs the procedure inside it) and inside
+ * each sub-directory (its cells name buckets; entering one offers its
+ * points to the max-heap of the k best (distance, id) pairs), as the
+ * thesis says:
  *
- * Stopping.  A cell is entered only while the heap holds fewer than k
- * points or the cell's minimum distance is at most the k-th distance (at
- * most: a point at exactly that distance with a smaller id still wins, so
- * ties come out as festival.knn documents, smallest ids first).  Rings stop
- * when every cell has been queued, or when the heap is full and the gap
- * from the query point to the border of the widened box exceeds the k-th
- * distance: every cell not yet queued lies outside that box, so its
- * minimum distance is at least the gap.  (The thesis's pseudo-code tests
- * "size <= k"; the intent, used here, is "fewer than k".)
+ *	1. the query's cell c: the binary search of the grid's scales (the
+ *	   nearest cell when the point lies outside the grid's region);
+ *	2. ring step (0, 1, ...) is the cells whose column and row differ from
+ *	   c's by at most step, one of them by exactly step (conceptual
+ *	   partitioning, the thesis's [88]; the sides D of the ring);
+ *	3. a cell whose region was entered already is skipped (visitedList:
+ *	   several cells share a region); one whose minimum distance could
+ *	   still beat the k-th neighbour (the heap holds fewer than k, or the
+ *	   distance is at most the k-th: at most, so that a tie with a smaller
+ *	   id still wins, as festival.knn documents) is queued with that
+ *	   distance, a region once per ring at its nearest cell;
+ *	4. the ring's queue is entered nearest first (cellQueue); the regions
+ *	   are read ahead in next-fit groups that fit the read buffer
+ *	   (cellQueue' and prefetch_logbuckets: LBB for buckets, DPB for
+ *	   sub-directories), or one at a time without prefetch; a region that
+ *	   can no longer hold one of the k best when its turn comes is not
+ *	   entered (if a group read it, for nothing: the thesis's trade-off);
+ *	5. the rings stop when the grid is explored, or when the heap holds k
+ *	   and every cell outside the rings so far lies farther than the k-th
+ *	   distance: the rings' box is step cells wide on every side of c, so a
+ *	   cell beyond a side of it is at least that side's distance away.
+ * The pseudo-code's stop test (current_dist, the nearest queued cell, with
+ * "size <= k") can end the search before a nearer cell of a later ring is
+ * seen when cells differ in size, which a grid file's do; step 5 is the
+ * bound that keeps the answer exact.  The thesis's "size <= k" tests are
+ * taken as "fewer than k".
  *
  * Prefetch (thesis §3.5.2 and §5.4, evaluated variants):
  *	none	every page is read when its cell is entered (one submission each;
  *			LB-Grid: each bucket's log pages, one submission per bucket);
- *	data	a ring's buckets are read ahead in groups of up to
- *			GF_KNN_GROUP pages with ns_read_many (one submission per group
- *			under libaio or io_uring), the cells the heap has not yet pruned
- *			when the group is formed; cells pruned while the group is
- *			examined were read for nothing, the trade-off the thesis
- *			measures;
- *	all		sub-directories are read ahead the same way, too (the thesis
- *			found this wasteful and dropped it from its figures).
- * The group of GF_KNN_GROUP pages stands in for the thesis's log-bucket and
- * directory read buffers, as in P-RQ (gridfile.c).
- *
- * visitedList: the thesis needs it because cells of a scales-based grid
- * share buckets.  Here every cell is its own entry with its own page (in
- * LB-Grid its own logical bucket), so a bucket is reached once and no list
- * is kept.
+ *	data	a ring's buckets are read ahead in next-fit groups of the data
+ *			read buffer (LBB pages);
+ *	all		sub-directories too, in groups of the directory read buffer (DPB;
+ *			the thesis found this wasteful and dropped it from its figures).
  *
  * Duplicates: festival.insert keeps a second entry with an id already
  * present (without if_absent); like the generic search, an id is returned
@@ -76,6 +66,7 @@
 #include <math.h>
 
 #include "miscadmin.h"
+#include "utils/float.h"
 #include "utils/hsearch.h"
 
 typedef struct KnnPair
@@ -96,18 +87,20 @@ typedef struct RingKnn
 	Mbr			q;				/* the query point as a box */
 	int			k;
 	GfKnnPrefetch prefetch;
+	uint64		qx_line;		/* the query's cell, clamped to the extent */
+	uint64		qy_line;
 	KnnPair    *heap;			/* max-heap: the worst of the k best on top */
 	int			n;
 	int			cap;
 	HTAB	   *in_heap;		/* ids in the heap */
 } RingKnn;
 
-/* One cell of a ring: a directory entry and its minimum distance. */
+/* A region a ring reaches: its nearest cell of the ring's distance. */
 typedef struct RingCell
 {
 	double		dist;
-	int64		page;
-	int			slot;
+	int64		ref;			/* the region's child: page or bucket */
+	int			region;
 } RingCell;
 
 static inline bool
@@ -211,6 +204,7 @@ ring_offer(RingKnn *r, int64 id, double dist)
 	slot->dist = dist;
 }
 
+
 static int
 ring_cell_cmp(const void *a, const void *b)
 {
@@ -219,166 +213,231 @@ ring_cell_cmp(const void *a, const void *b)
 
 	if (x->dist != y->dist)
 		return x->dist < y->dist ? -1 : 1;
-	return x->page < y->page ? -1 : (x->page > y->page ? 1 : 0);
+	return x->ref < y->ref ? -1 : (x->ref > y->ref ? 1 : 0);
 }
 
-static void ring_visit(RingKnn *r, TreeNode *node);
-
-/*
- * Does the cell overlap the ring's box with more than its border?  A cell
- * that only touches the border has every point outside the box's
- * interior, so it is at least the gap away (see ring_visit) and belongs to
- * a later ring: ring 0 is the query's cell alone, not its neighbours too.
- */
-static inline bool
-ring_overlaps(const Mbr *cell, const Mbr *e)
+/* One grid the rings run over: the root's or a sub-directory's. */
+typedef struct RingGrid
 {
-	return cell->xmin < e->xmax && cell->xmax > e->xmin &&
-		cell->ymin < e->ymax && cell->ymax > e->ymin;
+	RingKnn    *r;
+	const GfGrid *grid;
+	const int64 *refs;			/* each region's child */
+	const uint64 *addrs;		/* each region's address */
+	uint16		child_level;
+	bool	   *visited;		/* regions entered */
+	RingCell   *cells;			/* the ring's queue */
+} RingGrid;
+
+static void sub_rings(RingKnn *r, TreeNode *sub, uint64 sub_addr);
+
+/* Is the queued region still worth reading (the group is being formed)? */
+static bool
+ring_still(void *arg, int item)
+{
+	RingGrid   *g = arg;
+
+	return !g->visited[g->cells[item].region] && ring_may_hold(g->r, g->cells[item].dist);
 }
 
-/*
- * Enter the ring's cells (sorted, all may hold at the time of sorting) in
- * order, reading their pages one at a time or in groups.
- */
+/* Enter a queued region whose page (or bucket) was read. */
 static void
-ring_enter_cells(RingKnn *r, TreeNode *node, RingCell *cells, int ncells)
+ring_enter(void *arg, int item, TreeNode *node)
 {
-	bool		grouped = (node->level == 1) ? r->prefetch != GF_KNN_PREFETCH_NONE
-		: r->prefetch == GF_KNN_PREFETCH_ALL;
-	int			i = 0;
+	RingGrid   *g = arg;
+	RingKnn    *r = g->r;
+	const NodeOps *nops = r->idx->ns->node_ops;
+	RingCell   *c = &g->cells[item];
 
-	while (i < ncells && ring_may_hold(r, cells[i].dist))
+	/* pruned since its group was formed: read for nothing */
+	if (g->visited[c->region] || !ring_may_hold(r, c->dist))
+		return;
+	g->visited[c->region] = true;
+	if (node->level == GF_LEVEL_SUBDIR)
 	{
-		PageId		pages[GF_KNN_GROUP];
-		TreeNode   *nodes[GF_KNN_GROUP];
-		int			ngroup = 0;
+		sub_rings(r, node, g->addrs[c->region]);
+		return;
+	}
+	r->idx->stats->entries_examined += node->nentries;
+	for (uint32 i = 0; i < node->nentries; i++)
+	{
+		const void *entry = NodeEntry(node, i);
+		Mbr			pt;
 
-		if (!grouped)
-		{
-			TreeNode   *child = tree_read_child(r->idx, node, cells[i].page);
-
-			ring_visit(r, child);
-			tree_free_node(child);
-			i++;
-			continue;
-		}
-		/* the cells still worth reading when the group is formed */
-		while (i + ngroup < ncells && ngroup < GF_KNN_GROUP &&
-			   ring_may_hold(r, cells[i + ngroup].dist))
-		{
-			pages[ngroup] = (PageId) cells[i + ngroup].page;
-			ngroup++;
-		}
-		Assert(ngroup > 0);
-		/* bucket pages, or LB-Grid's buckets through its read_leaves */
-		tree_read_nodes(r->idx, pages, ngroup, node->level - 1, nodes);
-		for (int g = 0; g < ngroup; g++)
-		{
-			if (nodes[g]->level != node->level - 1)
-				tree_report_bad_level(r->idx, nodes[g], node->level - 1);
-			/* pruned since the group was formed: read for nothing */
-			if (ring_may_hold(r, cells[i + g].dist))
-				ring_visit(r, nodes[g]);
-			tree_free_node(nodes[g]);
-		}
-		i += ngroup;
+		nops->entry_mbr(entry, 0, &pt);
+		ring_offer(r, nops->entry_ref(entry, 0), mbr_min_distance(&pt, &r->q));
 	}
 }
 
+/*
+ * Alg. 7 over one grid; regions marked visited beforehand are never
+ * entered.
+ */
 static void
-ring_visit(RingKnn *r, TreeNode *node)
+grid_rings(RingGrid *g, uint32 limit, bool *visited)
 {
-	const NodeOps *nops = r->idx->ns->node_ops;
-	int			n = (int) node->nentries;
-	double	   *dist;
-	Mbr		   *box;
-	bool	   *queued;
-	RingCell   *cells;
-	int			nqueued = 0;
-	int			start = 0;
-	double		w,
-				h,
-				qx = r->q.xmin,
+	RingKnn    *r = g->r;
+	const GfState *st = (const GfState *) r->idx->state;
+	const GfGrid *grid = g->grid;
+	int			nx = grid->nx,
+				ny = grid->ny;
+	int			i0 = gf_scale_interval(grid->sx, nx, r->qx_line);
+	int			j0 = gf_scale_interval(grid->sy, ny, r->qy_line);
+	int		   *queued_at = palloc(grid->nregions * sizeof(int));
+	double		qx = r->q.xmin,
 				qy = r->q.ymin;
 
-	CHECK_FOR_INTERRUPTS();
-	r->idx->stats->entries_examined += n;
-	if (node->level == 0)
-	{
-		for (int i = 0; i < n; i++)
-		{
-			const void *entry = NodeEntry(node, i);
-			Mbr			pt;
+	g->visited = visited;
+	g->cells = palloc(grid->nregions * sizeof(RingCell));
+	for (int k = 0; k < grid->nregions; k++)
+		queued_at[k] = -1;
+	r->idx->stats->entries_examined += grid->nregions;
 
-			nops->entry_mbr(entry, 0, &pt);
-			ring_offer(r, nops->entry_ref(entry, 0), mbr_min_distance(&pt, &r->q));
-		}
-		return;
-	}
-	if (n == 0)
-		return;
-
-	dist = palloc(n * sizeof(double));
-	box = palloc(n * sizeof(Mbr));
-	queued = palloc0(n * sizeof(bool));
-	cells = palloc(n * sizeof(RingCell));
-	for (int i = 0; i < n; i++)
+	for (int step = 0;; step++)
 	{
-		nops->entry_mbr(NodeEntry(node, i), node->level, &box[i]);
-		dist[i] = mbr_min_distance(&box[i], &r->q);
-		if (dist[i] < dist[start])
-			start = i;
-	}
-	/* the query's cell: a ring is this cell's size wide */
-	w = box[start].xmax - box[start].xmin;
-	h = box[start].ymax - box[start].ymin;
-	if (!(w > 0.0))
-		w = 1.0;
-	if (!(h > 0.0))
-		h = 1.0;
-
-	for (int step = 0; nqueued < n; step++)
-	{
-		Mbr			e;
 		int			ncells = 0;
-		double		gap;
+		int64	   *refs;
+		double		gap = get_float8_infinity();
+		bool		beyond = false;
 
-		e.xmin = box[start].xmin - step * w;
-		e.xmax = box[start].xmax + step * w;
-		e.ymin = box[start].ymin - step * h;
-		e.ymax = box[start].ymax + step * h;
-		for (int i = 0; i < n; i++)
+		CHECK_FOR_INTERRUPTS();
+		/* the ring's cells: its four sides D */
+		for (int j = j0 - step; j <= j0 + step; j++)
 		{
-			if (queued[i] || !ring_overlaps(&box[i], &e))
+			int			di = (j == j0 - step || j == j0 + step) ? 1 : 2 * step;
+
+			if (j < 0 || j >= ny)
 				continue;
-			queued[i] = true;
-			nqueued++;
-			/* a cell too far now stays too far: the k-th distance only falls */
-			if (ring_may_hold(r, dist[i]))
+			for (int i = i0 - step; i <= i0 + step; i += Max(di, 1))
 			{
-				cells[ncells].dist = dist[i];
-				cells[ncells].page = nops->entry_ref(NodeEntry(node, i), node->level);
-				cells[ncells].slot = i;
+				int			reg;
+				Mbr			cell;
+				double		d;
+
+				if (i < 0 || i >= nx)
+					continue;
+				reg = grid->cells[(int64) j * nx + i];
+				if (g->visited[reg])
+					continue;
+				cell.xmin = gf_line_x(st, grid->sx[i]);
+				cell.xmax = gf_line_x(st, grid->sx[i + 1]);
+				cell.ymin = gf_line_y(st, grid->sy[j]);
+				cell.ymax = gf_line_y(st, grid->sy[j + 1]);
+				d = mbr_min_distance(&cell, &r->q);
+				if (!ring_may_hold(r, d))
+					continue;
+				if (queued_at[reg] >= 0 && queued_at[reg] < ncells &&
+					g->cells[queued_at[reg]].region == reg)
+				{
+					/* a region once per ring, at its nearest cell */
+					g->cells[queued_at[reg]].dist = Min(g->cells[queued_at[reg]].dist, d);
+					continue;
+				}
+				queued_at[reg] = ncells;
+				g->cells[ncells].dist = d;
+				g->cells[ncells].ref = g->refs[reg];
+				g->cells[ncells].region = reg;
 				ncells++;
 			}
 		}
+		/* cellQueue: nearest first; cellQueue': the same order, in groups */
 		if (ncells > 1)
-			qsort(cells, ncells, sizeof(RingCell), ring_cell_cmp);
-		ring_enter_cells(r, node, cells, ncells);
+			qsort(g->cells, ncells, sizeof(RingCell), ring_cell_cmp);
+		for (int k = 0; k < ncells; k++)
+			queued_at[g->cells[k].region] = -1;
+		refs = palloc(Max(ncells, 1) * sizeof(int64));
+		for (int k = 0; k < ncells; k++)
+			refs[k] = g->cells[k].ref;
+		gf_read_next_fit(r->idx, refs, ncells, g->child_level, limit,
+						 ring_still, ring_enter, g);
+		pfree(refs);
 
-		/* every cell not queued yet lies outside e: at least gap away */
-		if (qx >= e.xmin && qx <= e.xmax && qy >= e.ymin && qy <= e.ymax)
-			gap = Min(Min(qx - e.xmin, e.xmax - qx), Min(qy - e.ymin, e.ymax - qy));
-		else
-			gap = 0.0;
+		/* every cell outside the rings so far lies beyond one of its sides */
+		if (i0 - step > 0)
+		{
+			gap = Min(gap, qx - gf_line_x(st, grid->sx[i0 - step]));
+			beyond = true;
+		}
+		if (i0 + step < nx - 1)
+		{
+			gap = Min(gap, gf_line_x(st, grid->sx[i0 + step + 1]) - qx);
+			beyond = true;
+		}
+		if (j0 - step > 0)
+		{
+			gap = Min(gap, qy - gf_line_y(st, grid->sy[j0 - step]));
+			beyond = true;
+		}
+		if (j0 + step < ny - 1)
+		{
+			gap = Min(gap, gf_line_y(st, grid->sy[j0 + step + 1]) - qy);
+			beyond = true;
+		}
+		if (!beyond)
+			break;				/* the grid is explored */
 		if (r->n == r->k && gap > r->heap[0].dist)
 			break;
 	}
-	pfree(dist);
-	pfree(box);
-	pfree(queued);
-	pfree(cells);
+	pfree(queued_at);
+	pfree(g->visited);
+	pfree(g->cells);
+}
+
+/*
+ * Entering a sub-directory: the rings over its grid array, buckets read.
+ * Only its entries inside its region count (as for window queries: after
+ * a crash a split sub-directory's page may still hold its old content).
+ */
+static void
+sub_rings(RingKnn *r, TreeNode *sub, uint64 sub_addr)
+{
+	const GfState *st = (const GfState *) r->idx->state;
+	GfGrid		grid;
+	RingGrid	g;
+	int64	   *refs = palloc(sub->nentries * sizeof(int64));
+	bool	   *outside = palloc0(sub->nentries * sizeof(bool));
+
+	CHECK_FOR_INTERRUPTS();
+	check_stack_depth();
+	for (uint32 i = 0; i < sub->nentries; i++)
+	{
+		refs[i] = GfDirEntries(sub)[i].child;
+		outside[i] = !gf_addr_contains(sub_addr, GfDirEntries(sub)[i].addr);
+	}
+	gf_dir_grid(sub, &grid, true);
+	g.r = r;
+	g.grid = &grid;
+	g.refs = refs;
+	g.addrs = NULL;
+	g.child_level = GF_LEVEL_BUCKET;
+	grid_rings(&g, r->prefetch == GF_KNN_PREFETCH_NONE ? 0 : st->lbb_pages, outside);
+	gf_grid_free(&grid);
+	pfree(refs);
+}
+
+/* The rings over the root directory's grid array, sub-directories read. */
+static void
+root_rings(RingKnn *r, GfRoot *root)
+{
+	const GfState *st = (const GfState *) r->idx->state;
+	int			n = gf_root_count(root);
+	int64	   *refs = palloc(n * sizeof(int64));
+	uint64	   *addrs = palloc(n * sizeof(uint64));
+	RingGrid	g;
+
+	for (int i = 0; i < n; i++)
+	{
+		refs[i] = (int64) gf_root_sub_page(root, i);
+		addrs[i] = gf_root_sub_addr(root, i);
+	}
+	g.r = r;
+	g.grid = gf_root_grid(root);
+	g.refs = refs;
+	g.addrs = addrs;
+	g.child_level = GF_LEVEL_SUBDIR;
+	grid_rings(&g, r->prefetch == GF_KNN_PREFETCH_ALL ? st->dpb_pages : 0,
+			   palloc0(n * sizeof(bool)));
+	pfree(refs);
+	pfree(addrs);
 }
 
 static int
@@ -404,7 +463,9 @@ gf_knn(StructIndex *idx, double x, double y, int k, int64 **ids, double **distan
 	const GfState *st = (const GfState *) idx->state;
 	RingKnn		r;
 	HASHCTL		ctl;
-	TreeNode   *root;
+	GfRoot	   *root = gf_root(idx);
+	uint64		x1,
+				y1;
 
 	Assert(k > 0);
 	memset(&r, 0, sizeof(r));
@@ -422,9 +483,10 @@ gf_knn(StructIndex *idx, double x, double y, int k, int64 **ids, double **distan
 	r.in_heap = hash_create("festival ring knn ids", Min(k, 1024), &ctl,
 							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 
-	root = tree_read_root(idx);
-	ring_visit(&r, root);
-	tree_free_node(root);
+	gf_region_lines(gf_point_addr(st, Min(Max(x, st->extent.xmin), st->extent.xmax),
+								  Min(Max(y, st->extent.ymin), st->extent.ymax)),
+					&r.qx_line, &x1, &r.qy_line, &y1);
+	root_rings(&r, root);
 
 	/* the heap in order: nearest first, ties by id */
 	qsort(r.heap, r.n, sizeof(KnnPair), knn_pair_cmp);

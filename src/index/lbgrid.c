@@ -7,7 +7,9 @@
  *	  copied) whose cells hold logical bucket ids, and buckets kept as log
  *	  records in append-only log pages.
  *
- * Layout.  Levels >= 1 are GFFM directory pages (gridfile.h); a level-1
+ * Layout.  Levels >= 1 are GFFM's two-level directory (gridfile.h: the
+ * root directory in memory and its root pages, one page per
+ * sub-directory with its scales and grid array); a level-1
  * entry's child is not a page but the logical bucket id, which is the
  * bucket's region address (a region is a bucket's for as long as the
  * bucket lives, so the id needs no table of its own), stored negated
@@ -44,7 +46,7 @@
  *	  when it is a bucket of the same sub-directory and both fit one
  *	  bucket, at <= merge_fill percent (default 30) after a delete;
  *	  repeated while it applies, then directory pages merge as in GFFM.
- *	- Sub-directory capacity: as GFFM's (one page of 48-byte regions).
+ *	- Sub-directory capacity: as GFFM's (one page of 56-byte regions).
  *	- Duplicates of one point beyond a bucket: refused with an error, as
  *	  GFFM does (one grid cell cannot be split).
  *	- BTT persistence (§3.4.1 gap): none.  The BTT is rebuilt from the log
@@ -58,9 +60,21 @@
  *	  compacted every bucket with records in it), unless it is the working
  *	  page.  A bucket's list only shortens at a split or merge (no separate
  *	  list-length limit).
- *	- Occupancy (§3.4.1 gap): the live count in the BTT entry.  A delete
- *	  reads its bucket first, to refuse absent entries and keep the count
- *	  exact (a read the thesis does not pay).
+ *	- Occupancy (§3.4.1 gap): the live count in the BTT entry.
+ *	- Delete (Alg. 3): a delete record is appended without reading the
+ *	  bucket.  So a delete cannot tell an entry that is not there: it
+ *	  returns false only when the bucket is empty, and a delete record
+ *	  with no entry to remove removes nothing when the bucket is replayed.
+ *	  The live count may then be too low, by at most the delete records
+ *	  appended since the bucket was last replayed (LbBucket.unverified):
+ *	  every replay sets it exactly, an insert that might fill the bucket
+ *	  by the true count reads it first (the thesis reads a full bucket
+ *	  anyway), a merge reads both buckets (as Alg. 3 does) and checks them
+ *	  again, and the index's entry count is no longer vouched for
+ *	  (FEST_META_ENTRIES_VALID) until festival.check() counts it.  With
+ *	  delete_check 'read' a delete reads its bucket first, refuses absent
+ *	  entries and keeps every count exact (festival's delete before the
+ *	  thesis's, a read the thesis does not pay).
  *	- Update: a delete record and an insert record.
  *	- Durability: the working log page is written at each operation's
  *	  commit (write-through), so acknowledged changes survive kill -9 and
@@ -68,9 +82,10 @@
  *	  pages; FAST and eFIND (whose redo log would duplicate the log pages)
  *	  are refused.
  *
- * Queries are GFFM's and the generic ones (P-RQ of gridfile.c, the ring
- * kNN of gridfile_knn.c with knn_prefetch, traverse.c, knn.c for a query
- * that is not a point, batch_search.c) over the read_leaves hook: a
+ * Queries are GFFM's (RQ, P-RQ and group point queries of
+ * gridfile_query.c, the ring kNN of gridfile_knn.c with knn_prefetch;
+ * the generic ones for a kNN that is not a point, snapshots and dumps)
+ * over the read_leaves hook and the BTT lists (lb_bucket_pages): a
  * logical bucket is assembled by replaying its log pages, and the buckets
  * of one batch read their pages with one ns_read_many (readBucket,
  * §3.4.2, and the group reads of §3.5).
@@ -100,7 +115,12 @@ typedef struct LbOptions
 	int			range_algorithm;	/* index into gf_range_algorithms */
 	int			knn_prefetch;	/* index into gf_knn_prefetches */
 	int64		merge_fill;
+	int64		directory_read_buffer;
+	int64		data_read_buffer;
+	int			delete_check;	/* index into lb_delete_checks */
 } LbOptions;
+
+static const char *const lb_delete_checks[] = {"none", "read", NULL};
 
 
 
@@ -119,20 +139,38 @@ static const OptionSpec lb_options[] = {
 	{
 		.name = "range_algorithm", .type = OPT_CHOICE, .default_choice = "rq",
 		.choices = gf_range_algorithms,
-		.description = "Window queries: rq reads one bucket's log pages at a time, depth first; p-rq (Fevgas 2019, Alg. 6) reads the log pages of up to 64 buckets in one batch.",
+		.description = "Window queries: rq reads one bucket's log pages at a time; p-rq (Fevgas 2019, Alg. 6) reads the sub-directories, then each one's buckets, in next-fit groups the size of the read buffers (a log page shared by buckets of a group read once).",
 		.offset = offsetof(LbOptions, range_algorithm)
 	},
 	{
 		.name = "knn_prefetch", .type = OPT_CHOICE, .default_choice = "none",
 		.choices = gf_knn_prefetches,
-		.description = "kNN of a query point (Fevgas 2019, Alg. 7, ring by ring, as for gridfile): none reads one bucket's log pages when its cell is entered; data reads the log pages of up to 64 buckets of a ring in one batch, a page shared by several of them once; all does the same for sub-directories too.",
+		.description = "kNN of a query point (Fevgas 2019, Alg. 7, ring by ring, as for gridfile): none reads one bucket's log pages when its cell is entered; data reads a ring's buckets in next-fit groups of the data read buffer, a page shared by several of them once; all does the same for sub-directories too.",
 		.offset = offsetof(LbOptions, knn_prefetch)
 	},
 	{
 		.name = "merge_fill", .type = OPT_INT, .default_number = 30,
 		.min = 0, .max = 50,
-		.description = "After a deletion, a bucket with at most this percent of its capacity merges with its buddy when both fit in one bucket (thesis: 30); directory pages likewise.",
+		.description = "After a deletion, a bucket with at most this percent of its capacity merges with its buddy when both fit in one bucket (thesis: 30); sub-directories likewise.",
 		.offset = offsetof(LbOptions, merge_fill)
+	},
+	{
+		.name = "directory_read_buffer", .type = OPT_BYTES, .default_number = 0,
+		.min = 0, .max = 1073741824.0,
+		.description = "The thesis's directory-page read buffer (DPB), which a group read of sub-directories fills (Fevgas 2019, Alg. 6-8). 0: the thesis's 10.5 MB.",
+		.offset = offsetof(LbOptions, directory_read_buffer)
+	},
+	{
+		.name = "data_read_buffer", .type = OPT_BYTES, .default_number = 0,
+		.min = 0, .max = 1073741824.0,
+		.description = "The thesis's log-bucket read buffer (LBB), the log pages a group read of buckets fills (Fevgas 2019, Alg. 6-8). 0: the thesis's 3.5 MB.",
+		.offset = offsetof(LbOptions, data_read_buffer)
+	},
+	{
+		.name = "delete_check", .type = OPT_CHOICE, .default_choice = "none",
+		.choices = lb_delete_checks,
+		.description = "none: a delete appends its record without reading the bucket (Fevgas 2019, Alg. 3), so it returns true for any point of a non-empty bucket, and the entry count is vouched for again by festival.check(); read: a delete reads its bucket first and returns false for an entry that is not there (festival's exact delete).",
+		.offset = offsetof(LbOptions, delete_check)
 	},
 	{0}
 };
@@ -159,7 +197,8 @@ static const NodeOps lb_node_ops = {
 	.internal_entry_size = sizeof(GfDirEntry),
 	.compare_identity = gf_compare_identity,
 	.entry_mbr = gf_entry_mbr,
-	.entry_ref = gf_entry_ref
+	.entry_ref = gf_entry_ref,
+	.level_flags = gf_level_flags
 };
 
 /* ------------------------------------------------------------------ */
@@ -267,6 +306,7 @@ bucket_begin(LbState *st, uint64 addr, PageId page)
 
 	Assert(!found);
 	b->live = 0;
+	b->unverified = 0;
 	b->npages = 0;
 	b->maxpages = 0;
 	b->pages = NULL;
@@ -302,7 +342,16 @@ btt_apply(LbState *st, const LbRecord *r, PageId page)
 	if (b == NULL)
 		return;
 	bucket_add_page(st, b, page);
-	b->live += (r->tag & LB_DELETE) ? -1 : 1;
+	if ((r->tag & LB_DELETE) == 0)
+		b->live++;
+	else if (st->delete_reads)
+		b->live--;				/* every delete found its entry */
+	else
+	{
+		/* appended without reading (Alg. 3): maybe of no entry */
+		b->live = Max(b->live - 1, 0);
+		b->unverified++;
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -630,6 +679,8 @@ replay_bucket(StructIndex *idx, LbState *st, uint64 addr, HTAB *nodes)
 				for (k = (int) out->nentries - 1; k >= 0; k--)
 					if (compare_record(&LbRecords(out)[k], rec) == 0)
 						break;
+				if (k < 0 && !st->delete_reads)
+					continue;	/* a delete of an entry that was not there */
 				if (k < 0)
 					report_bad_log_page(idx, pg->page, "A delete record has no entry to remove.");
 				LbRecords(out)[k] = LbRecords(out)[out->nentries - 1];
@@ -647,10 +698,17 @@ replay_bucket(StructIndex *idx, LbState *st, uint64 addr, HTAB *nodes)
 			}
 		}
 	}
-	if ((int32) out->nentries != b->live)
+	/*
+	 * The replay is the exact count: deletes appended without reading the
+	 * bucket may have found nothing, by at most b->unverified.
+	 */
+	if ((int32) out->nentries < b->live ||
+		(int32) out->nentries > b->live + b->unverified)
 		report_bad_log_page(idx, b->pages[0],
-							psprintf("Bucket " UINT64_FORMAT " replays to %u entries, but its table entry counts %d.",
-									 addr, out->nentries, b->live));
+							psprintf("Bucket " UINT64_FORMAT " replays to %u entries, but its table entry counts %d (and %d deletes not checked).",
+									 addr, out->nentries, b->live, b->unverified));
+	b->live = (int32) out->nentries;
+	b->unverified = 0;
 	return out;
 }
 
@@ -725,37 +783,64 @@ lb_read_leaves(StructIndex *idx, const int64 *refs, int n, TreeNode **out)
 }
 
 /*
- * Is ref a bucket of the directory?  The region it names is followed down
- * the directory as a point would be, and must be a level-1 entry itself
- * (an empty bucket has no table entry, yet is one).  Regions that are no
- * bucket (a part or a union of buckets) and refs that name no region are
- * not.
+ * Is ref a bucket of the directory?  The region it names is looked up as
+ * its first cell would be (the root directory, then one sub-directory) and
+ * must be a sub-directory entry itself (an empty bucket has no table
+ * entry, yet is one).  Regions that are no bucket (a part or a union of
+ * buckets) and refs that name no region are not.
  */
 static bool
 lb_leaf_exists(StructIndex *idx, int64 ref)
 {
 	uint64		addr;
+	int			len;
+	GfRoot	   *root;
+	int			sub;
 	TreeNode   *node;
+	int			slot;
+	bool		found;
 
 	if (ref >= 0 || ref == PG_INT64_MIN)
 		return false;
 	addr = LB_REF_ADDR(ref);
-	if (gf_addr_len(addr) > GF_MAX_DEPTH)
+	len = gf_addr_len(addr);
+	if (len > GF_MAX_DEPTH)
 		return false;
 	(void) lb_state(idx);
-	node = tree_read_root(idx);
-	while (node->level >= 1)
-	{
-		int			slot = gf_locate(node, addr);
+	root = gf_root(idx);
+	sub = gf_root_find(root, addr << (GF_MAX_DEPTH - len));
+	if (!gf_addr_contains(gf_root_sub_addr(root, sub), addr))
+		return false;			/* a region larger than a sub-directory */
+	node = tree_read_node(idx, (int64) gf_root_sub_page(root, sub), GF_LEVEL_SUBDIR);
+	if (node->level != GF_LEVEL_SUBDIR)
+		tree_report_bad_level(idx, node, GF_LEVEL_SUBDIR);
+	idx->stats->entries_examined += node->nentries;
+	slot = gf_locate(node, addr);
+	found = slot >= 0 && GfDirEntries(node)[slot].addr == addr;
+	tree_free_node(node);
+	return found;
+}
 
-		idx->stats->entries_examined += node->nentries;
-		if (slot < 0)
-			return false;
-		if (node->level == 1)
-			return GfDirEntries(node)[slot].addr == addr;
-		node = tree_read_child(idx, node, GfDirEntries(node)[slot].child);
-	}
-	return false;
+/*
+ * The log pages reading bucket ref takes (GfState.bucket_pages, the
+ * thesis's BTT[B].list): its list, less the working page, which is in
+ * memory and newest, so last if there.
+ */
+static int
+lb_bucket_pages(StructIndex *idx, int64 ref, PageId *one, const PageId **pages)
+{
+	LbState    *st = lb_state(idx);
+	LbBucket   *b = lb_btt_find(st, LB_REF_ADDR(ref));
+	int			n;
+
+	*pages = one;
+	if (b == NULL)
+		return 0;
+	n = b->npages;
+	if (n > 0 && st->work != NULL && b->pages[n - 1] == st->work->page)
+		n--;
+	*pages = b->pages;
+	return n;
 }
 
 TreeNode *
@@ -771,26 +856,6 @@ lb_read_bucket(StructIndex *idx, uint64 addr)
 /* ------------------------------------------------------------------ */
 /* insertion (Alg. 2)                                                 */
 /* ------------------------------------------------------------------ */
-
-/* The sub-directory (path[depth]) and slot of the bucket holding point. */
-static int
-locate_bucket(StructIndex *idx, uint64 point, PathStep *path)
-{
-	int			depth = gf_descend(idx, point, path, 1);
-	TreeNode   *sub = path[depth].node;
-
-	idx->stats->entries_examined += sub->nentries;
-	path[depth].slot = gf_locate(sub, point);
-	if (path[depth].slot < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
-						idx->name, sub->page),
-				 errdetail("No region of the sub-directory holds the point."),
-				 errhint("Run festival.check('%s'), then rebuild the index with festival.build('%s').",
-						 idx->name, idx->name)));
-	return depth;
-}
 
 /*
  * Write the compacted content of new buckets as one group (a marker and
@@ -834,28 +899,38 @@ static void
 lb_insert(StructIndex *idx, int64 id, const Mbr *box)
 {
 	LbState    *st = lb_state(idx);
-	PathStep	path[FEST_MAX_LEVELS];
 	uint64		point = gf_point_admit(idx, box->xmin, box->ymin);
-	int			depth = locate_bucket(idx, point, path);
-	TreeNode   *sub = path[depth].node;
-	int			slot = path[depth].slot;
-	uint64		addr = GfDirEntries(sub)[slot].addr;
-	LbBucket   *b = lb_btt_find(st, addr);
+	GfLookup	lk;
+	uint64		addr;
+	LbBucket   *b;
 	LbRecord	rec;
 	TreeNode   *bucket;
 	uint64	   *keys;
 	List	   *pieces = NIL;
-	GfDirEntry *pe;
-	uint64	   *pkeys;
-	int			np;
+	GfDirEntry *made;
+	int			np = 0;
 	int			n;
 	ListCell   *lc;
-	int			k;
 
+	gf_lookup(idx, point, false, &lk);
+	addr = GfDirEntries(lk.subdir)[lk.slot].addr;
+	b = lb_btt_find(st, addr);
 	rec.x = box->xmin;
 	rec.y = box->ymin;
 	rec.id = id;
 	rec.tag = addr;
+
+	/*
+	 * Deletes appended without reading may have left the count too low: a
+	 * bucket that might be full by its true count is read (a replay sets
+	 * the count) before it is taken for not full.
+	 */
+	if (b != NULL && b->unverified > 0 &&
+		b->live + b->unverified >= (int32) st->gf.bucket_max)
+	{
+		tree_free_node(lb_read_bucket(idx, addr));
+		b = lb_btt_find(st, addr);
+	}
 
 	if (b == NULL || b->live < (int32) st->gf.bucket_max)
 	{
@@ -878,6 +953,7 @@ lb_insert(StructIndex *idx, int64 id, const Mbr *box)
 
 	/* full: read it, split it by buddy halving, write it compacted */
 	bucket = lb_read_bucket(idx, addr);
+	Assert(bucket->nentries < bucket->capacity);
 	LbRecords(bucket)[bucket->nentries++] = rec;
 	n = (int) bucket->nentries;
 	keys = palloc(n * sizeof(uint64));
@@ -891,30 +967,14 @@ lb_insert(StructIndex *idx, int64 id, const Mbr *box)
 	idx->stats->splits_leaf++;
 
 	/* the sub-directory's entry gives way to the halves' */
-	np = list_length(pieces);
-	n = (int) sub->nentries + np - 1;
-	pe = palloc(n * sizeof(GfDirEntry));
-	pkeys = palloc(n * sizeof(uint64));
-	memcpy(pe, GfDirEntries(sub), slot * sizeof(GfDirEntry));
-	k = slot;
+	made = palloc(list_length(pieces) * sizeof(GfDirEntry));
 	foreach(lc, pieces)
 	{
 		GfPiece    *p = lfirst(lc);
 
-		gf_fill_dir_entry(&st->gf, &pe[k++], p->addr, (PageId) LB_REF(p->addr));
+		gf_fill_dir_entry(&st->gf, &made[np++], p->addr, (PageId) LB_REF(p->addr));
 	}
-	memcpy(pe + k, GfDirEntries(sub) + slot + 1,
-		   (sub->nentries - slot - 1) * sizeof(GfDirEntry));
-	for (int i = 0; i < n; i++)
-		pkeys[i] = pe[i].addr;
-	if (n <= (int) st->gf.dir_max)
-	{
-		memcpy(sub->entries, pe, n * sizeof(GfDirEntry));
-		sub->nentries = n;
-		ns_write(idx->ns, sub, NS_WRITE_UPDATE);
-		return;
-	}
-	gf_split_up(idx, path, depth, sub, (char *) pe, pkeys, n, sizeof(GfDirEntry));
+	gf_subdir_replace(idx, &lk, addr, made, np);
 }
 
 /* ------------------------------------------------------------------ */
@@ -934,37 +994,40 @@ static bool
 lb_contains(StructIndex *idx, int64 id, const Mbr *box)
 {
 	LbState    *st = lb_state(idx);
-	PathStep	path[FEST_MAX_LEVELS];
-	int			depth;
+	GfLookup	lk;
 	LbRecord	rec;
 
 	if (!mbr_is_point(box) || !gf_point_inside(&st->gf, box->xmin, box->ymin))
 		return false;
-	depth = locate_bucket(idx, gf_point_addr(&st->gf, box->xmin, box->ymin), path);
+	gf_lookup(idx, gf_point_addr(&st->gf, box->xmin, box->ymin), false, &lk);
 	rec.x = box->xmin;
 	rec.y = box->ymin;
 	rec.id = id;
-	return find_record(lb_read_bucket(idx, GfDirEntries(path[depth].node)[path[depth].slot].addr),
+	return find_record(lb_read_bucket(idx, GfDirEntries(lk.subdir)[lk.slot].addr),
 					   &rec) >= 0;
 }
 
 /*
- * Merge the bucket at slot of sub with its buddy while it holds at most
- * the merge threshold, the buddy is a bucket of the same sub-directory and
- * both fit in one bucket: their content goes compacted under the parent
- * region.  True when anything merged.
+ * Merge the bucket at lk->slot of the sub-directory with its buddy while
+ * it holds at most the merge threshold, the buddy is a bucket of the same
+ * sub-directory and both fit in one bucket (Alg. 3, lines 6-21): both are
+ * read (readBucket, which also makes their counts exact, so the threshold
+ * and the fit are checked again) and their content goes compacted under
+ * the parent region; the sub-directory's two entries become one (in
+ * memory: the caller writes it).  True when anything merged.
  */
 static bool
-merge_buckets(StructIndex *idx, LbState *st, TreeNode *sub, int *slot)
+merge_buckets(StructIndex *idx, LbState *st, GfLookup *lk)
 {
+	TreeNode   *sub = lk->subdir;
 	bool		merged = false;
 
 	for (;;)
 	{
 		GfDirEntry *e = GfDirEntries(sub);
-		uint64		a = e[*slot].addr;
+		uint64		a = e[lk->slot].addr;
 		bool		high = (a & 1) != 0;
-		int			bs = high ? *slot - 1 : *slot + 1;
+		int			bs = high ? lk->slot - 1 : lk->slot + 1;
 		LbBucket   *b = lb_btt_find(st, a);
 		LbBucket   *m;
 		int32		live = b == NULL ? 0 : b->live;
@@ -974,7 +1037,7 @@ merge_buckets(StructIndex *idx, LbState *st, TreeNode *sub, int *slot)
 		GfPiece		piece;
 		List	   *pieces;
 
-		if (live > (int32) st->gf.bucket_merge || a == GF_ROOT_ADDR ||
+		if (live > (int32) st->gf.bucket_merge || a == lk->sub_addr ||
 			bs < 0 || bs >= (int) sub->nentries || e[bs].addr != (a ^ 1))
 			break;
 		m = lb_btt_find(st, a ^ 1);
@@ -984,6 +1047,14 @@ merge_buckets(StructIndex *idx, LbState *st, TreeNode *sub, int *slot)
 		refs[0] = LB_REF(a);
 		refs[1] = LB_REF(a ^ 1);
 		lb_read_leaves(idx, refs, 2, nodes);
+		if (nodes[0]->nentries > st->gf.bucket_merge ||
+			nodes[0]->nentries + nodes[1]->nentries > st->gf.bucket_max)
+		{
+			/* deletes that found nothing had made the counts too low */
+			tree_free_node(nodes[0]);
+			tree_free_node(nodes[1]);
+			break;
+		}
 		piece.addr = a >> 1;
 		piece.n = (int) (nodes[0]->nentries + nodes[1]->nentries);
 		piece.entries = palloc(Max(piece.n, 1) * sizeof(LbRecord));
@@ -1002,46 +1073,68 @@ merge_buckets(StructIndex *idx, LbState *st, TreeNode *sub, int *slot)
 			pieces = list_make1(&piece);
 			write_group(idx, st, pieces);
 		}
-		gf_fill_dir_entry(&st->gf, &e[*slot], a >> 1, (PageId) LB_REF(a >> 1));
+		gf_fill_dir_entry(&st->gf, &e[lk->slot], a >> 1, (PageId) LB_REF(a >> 1));
 		gf_remove_slot(sub, bs);
 		if (high)
-			(*slot)--;
+			lk->slot--;
 		merged = true;
 	}
 	return merged;
 }
 
+/*
+ * Delete (Alg. 3): a delete record appended to the working log page,
+ * reading no bucket (with delete_check 'read', the bucket is read first
+ * and an entry that is not there is refused); then the merge when the
+ * bucket's occupancy has dropped to the threshold.
+ */
 static bool
 lb_remove(StructIndex *idx, int64 id, const Mbr *box)
 {
 	LbState    *st = lb_state(idx);
-	PathStep	path[FEST_MAX_LEVELS];
-	int			depth;
-	TreeNode   *sub;
+	GfLookup	lk;
 	uint64		addr;
 	LbBucket   *b;
 	LbRecord	rec;
-	bool		changed;
 
 	if (!mbr_is_point(box) || !gf_point_inside(&st->gf, box->xmin, box->ymin))
 		return false;
-	depth = locate_bucket(idx, gf_point_addr(&st->gf, box->xmin, box->ymin), path);
-	sub = path[depth].node;
-	addr = GfDirEntries(sub)[path[depth].slot].addr;
+	gf_lookup(idx, gf_point_addr(&st->gf, box->xmin, box->ymin), false, &lk);
+	addr = GfDirEntries(lk.subdir)[lk.slot].addr;
 	b = lb_btt_find(st, addr);
 	rec.x = box->xmin;
 	rec.y = box->ymin;
 	rec.id = id;
-	if (b == NULL || b->live == 0 || find_record(lb_read_bucket(idx, addr), &rec) < 0)
-		return false;
+	if (st->delete_reads)
+	{
+		if (b == NULL || b->live == 0 || find_record(lb_read_bucket(idx, addr), &rec) < 0)
+			return false;
+	}
+	else if (b == NULL || b->live + b->unverified == 0)
+		return false;			/* an empty bucket: nothing to delete */
 
 	rec.tag = addr | LB_DELETE;
 	bucket_add_page(st, b, lb_append(idx, st, &rec, 1));
-	b->live--;
+	if (st->delete_reads)
+		b->live--;
+	else
+	{
+		/*
+		 * Maybe a delete of an entry that is not there: the count is a
+		 * lower bound until the bucket is replayed, and the index's entry
+		 * count is no longer vouched for (festival.check() counts it).
+		 */
+		b->live = Max(b->live - 1, 0);
+		b->unverified++;
+		if (idx->ns->meta->flags & FEST_META_ENTRIES_VALID)
+		{
+			idx->ns->meta->flags &= ~FEST_META_ENTRIES_VALID;
+			ns_meta_changed(idx->ns);
+		}
+	}
 
-	changed = merge_buckets(idx, st, sub, &path[depth].slot);
-	if (changed)
-		gf_merge_up(idx, path, depth, true, 1);
+	if (merge_buckets(idx, st, &lk))
+		gf_subdir_merge(idx, &lk);
 	return true;
 }
 
@@ -1108,16 +1201,16 @@ lb_recover(StructIndex *idx)
 	MemoryContext old = MemoryContextSwitchTo(tmp);
 	HTAB	   *inner;
 	GfDirEntry *entries;
-	uint64	   *keys;
 	int			n = 0,
 				max = 64;
-	int			level = 1;
 	int64		total = 0;
+	int64		unverified = 0;
 	HASH_SEQ_STATUS seq;
 	LbBucket   *b;
 	uint64		npages = ns->meta->page_count;
 
-	if (!lb_load(idx, st, true))
+	/* an older layout is refused until a build, not restored */
+	if (!gf_layout_current(ns->meta) || !lb_load(idx, st, true))
 	{
 		Assert(!st->loaded);
 		MemoryContextSwitchTo(old);
@@ -1143,44 +1236,20 @@ lb_recover(StructIndex *idx)
 	inner = inner_regions(st);
 	entries = palloc(max * sizeof(GfDirEntry));
 	tile(st, inner, GF_ROOT_ADDR, &entries, &n, &max);
-	for (;;)
-	{
-		List	   *pieces = NIL;
-		ListCell   *lc;
-		GfDirEntry *up;
-		int			k = 0;
-
-		keys = palloc(n * sizeof(uint64));
-		for (int i = 0; i < n; i++)
-			keys[i] = entries[i].addr;
-		gf_cut(GF_ROOT_ADDR, (char *) entries, keys, n, sizeof(GfDirEntry),
-			   st->gf.dir_max, &pieces);
-		up = palloc(list_length(pieces) * sizeof(GfDirEntry));
-		foreach(lc, pieces)
-		{
-			GfPiece    *p = lfirst(lc);
-			TreeNode   *node = ns_new_node(ns, ns_alloc(ns, level), level);
-
-			memcpy(node->entries, p->entries, p->n * sizeof(GfDirEntry));
-			node->nentries = p->n;
-			ns_write(ns, node, NS_WRITE_NEW);
-			gf_fill_dir_entry(&st->gf, &up[k++], p->addr, node->page);
-		}
-		if (k == 1)
-		{
-			ns_set_root(ns, (PageId) up[0].child, level + 1);
-			break;
-		}
-		entries = up;
-		n = k;
-		level++;
-	}
+	gf_build_directory(idx, entries, n);
 
 	hash_seq_init(&seq, st->btt);
 	while ((b = hash_seq_search(&seq)) != NULL)
+	{
 		total += b->live;
+		unverified += b->unverified;
+	}
 	ns->meta->entry_count = (uint64) total;
-	ns->meta->flags |= FEST_META_ENTRIES_VALID;
+	/* deletes that never read their bucket leave the count unknown */
+	if (unverified == 0)
+		ns->meta->flags |= FEST_META_ENTRIES_VALID;
+	else
+		ns->meta->flags &= ~FEST_META_ENTRIES_VALID;
 	ns_meta_changed(ns);
 	ns_commit(ns);
 	ns->ops->end_op(ns);
@@ -1197,13 +1266,14 @@ static void
 lb_init_empty(StructIndex *idx)
 {
 	LbState    *st = (LbState *) idx->state;
-	TreeNode   *root = ns_new_node(idx->ns, ns_alloc(idx->ns, 1), 1);
+	TreeNode   *sub = ns_new_node(idx->ns, ns_alloc(idx->ns, GF_LEVEL_SUBDIR),
+								  GF_LEVEL_SUBDIR);
 
-	/* a root sub-directory whose one region is the empty bucket 1 */
-	gf_fill_dir_entry(&st->gf, GfDirEntries(root), GF_ROOT_ADDR, (PageId) LB_REF(GF_ROOT_ADDR));
-	root->nentries = 1;
-	ns_write(idx->ns, root, NS_WRITE_NEW);
-	ns_set_root(idx->ns, root->page, 2);
+	/* one sub-directory whose one region is the empty bucket 1 */
+	gf_fill_dir_entry(&st->gf, GfDirEntries(sub), GF_ROOT_ADDR, (PageId) LB_REF(GF_ROOT_ADDR));
+	sub->nentries = 1;
+	gf_write_dir(idx, sub, NS_WRITE_NEW);
+	gf_root_init(idx, sub->page);
 	btt_reset(st);
 	st->loaded = true;			/* an empty index's table is empty */
 }
@@ -1218,7 +1288,10 @@ lb_setup(const FestConfig *config, uint32 page_size)
 	st->page_records = (page_size - FEST_PAGE_HEADER_SIZE) / sizeof(LbRecord);
 	gf_state_fill(&st->gf, config, page_size, &o.extent,
 				  st->page_records - 3, (int) o.max_fill, (int) o.merge_fill,
-				  o.range_algorithm == GF_RANGE_P_RQ, o.knn_prefetch);
+				  o.range_algorithm == GF_RANGE_P_RQ, o.knn_prefetch,
+				  o.directory_read_buffer, o.data_read_buffer);
+	st->gf.bucket_pages = lb_bucket_pages;
+	st->delete_reads = o.delete_check == 1;
 	st->cxt = AllocSetContextCreate(CurrentMemoryContext, "lbgrid bucket table",
 									ALLOCSET_DEFAULT_SIZES);
 	st->loaded = false;
@@ -1246,15 +1319,11 @@ lb_describe(StructIndex *idx, JsonbParseState **state)
 {
 	LbState    *st = (LbState *) idx->state;
 
-	jb_int(state, "bucket_max_entries", st->gf.bucket_max);
-	jb_int(state, "directory_max_entries", st->gf.dir_max);
-	jb_int(state, "bucket_merge_at_most", st->gf.bucket_merge);
-	jb_int(state, "directory_merge_at_most", st->gf.dir_merge);
+	gf_describe_common(&st->gf, state);
 	jb_int(state, "log_records_per_page", st->page_records);
 	jb_int(state, "log_record_bytes", sizeof(LbRecord));
-	jb_int(state, "directory_entry_bytes", sizeof(GfDirEntry));
-	jb_int(state, "grid_bits_per_axis", GF_AXIS_BITS);
-	jb_bool(state, "batched_range_queries", st->gf.batched_range);
+	jb_bool(state, "deletes_read_buckets", st->delete_reads);
+	gf_root_describe(idx, state);
 	if (st->loaded)
 	{
 		jb_int(state, "logical_buckets", hash_get_num_entries(st->btt));
@@ -1274,8 +1343,10 @@ const StructureOps lbgrid_structure = {
 	.remove = lb_remove,
 	.contains = lb_contains,
 	.search = gf_search,
+	.search_batch = gf_search_batch,
 	.knn = gf_knn,
 	.check = lb_check,
+	.check_layout = gf_check_layout,
 	.describe = lb_describe,
 	.points_only = true,
 	.needs_extent = true,

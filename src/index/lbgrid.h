@@ -53,7 +53,11 @@ lb_is_begin(const LbRecord *r)
 typedef struct LbBucket
 {
 	uint64		addr;			/* hash key: the region, the bucket id */
-	int32		live;
+	int32		live;			/* its points: inserts less deletes since its
+								 * marker, or, once replayed, exactly */
+	int32		unverified;		/* delete records appended without reading
+								 * the bucket (Alg. 3) since it was last
+								 * replayed: live may be that many too low */
 	int32		npages;
 	int32		maxpages;
 	PageId	   *pages;			/* by sequence; pages[0] holds the marker */
@@ -72,6 +76,9 @@ typedef struct LbState
 {
 	GfState		gf;				/* first: the shared directory code casts */
 	uint32		page_records;	/* records a log page holds */
+	bool		delete_reads;	/* delete_check read: a delete reads its
+								 * bucket first (festival's exact delete),
+								 * not the thesis's Alg. 3 */
 	MemoryContext cxt;			/* the BTT's, as long as the open index */
 	bool		loaded;			/* btt, pages and work are complete: set
 								 * only when a load ends (an ERROR or a

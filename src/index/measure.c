@@ -188,6 +188,9 @@ tree_measure(StructIndex *idx, const StructureOps *ops)
 	PendingNode *stack = palloc(maxstack * sizeof(PendingNode));
 	int64		maxnodes = 64;
 
+	/* a file of a layout the structure cannot read (an older grid file) */
+	if (ops != NULL && ops->check_layout != NULL)
+		ops->check_layout(idx);
 	if (meta->height == 0 || meta->height > FEST_MAX_LEVELS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

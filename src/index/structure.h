@@ -123,8 +123,9 @@ typedef struct StructureOps
 	/*
 	 * Optional: the structure's own search of many queries at once
 	 * (festival.query_batch), such as the xBR+-tree's batch queries read a
-	 * level at a time (Fevgas 2019 §3.6).  Each spec must receive exactly
-	 * the emits tree_search_batch gives it, in any order.  NULL:
+	 * level at a time (Fevgas 2019 §3.6) or the grid files' group point
+	 * query (Fevgas 2019, Alg. 8).  Each spec must receive exactly the
+	 * emits tree_search_batch gives it, in any order.  NULL:
 	 * tree_search_batch (batch_search.c).
 	 */
 	void		(*search_batch) (StructIndex *idx, const SearchSpec *specs, int nspecs);
@@ -220,6 +221,13 @@ typedef struct StructureOps
 	 * (festival.node), since read_leaves trusts the references it is given.
 	 */
 	bool		(*leaf_exists) (StructIndex *idx, int64 ref);
+	/*
+	 * Optional: raise an error (with a hint to build()) when the file holds
+	 * a layout of the structure this version cannot read (an older one);
+	 * called before any operation reads the tree, build() excepted, which
+	 * rewrites it.  NULL: every file of the structure is readable.
+	 */
+	void		(*check_layout) (StructIndex *idx);
 	/*
 	 * Optional: an index without a redo log was opened after an unclean
 	 * shutdown.  Restore it from what the structure never overwrites

@@ -78,6 +78,7 @@ festival_node(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	ix = ix_begin_op(name, IX_READ);
+	ix_require_layout(ix);
 	old = MemoryContextSwitchTo(ix->op.cxt);
 	if (page < 0 && ix->structure->read_leaves != NULL)
 	{

@@ -133,6 +133,7 @@ typedef enum IndexAccess
 /* handle_*.c (handle_internal.h lists which does what) */
 extern OpenIndex *ix_begin_op(const char *name, IndexAccess access);
 extern void ix_require_writable(OpenIndex *ix);
+extern void ix_require_layout(OpenIndex *ix);
 extern void ix_require_built(OpenIndex *ix);
 extern void ix_finish_build(OpenIndex *ix);
 extern void ix_commit(OpenIndex *ix);

@@ -142,12 +142,25 @@ ix_require_writable(OpenIndex *ix)
 }
 
 /*
+ * Refuse to read an index whose file holds a layout of its structure this
+ * version cannot read (StructureOps.check_layout: an older grid file);
+ * build() rewrites it.
+ */
+void
+ix_require_layout(OpenIndex *ix)
+{
+	if (ix->structure->check_layout != NULL && ix->ns != NULL)
+		ix->structure->check_layout(&ix->sidx);
+}
+
+/*
  * Refuse to answer from, or change, an index whose build did not finish:
  * it holds only part of its source.
  */
 void
 ix_require_built(OpenIndex *ix)
 {
+	ix_require_layout(ix);
 	if (ix->meta.flags & FEST_META_BUILDING)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

@@ -41,6 +41,9 @@ observe(ObserverPageIO *o, PageId page, char *buf)
 	if (h->magic != FEST_PAGE_MAGIC || h->kind != FEST_PAGE_NODE ||
 		h->page_id != page || h->level >= FEST_MAX_LEVELS)
 		return;
+	/* held in memory by its structure: read once, no access to model */
+	if (h->flags & FEST_NODE_RESIDENT)
+		return;
 	level = h->level;
 	if (level > ts->top_level)
 		ts->top_level = level;

@@ -16,7 +16,7 @@ faults_setup() {
 }
 
 # The cases: structure:bulk-method, and per framework operation:target.
-FAULT_STRUCTURES=${FAULT_STRUCTURES:-"rtree:str rstartree:str hilbert:hilbert xbrtree:bulk lbgrid:insert fortree:insert"}
+FAULT_STRUCTURES=${FAULT_STRUCTURES:-"rtree:str rstartree:str hilbert:hilbert xbrtree:bulk gridfile:bulk lbgrid:insert fortree:insert"}
 FAULT_FRAMEWORKS="none fast efind"
 # fault_frameworks <structure>: the frameworks it works under (LB-Grid,
 # log-structured itself, refuses FAST and eFIND); the FOR-tree also under
@@ -61,11 +61,12 @@ fault_case() {
 # that kills itself (SIGKILL) after <position> page writes of <op> (insert:
 # twelve single inserts; flush: festival.flush after 25 buffered inserts).
 # Prints "acked=N" for the statements that returned.  CRASH_PRELUDE, if
-# set, is SQL the victim runs first (a SET).
+# set, is SQL the victim runs first (a SET); CRASH_OPTIONS, if set, more
+# index options (JSON members, e.g. '"max_fill": 30').
 crash_trial() {
     local ix=$1 st=$2 fw=$3 op=$4 pos=$5 stmts="${CRASH_PRELUDE:-}"$'\n'
     q -c "SET client_min_messages = error" \
-      -c "SELECT ft_setup('$ix', '$st', '{\"framework\": \"$fw\", \"page_size\": 1024}', 150, 'insert')" >/dev/null
+      -c "SELECT ft_setup('$ix', '$st', '{\"framework\": \"$fw\", \"page_size\": 1024${CRASH_OPTIONS:+, $CRASH_OPTIONS}}', 150, 'insert')" >/dev/null
     if [ "$op" = flush ]; then
         for k in $(seq 1 25); do stmts+="SELECT 'ack' FROM ft_insert('$ix', $((1150 + k)));"$'\n'; done
         stmts+="SELECT festival.inject_fault('$ix', 'write', $pos, 'crash');"$'\n'

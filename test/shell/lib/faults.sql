@@ -296,8 +296,14 @@ LANGUAGE plpgsql AS $$
 DECLARE
     ix text := 'ft_' || structure || '_' || framework;
     options jsonb := jsonb_build_object('framework', framework, 'page_size', 1024);
-    -- room for the points ft_trial adds (xbrtree indices have a fixed extent)
-    extent jsonb := CASE structure WHEN 'xbrtree' THEN '{"extent": [-1, -1, 1001, 1001]}' ELSE '{}' END;
+    -- room for the points ft_trial adds (xbrtree indices have a fixed extent);
+    -- the grid files' pages are filled to 30 % (a bucket of 12 points or 8
+    -- records, a directory page of 5 regions), so that the inserts that
+    -- split buckets split sub-directories and root pages too
+    extent jsonb := CASE
+        WHEN structure = 'xbrtree' THEN '{"extent": [-1, -1, 1001, 1001]}'
+        WHEN structure IN ('gridfile', 'lbgrid') THEN '{"extent": [-1, -1, 1001, 1001], "max_fill": 30}'
+        ELSE '{}' END;
     w bigint;
     p bigint;
 BEGIN
