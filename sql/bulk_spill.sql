@@ -1,7 +1,7 @@
 --
 -- bulk_spill: the bulk loads in memory bounded by maintenance_work_mem
--- (rtree_pack.c's STR and Hilbert packing, rtree_spill_*; the Hilbert
--- R-tree's, hilbert_rtree_load.c, hilbert_spill_*; the grid file's,
+-- (rtree_bulk.c's STR and Hilbert packing, rtree_spill_*; the Hilbert
+-- R-tree's, hilbert_rtree_bulk.c, hilbert_spill_*; the grid file's,
 -- gridfile_bulk.c, gf_spill_*) build the tree of the in-memory load, page
 -- for page.
 --

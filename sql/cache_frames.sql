@@ -1,6 +1,6 @@
 --
 -- cache_frames: the write-through store and the lru-family page cache
--- (buffer/cache.c).  A node read that hits the cache is decoded straight
+-- (cache/cache.c).  A node read that hits the cache is decoded straight
 -- from the cache's frame, lent until the store's next call on it
 -- (PageIOOps.read_borrow; festival.stats()->'buffers'->'lent_reads' counts
 -- them); a cache that does not lend (clru) and no cache at all read into
@@ -163,7 +163,7 @@ GROUP BY name ORDER BY name;
 SELECT count(*) AS dropped FROM (SELECT festival.drop_index(name) FROM cf_mem) s;
 
 -- Without a cache, the store's page images come from a pool of its own
--- (flash/direct.c, images_cxt): a build's batch of images is reused by the
+-- (nodestore/writethrough.c, images_cxt): a build's batch of images is reused by the
 -- next batch, and given back at the flush that ends the build.  One
 -- insert then holds one chunk of 32 pages of 4 kB (128 kB), not one
 -- allocation per page; a flush gives it back.

@@ -601,7 +601,7 @@ SELECT pg_temp.fu_counter('fu_pre', 'read_buffer_hits') AS hits,
 	   festival.stats('fu_pre')->'buffers'->>'read_queue_pages' AS read_queue;
 SELECT * FROM pg_temp.fu_read('fu_pre');
 -- hlru: a page may only evict pages at its level or below, and a page
--- that cannot make room is not admitted (buffer/replacement.h), so it
+-- that cannot make room is not admitted (cache/replacement.h), so it
 -- evicts nothing.  A read buffer of 700 bytes (10 % of 7000); leaf 10
 -- holds 4 entries (31 added), so it costs 224 bytes.
 --   POINT(14 14): the root 9 (level 2, 224), 12 (level 1, 144) and leaf 7
@@ -637,7 +637,7 @@ FROM unnest(ARRAY['fu_rb_lru', 'fu_rb_s2q', 'fu_pre', 'fu_hlru']) name;
 
 -------------------------------------------------------------------------------
 -- 6. Replacement policies, on reference strings of pages (each page costs
--- one unit of capacity), worked out by hand from buffer/replacement.h
+-- one unit of capacity), worked out by hand from cache/replacement.h
 -------------------------------------------------------------------------------
 -- lru, room for 3:
 --   1 2 3   misses, admitted                      [3 2 1] (most recent first)

@@ -1,6 +1,6 @@
 --
 -- root_kept: the write-through store keeps the root decoded for the window
--- search (flash/direct.c, wt_read_root), and the search stops at the
+-- search (nodestore/writethrough.c, wt_read_root), and the search stops at the
 -- root when the window misses the union of the root's entries
 -- (index/traverse.c).  Every query still reads the root through the page
 -- I/O chain: the counters are those of a plain read (a cache hit, or a page

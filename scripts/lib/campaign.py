@@ -462,7 +462,7 @@ def flip_byte(path, offset):
 
 def tiers_of_pages(path):
     """Per page, whether the tier map beside the index file names the fast
-    tier (layout: src/tier/tiermap.c); None without a readable map."""
+    tier (layout: src/tier/tier_map.c); None without a readable map."""
     try:
         with open(path + ".tiermap", "rb") as f:
             data = f.read()

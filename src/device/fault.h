@@ -37,7 +37,7 @@ typedef enum FaultTarget
 	FAULT_LOG_WRITE,
 	FAULT_LOG_SYNC,
 	FAULT_TIER_WRITE,			/* a tiered index's weights file (tier/tier_weights.c) */
-	FAULT_TIER_MAP_WRITE,		/* a tiered index's page -> tier map (tier/tiermap.c) */
+	FAULT_TIER_MAP_WRITE,		/* a tiered index's page -> tier map (tier/tier_map.c) */
 	FAULT_NTARGETS
 } FaultTarget;
 

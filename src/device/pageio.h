@@ -31,7 +31,7 @@
  * Errors are raised with ereport; a read past the end of the file returns a
  * zero page, which page verification then reports.
  *
- * Beyond the core: the page cache (buffer/cache.c) alone offers reads that
+ * Beyond the core: the page cache (cache/cache.c) alone offers reads that
  * share its frames and writes of images it seals or keeps itself
  * (PageFrames, below), which the write-through store uses when its PageIO
  * is such a cache.
@@ -72,7 +72,7 @@ typedef struct PageIORequest
 	 * After the call: the tier that transferred the page (TIER_SLOW or
 	 * TIER_FAST, tier/tier.h), set by the tier router; PAGEIO_NO_TIER
 	 * (pageio_read and pageio_write set it first) when no router did, as on
-	 * one device.  What the I/O trace records (buffer/tracing.c).
+	 * one device.  What the I/O trace records (trace/tracing.c).
 	 */
 	int8		tier;
 } PageIORequest;
@@ -108,7 +108,7 @@ typedef struct PageIOOps
 } PageIOOps;
 
 /*
- * The page cache's extras (buffer/cache.c, the lru family, is the only
+ * The page cache's extras (cache/cache.c, the lru family, is the only
  * provider).  Zero-copy reads: read_stamped (a reader that keeps a page
  * decoded learns that the frame still holds the image it decoded, and
  * nothing is copied) and read_borrow (a hit lends the frame itself).
@@ -183,7 +183,7 @@ struct PageIO
 	 * Devices write through the kernel at once: false.  A wrapper inherits
 	 * it from below (pageio_wrap_init) and sets it if it defers itself.
 	 * The write-through store journals its commits over such a chain
-	 * (flash/direct.c), so that a crash or a failed write-back loses
+	 * (nodestore/writethrough.c), so that a crash or a failed write-back loses
 	 * nothing it acknowledged.
 	 */
 	bool		defers_writes;

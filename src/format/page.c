@@ -106,7 +106,7 @@ fest_page_verify_known(const char *page, uint32 page_size, PageId expected_id,
 		return page_is_zero(page, page_size) ? FEST_PAGE_NEVER_WRITTEN : FEST_PAGE_BAD_MAGIC;
 	/*
 	 * A verified image comes from memory: checked by a page cache (which
-	 * Asserts it is still intact, buffer/cache.c) or written into it by the
+	 * Asserts it is still intact, cache/cache.c) or written into it by the
 	 * store and not sealed yet, its checksum field stale until it leaves.
 	 */
 	if (!checksum_known && hdr->checksum != page_checksum(page, page_size))

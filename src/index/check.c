@@ -10,7 +10,7 @@
  */
 #include "index/check.h"
 
-#include "flash/nodestore.h"
+#include "nodestore/nodestore.h"
 #include "format/page.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"

@@ -40,7 +40,7 @@
  *
  * Inside a node, entries are sorted by their key, then by their bytes
  * (hilbert_entry_cmp): the order eFIND rebuilds a node in from its
- * modifications (flash/efind.c, keyed by NodeOps.compare_identity), so a
+ * modifications (nodestore/efind.c, keyed by NodeOps.compare_identity), so a
  * node read through any node store is the node as written.  Across
  * siblings, every key of a child is at most every key of the next child.
  *
@@ -127,7 +127,7 @@ extern void hilbert_summary_entry(const TreeNode *child, HilbertInternalEntry *e
 /* hilbert_rtree_check.c */
 extern void hilbert_check(StructIndex *idx, CheckReport *report);
 
-/* hilbert_rtree_load.c */
+/* hilbert_rtree_bulk.c */
 typedef struct HilbertSpill HilbertSpill;
 extern void hilbert_bulk_load(StructIndex *idx, BulkItem *items, int64 n,
 							  const char *method);

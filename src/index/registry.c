@@ -14,8 +14,8 @@
  */
 #include "index/structure.h"
 
-#include "buffer/cache.h"
-#include "flash/framework.h"
+#include "cache/cache.h"
+#include "nodestore/framework.h"
 #include "tier/tier.h"
 
 #include "lib/stringinfo.h"

@@ -127,7 +127,7 @@ extern void rtree_split_angtan(const RtreeEntry *entries, int n, int min_fill,
 extern void rtree_split_rstar(const RtreeEntry *entries, int n, int min_fill,
 							  int *group, FestStats *stats);
 
-/* rtree_pack.c */
+/* rtree_bulk.c */
 extern const BuildMethod rtree_build_methods[];
 extern void rtree_bulk_load(StructIndex *idx, BulkItem *objects, int64 n,
 							const char *method);

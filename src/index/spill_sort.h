@@ -4,7 +4,7 @@
  *	  The external sort of the bounded bulk loads: rows of int8 and float8
  *	  columns through PostgreSQL's tuplesort.
  *
- * Every bounded load (rtree_pack.c, hilbert_rtree_load.c, gridfile_bulk.c,
+ * Every bounded load (rtree_bulk.c, hilbert_rtree_bulk.c, gridfile_bulk.c,
  * xbrtree_bulk.c) sorts its objects as rows of a few int8/float8 columns,
  * the first K of them ascending sort keys, in half of maintenance_work_mem;
  * this is that sort, once.  What else a load holds that grows with its

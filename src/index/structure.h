@@ -22,10 +22,10 @@
 #define FEST_STRUCTURE_H
 
 #include "festival.h"
-#include "buffer/cache.h"
+#include "cache/cache.h"
 #include "tier/tier.h"
-#include "flash/framework.h"
-#include "flash/nodestore.h"
+#include "nodestore/framework.h"
+#include "nodestore/nodestore.h"
 #include "geom/mbr.h"
 #include "geom/predicate.h"
 #include "index/check.h"
@@ -81,7 +81,7 @@ typedef struct BuildMethod
 
 /*
  * What an in-memory bulk load holds per object besides the gathered
- * BulkItem unless its structure says otherwise: rtree_pack.c's PackItem
+ * BulkItem unless its structure says otherwise: rtree_bulk.c's PackItem
  * (an RtreeEntry and a sort key, asserted there) and the Hilbert R-tree's
  * HilbertLeafEntry hold 48 bytes, the grid file's sort items less; the
  * xBR+-tree's loader holds more (StructureOps.bulk_bytes_per_object).

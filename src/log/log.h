@@ -47,7 +47,7 @@
  * and payloads, so F stands for it too.
  *
  *	COMMIT (F E J)	none, count 0.  Closes the group of one modification.
- *	META (F E J)	a LoggedMeta, 120 bytes (flash/nodestore.h: root, page
+ *	META (F E J)	a LoggedMeta, 120 bytes (nodestore/nodestore.h: root, page
  *			count, free list, entry count, height, flags, SRID, the
  *			structure's 64 bytes), count 0: the meta after the modification.
  *	PAGE (J)	the page's whole image, page-size bytes, as the store handed it
@@ -58,14 +58,14 @@
  *			header); it replaces whatever the buffer held for the page.
  *	NEW (E)		none, count 0: the page starts afresh; the MOD record that
  *			follows holds its entries.
- *	MOD (F)		count items of 8 + E bytes (FastItemHeader, flash/fast.c):
+ *	MOD (F)		count items of 8 + E bytes (FastItemHeader, nodestore/fast.c):
  *			     0    4 position	SET: the entry's position; TRUNCATE: the new
  *								entry count
  *			     4    1 truncate	0 SET (the entry follows), 1 TRUNCATE
  *			     5    3 pad
  *			     8    E entry		SET: the entry at position; TRUNCATE: zero
  *			applied in order (Sarwat et al. 2013's modification list).
- *	MOD (E)		count items of 8 + E bytes (EfindItemHeader, flash/efind.c):
+ *	MOD (E)		count items of 8 + E bytes (EfindItemHeader, nodestore/efind.c):
  *			     0    4 occ		rank among entries of equal identity
  *								(NodeOps.compare_identity), in content order
  *			     4    1 present	1: the entry is (now) in the node; 0: removed
@@ -76,7 +76,7 @@
  *			(BufPage.link), count 0: the node is freed, its page heads the
  *			free list.
  *	FLUSH_BEGIN (F E)	count items of 16 bytes (FlushIntentItem,
- *			flash/buffered.c), one per page of the flushing unit about to be
+ *			nodestore/buffered.c), one per page of the flushing unit about to be
  *			written, in page order:
  *			     0    8 page
  *			     8    4 checksum	the page header's checksum field of the
@@ -129,10 +129,10 @@ typedef enum LogRecordType
 /* Who writes a log, and so what its payloads hold (header field writer). */
 typedef enum LogWriter
 {
-	LOG_WRITER_FAST = 1,		/* flash/fast.c */
-	LOG_WRITER_EFIND = 2,		/* flash/efind.c */
-	LOG_WRITER_JOURNAL = 3,		/* the write-through store's journal, flash/direct.c */
-	LOG_WRITER_FORTREE = 4		/* the FOR-tree's buffer, flash/fortree_buffer.c:
+	LOG_WRITER_FAST = 1,		/* nodestore/fast.c */
+	LOG_WRITER_EFIND = 2,		/* nodestore/efind.c */
+	LOG_WRITER_JOURNAL = 3,		/* the write-through store's journal, nodestore/writethrough.c */
+	LOG_WRITER_FORTREE = 4		/* the FOR-tree's buffer, nodestore/fortree_buffer.c:
 								 * FAST's payloads */
 } LogWriter;
 

@@ -350,7 +350,7 @@ typedef struct BulkItems
 /*
  * Would n objects overflow maintenance_work_mem in the in-memory load?  It
  * holds each object twice: the gathered BulkItem and the loader's own
- * entry (BULK_BYTES_PER_OBJECT_DEFAULT, rtree_pack.c's PackItem, unless
+ * entry (BULK_BYTES_PER_OBJECT_DEFAULT, rtree_bulk.c's PackItem, unless
  * the structure says more: the xBR+-tree's loader holds 84).
  */
 static bool

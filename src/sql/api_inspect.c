@@ -22,8 +22,8 @@
 #include "sql/handle.h"
 #include "sql/args.h"
 
-#include "buffer/clru.h"
-#include "buffer/replacement.h"
+#include "cache/clru.h"
+#include "cache/replacement.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -192,7 +192,7 @@ int64_ptr_cmp(const ListCell *a, const ListCell *b)
 }
 
 /*
- * cache_simulate for policy clru (buffer/clru.c): capacity pages, two cold
+ * cache_simulate for policy clru (cache/clru.c): capacity pages, two cold
  * lists of clru_pages, the hot rest split by directory_percent; writes[i]
  * marks access i a write.  Every miss is admitted; evicted lists the pages
  * that left the cache, written the pages of the batch written at that

@@ -11,7 +11,7 @@
 #include "sql/handle.h"
 #include "sql/xact.h"
 
-#include "flash/framework.h"
+#include "nodestore/framework.h"
 #include "index/knn.h"
 #include "fmgr.h"
 #include "log/log.h"

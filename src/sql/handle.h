@@ -37,9 +37,9 @@
 #define FEST_HANDLE_H
 
 #include "festival.h"
-#include "buffer/iotrace.h"
+#include "trace/iotrace.h"
 #include "device/device.h"
-#include "flash/nodestore.h"
+#include "nodestore/nodestore.h"
 #include "format/meta.h"
 #include "index/structure.h"
 #include "sql/catalog.h"

@@ -70,7 +70,7 @@ ix_mark_failed(OpenIndex *ix)
 	 * defers writes may have let go of the page it was writing back (a page
 	 * cache's eviction during a read), so what the handle holds is no longer
 	 * what it acknowledged.  The reload restores it from the device and the
-	 * journal (flash/direct.c).
+	 * journal (nodestore/writethrough.c).
 	 */
 	if (ix->ns != NULL && !ix->ns->op_touched && !ix->op.committing &&
 		ix->op.stats.write_errors == 0)

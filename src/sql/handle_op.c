@@ -16,7 +16,7 @@
 #include "sql/handle_internal.h"
 #include "sql/run.h"
 
-#include "buffer/tracing.h"
+#include "trace/tracing.h"
 
 #include "access/xact.h"
 #include "miscadmin.h"
@@ -222,7 +222,7 @@ ix_reset_for_build(OpenIndex *ix)
 	/*
 	 * Until build() finishes, the index holds part of its source: set
 	 * before the reset, which a journaled write-through store makes
-	 * durable together with the empty file (flash/direct.c).
+	 * durable together with the empty file (nodestore/writethrough.c).
 	 */
 	ix->meta.flags |= FEST_META_BUILDING;
 	ix->ns->ops->reset(ix->ns);

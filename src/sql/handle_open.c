@@ -16,7 +16,7 @@
 #include "sql/handle_internal.h"
 #include "sql/xact.h"
 
-#include "flash/framework.h"
+#include "nodestore/framework.h"
 #include "log/log.h"
 #include "tier/tier.h"
 

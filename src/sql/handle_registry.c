@@ -16,7 +16,7 @@
 #include "sql/handle_internal.h"
 #include "sql/args.h"
 
-#include "buffer/tracing.h"
+#include "trace/tracing.h"
 
 #include "access/xact.h"
 #include "utils/hsearch.h"

@@ -17,7 +17,7 @@
  * counters in the INSERT itself, by counter name, so they cannot disagree
  * with metrics; a counter this build does not have counts as 0.
  *
- * With trace => true the run also keeps an I/O trace (buffer/iotrace.h):
+ * With trace => true the run also keeps an I/O trace (trace/iotrace.h):
  * every page the devices of the run's indices transferred.  Its records are
  * written to festival.io_trace in bulk: at end_run, and at the end of an
  * operation once RUN_TRACE_FLUSH_RECORDS are waiting (never in the middle
@@ -31,7 +31,7 @@
 #include "sql/handle.h"
 #include "sql/run.h"
 #include "sql/describe.h"
-#include "buffer/iotrace.h"
+#include "trace/iotrace.h"
 
 #include <sys/resource.h>
 

@@ -14,14 +14,14 @@
  * (page_chain_open).  Its files: tier_chain.c (assembly, the files beside
  * the index), tier_router.c (the router, the state, the placements and
  * migrations), tier_observer.c and tier_hot.c (Alg. 9), tier_weights.c (the
- * hot-page weights file), tiermap.c (the map file), tier_check.c (check()),
+ * hot-page weights file), tier_map.c (the map file), tier_check.c (check()),
  * tier_options.c (options); tier_state.h is what they share.
  *
  * The router (below the cache) keeps the page -> tier map, sends each read
  * to the tier the map names and each write to the tier the placement
  * assigns; when that differs from the page's current tier the write is a
  * migration: the target is written first, the map (a durable side file,
- * tier/tiermap.c) names the target only after both devices were synced,
+ * tier/tier_map.c) names the target only after both devices were synced,
  * and the source copy is released (zeroed) only after the map is durable.
  * The observer (above the cache) sees every node access, cache hits
  * included, as the thesis's HybridBucketDetect (Fevgas 2019, Alg. 9)

@@ -22,8 +22,8 @@
  */
 #include "tier/tier.h"
 
-#include "buffer/cache.h"
-#include "buffer/tracing.h"
+#include "cache/cache.h"
+#include "trace/tracing.h"
 
 /* The tier map of the index whose file is index_path. */
 char *

@@ -13,7 +13,7 @@
  *	  level's rule, then hot's;
  *	- with fast_capacity, a page that would exceed it stays slow.
  * A write to another tier than the page's is a migration: the target is
- * written first, the map (tiermap.c) names it only after both devices were
+ * written first, the map (tier_map.c) names it only after both devices were
  * synced, and the source copy is released (zeroed) only after the map is
  * durable.  random moves as many pages as hot would: at every sync it
  * draws pages to promote or demote until the fast node pages are as many

@@ -6,7 +6,7 @@
  *
  * One TierState per tiered index, in a child of the open index's memory
  * context: the page -> tier map as it is in memory (its durable copy is
- * the map file, tiermap.c), the migrations wanted and pending, the hot-page
+ * the map file, tier_map.c), the migrations wanted and pending, the hot-page
  * model the observer runs (tier_hot.c, tier_observer.c) and the weights
  * that keep it across a close (tier_weights.c), and the router's PageIO
  * (tier_router.c) over the two device chains.
@@ -23,7 +23,7 @@
 
 #include "format/page.h"
 
-/* a map byte (tiermap.c): bit 0 the tier, bits 1-6 the level + 1, bit 7 written */
+/* a map byte (tier_map.c): bit 0 the tier, bits 1-6 the level + 1, bit 7 written */
 #define ENTRY_FAST		0x01
 #define ENTRY_PRESENT	0x80	/* written at least once */
 #define ENTRY_LEVEL(e)	((int) (((e) >> 1) & 0x3F) - 1)	/* -1: not a node */
@@ -42,7 +42,7 @@ struct TierState
 	uint32		page_size;
 	uint64		nentries;		/* pages the map knows */
 	uint64		allocated;
-	uint8	   *entry;			/* per page, the map's byte (tiermap.c) */
+	uint8	   *entry;			/* per page, the map's byte (tier_map.c) */
 	uint8	   *want;			/* per page, a pending migration's target */
 	uint64		nfast;
 	uint64		npending;		/* pages with want != WANT_NONE */
@@ -101,7 +101,7 @@ extern void tier_weights_save(TierState *ts);
 extern void tier_weights_load(TierState *ts, bool after_crash);
 
 /*
- * tiermap.c: the durable page -> tier map.  TIERMAP_OPEN is set in every
+ * tier_map.c: the durable page -> tier map.  TIERMAP_OPEN is set in every
  * map written before pages are written in a session and cleared by the
  * router's flush (PageIOOps.flush, after the node store's): an open that
  * finds it set follows a crash, after which a migration's target copy may
@@ -117,7 +117,7 @@ extern uint8 *tiermap_read(const char *path, const char *index_name,
 						   int *nreleased, MemoryContext cxt);
 
 /*
- * tiermap.c: a file the index writes itself, replaced atomically (the map,
+ * tier_map.c: a file the index writes itself, replaced atomically (the map,
  * the weights): the parts are written to "<path>.tmp", fsynced, renamed
  * over path; the fault layer's target is checked half-way through.
  */

@@ -160,7 +160,7 @@ weights_file_read(const char *path, size_t *len, const char **problem,
 }
 
 /*
- * The body of the weights file (tiermap.c has its header): the detector's
+ * The body of the weights file (tier_map.c has its header): the detector's
  * whole state, so that hot, level_hot and random continue after a close
  * exactly as if the index had stayed open: the model's clock, counts and
  * per-level sums, every page's history (count, clock of its last access,

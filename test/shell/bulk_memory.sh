@@ -2,7 +2,7 @@
 # The bulk loads in bounded memory keep nothing that grows with the
 # points beside their external sorts (at most two alive, half of
 # maintenance_work_mem each): the xBR+-tree's per-leaf records
-# (xbrtree_bulk.c), STR's parents and slices (rtree_pack.c) and the grid
+# (xbrtree_bulk.c), STR's parents and slices (rtree_bulk.c) and the grid
 # file's halvings and buckets (gridfile_bulk.c) go through temporary files
 # and further sorts, so the backend's peak private memory does not grow
 # with the points.  Measured here as the

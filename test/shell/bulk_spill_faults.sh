@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The bulk loads in bounded memory (rtree_pack.c's STR and Hilbert packing,
-# hilbert_rtree_load.c's Hilbert R-tree load, gridfile_bulk.c's and
+# The bulk loads in bounded memory (rtree_bulk.c's STR and Hilbert packing,
+# hilbert_rtree_bulk.c's Hilbert R-tree load, gridfile_bulk.c's and
 # xbrtree_bulk.c's; here with
 # maintenance_work_mem = 1MB, PostgreSQL's minimum, over 50000 points) keep
 # the bulk loads' crash safety: a write that fails with EIO, ENOSPC or a

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The write-through store hands its pages to a page cache of the lru family
 # unsealed, and the cache computes each page's checksum when the page leaves
-# it for the device (buffer/cache.c, DESIGN.md "Sealed when they leave the
+# it for the device (cache/cache.c, DESIGN.md "Sealed when they leave the
 # cache").  Whatever happens, every page in the file must carry its
 # checksum: a one-at-a-time build under a cache of 16 pages (write-backs at
 # evictions all the time) is

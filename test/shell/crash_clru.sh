@@ -22,7 +22,7 @@
 #
 # After the restart: FAST/eFIND replay their log, and framework none its
 # journal (the write-through store journals its commits over a cache,
-# flash/direct.c), and lose nothing acknowledged, check() clean
+# nodestore/writethrough.c), and lose nothing acknowledged, check() clean
 # (recovery_checks); each then accepts changes at once.
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"

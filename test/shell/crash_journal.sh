@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kill -9 in the write-through store's journal (flash/direct.c) and in builds
+# kill -9 in the write-through store's journal (nodestore/writethrough.c) and in builds
 # of write-through indices over a chain that defers writes: a page cache
 # (lru, clru) or a fast device (all_fast, no cache).
 #

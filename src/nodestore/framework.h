@@ -3,25 +3,25 @@
  * framework.h
  *	  The node stores an index can use (options.framework).
  *
- *	'none'	write-through (flash/direct.c), the default
- *	'fast'	FAST, Sarwat et al. 2013 (flash/fast.c)
- *	'efind'	eFIND, Carniel et al. 2017, 2019 (flash/efind.c)
+ *	'none'	write-through (nodestore/writethrough.c), the default
+ *	'fast'	FAST, Sarwat et al. 2013 (nodestore/fast.c)
+ *	'efind'	eFIND, Carniel et al. 2017, 2019 (nodestore/efind.c)
  *	'fortree' the FOR-tree's write buffer, Jin et al. 2015
- *			(flash/fortree_buffer.c)
+ *			(nodestore/fortree_buffer.c)
  *
  * Each framework owns its option table and typed struct (fast.c, efind.c,
  * fortree_buffer.c) and names the table here; the index options accepted are the index
  * file's, the structure's, the chosen framework's and the page cache's.
  *
  * IDENTIFICATION
- *	  src/flash/framework.h
+ *	  src/nodestore/framework.h
  *
  *-------------------------------------------------------------------------
  */
 #ifndef FEST_FRAMEWORK_H
 #define FEST_FRAMEWORK_H
 
-#include "flash/nodestore.h"
+#include "nodestore/nodestore.h"
 #include "options/options.h"
 
 /* What a node store is made from (FrameworkDef.create). */
@@ -66,7 +66,7 @@ extern const OptionSpec framework_option[];
 extern const FrameworkDef *framework_lookup(const char *name);
 extern const FrameworkDef *framework_choose(Jsonb *user);
 
-/* direct.c: the write-through store ('none') */
+/* writethrough.c: the write-through store ('none') */
 extern NodeStore *wt_store_create(const NodeStoreArgs *args);
 
 /* GUC-backed settings of the log (sql/festival.c) */

@@ -11,11 +11,11 @@
  * counters.  Storing them in festival.io_trace is the run's business.
  *
  * IDENTIFICATION
- *	  src/buffer/iotrace.c
+ *	  src/trace/iotrace.c
  *
  *-------------------------------------------------------------------------
  */
-#include "buffer/iotrace.h"
+#include "trace/iotrace.h"
 
 #include "format/page.h"
 #include "utils/memutils.h"

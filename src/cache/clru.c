@@ -28,11 +28,11 @@
  * level 0 (data) the data lists.  Capacities: clru_split_capacity.
  *
  * IDENTIFICATION
- *	  src/buffer/clru.c
+ *	  src/cache/clru.c
  *
  *-------------------------------------------------------------------------
  */
-#include "buffer/clru.h"
+#include "cache/clru.h"
 
 #include "format/page.h"
 #include "utils/memutils.h"

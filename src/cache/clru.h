@@ -21,7 +21,7 @@
  * LRU, not the thesis's hot list.
  *
  * IDENTIFICATION
- *	  src/buffer/clru.h
+ *	  src/cache/clru.h
  *
  *-------------------------------------------------------------------------
  */

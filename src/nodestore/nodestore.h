@@ -6,7 +6,7 @@
  * Structures (src/index) are written once against this interface and never
  * learn what is below it (DESIGN.md section 5, composition).  A
  * NodeStore turns nodes into page images and page images into device I/O;
- * the write-through store (flash/direct.c) is the default, FAST, eFIND and
+ * the write-through store (nodestore/writethrough.c) is the default, FAST, eFIND and
  * the FOR-tree's buffer are other NodeStores with write buffers and a redo
  * log.
  *
@@ -29,7 +29,7 @@
  * the structure describes them with NodeOps.
  *
  * IDENTIFICATION
- *	  src/flash/nodestore.h
+ *	  src/nodestore/nodestore.h
  *
  *-------------------------------------------------------------------------
  */
@@ -348,7 +348,7 @@ extern void ns_note_committed(NodeStore *ns);
 extern void ns_raise_kept(MemoryContext cxt, const char *detail) pg_attribute_noreturn();
 extern void ns_mark_clean(NodeStore *ns);
 
-/* direct.c: the write-through store */
+/* writethrough.c: the write-through store */
 /*
  * festival.write_through_per_access (GUC, set by sql/festival.c): the
  * write-through store charges a device read for every node access and a

@@ -1,17 +1,17 @@
 /*-------------------------------------------------------------------------
  *
  * tracing.h
- *	  The PageIO that feeds a run's I/O trace (buffer/iotrace.h).
+ *	  The PageIO that feeds a run's I/O trace (trace/iotrace.h).
  *
  * IDENTIFICATION
- *	  src/buffer/tracing.h
+ *	  src/trace/tracing.h
  *
  *-------------------------------------------------------------------------
  */
 #ifndef FEST_TRACING_H
 #define FEST_TRACING_H
 
-#include "buffer/iotrace.h"
+#include "trace/iotrace.h"
 #include "device/pageio.h"
 
 extern PageIO *tracing_pageio_wrap(PageIO *device, const char *index_name,

@@ -4,11 +4,11 @@
  *	  Helpers shared by every NodeStore: node images and meta bookkeeping.
  *
  * IDENTIFICATION
- *	  src/flash/nodestore.c
+ *	  src/nodestore/nodestore.c
  *
  *-------------------------------------------------------------------------
  */
-#include "flash/nodestore.h"
+#include "nodestore/nodestore.h"
 
 uint32
 ns_entry_size(const NodeStore *ns, uint16 level)

@@ -4,7 +4,7 @@
  *	  The I/O trace of a run: every page the device read or wrote, in order.
  *
  * festival.begin_run(label, trace => true) gives the run an IoTrace.  The
- * tracing PageIO (buffer/tracing.c), which sits directly on the device,
+ * tracing PageIO (trace/tracing.c), which sits directly on the device,
  * appends one record per page the device transfers to the trace it was
  * given when the operation began (tracing_set_target; the SQL layer passes
  * its run's trace down, as it passes the operation's counters); the run
@@ -14,7 +14,7 @@
  * device transferred.
  *
  * IDENTIFICATION
- *	  src/buffer/iotrace.h
+ *	  src/trace/iotrace.h
  *
  *-------------------------------------------------------------------------
  */

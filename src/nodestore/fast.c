@@ -33,11 +33,11 @@
  *				a count, two incomparable scales.)
  *
  * IDENTIFICATION
- *	  src/flash/fast.c
+ *	  src/nodestore/fast.c
  *
  *-------------------------------------------------------------------------
  */
-#include "flash/buffered.h"
+#include "nodestore/buffered.h"
 
 #include "common/pg_prng.h"
 #include "stats/jsonbuild.h"

@@ -40,15 +40,15 @@
  * are reproducible run after run.
  *
  * IDENTIFICATION
- *	  src/flash/buffered.h
+ *	  src/nodestore/buffered.h
  *
  *-------------------------------------------------------------------------
  */
 #ifndef FEST_BUFFERED_H
 #define FEST_BUFFERED_H
 
-#include "flash/framework.h"
-#include "flash/nodestore.h"
+#include "nodestore/framework.h"
+#include "nodestore/nodestore.h"
 #include "options/options.h"
 #include "log/log.h"
 #include "nodes/pg_list.h"

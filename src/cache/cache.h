@@ -4,14 +4,14 @@
  *	  The general-purpose page cache (options.cache), a PageIO decorator.
  *
  * IDENTIFICATION
- *	  src/buffer/cache.h
+ *	  src/cache/cache.h
  *
  *-------------------------------------------------------------------------
  */
 #ifndef FEST_CACHE_H
 #define FEST_CACHE_H
 
-#include "buffer/replacement.h"
+#include "cache/replacement.h"
 #include "device/pageio.h"
 #include "options/options.h"
 

@@ -4,11 +4,11 @@
  *	  LRU, HLRU, S2Q and 2Q over byte-sized entries.
  *
  * IDENTIFICATION
- *	  src/buffer/replacement.c
+ *	  src/cache/replacement.c
  *
  *-------------------------------------------------------------------------
  */
-#include "buffer/replacement.h"
+#include "cache/replacement.h"
 
 #include "utils/memutils.h"
 

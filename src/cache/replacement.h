@@ -16,7 +16,7 @@
  *	s2q		simplified 2Q (Johnson and Shasha 1994): a page is admitted on
  *			its second miss; a FIFO of page ids ("A1") remembers first
  *			misses; admitted pages form an LRU ("Am").  eFIND's read buffer
- *			uses its read queue as A1 and admits with force (flash/efind.c).
+ *			uses its read queue as A1 and admits with force (nodestore/efind.c).
  *	2q		full 2Q: first-time pages enter a FIFO ("A1in"); pages leaving
  *			it are remembered by id ("A1out"); a miss on a remembered page
  *			admits it to the LRU ("Am").  A page is reclaimed only when the
@@ -25,7 +25,7 @@
  *			costs at most one page out.
  *
  * IDENTIFICATION
- *	  src/buffer/replacement.h
+ *	  src/cache/replacement.h
  *
  *-------------------------------------------------------------------------
  */

@@ -4,16 +4,16 @@
  *	  The write buffer, its log and its flushes, shared by FAST and eFIND.
  *
  * IDENTIFICATION
- *	  src/flash/buffered.c
+ *	  src/nodestore/buffered.c
  *
  *-------------------------------------------------------------------------
  */
-#include "flash/buffered.h"
+#include "nodestore/buffered.h"
 
 #include "device/device.h"
 #include "device/fault.h"
 
-#include "flash/framework.h"
+#include "nodestore/framework.h"
 
 #include "format/page.h"
 #include "stats/jsonbuild.h"

@@ -18,11 +18,11 @@
  * on: no allocation, no copy, nothing recorded.
  *
  * IDENTIFICATION
- *	  src/buffer/tracing.c
+ *	  src/trace/tracing.c
  *
  *-------------------------------------------------------------------------
  */
-#include "buffer/tracing.h"
+#include "trace/tracing.h"
 
 typedef struct TracingPageIO
 {

@@ -8,13 +8,13 @@
  * the registry below names them.
  *
  * IDENTIFICATION
- *	  src/flash/framework.c
+ *	  src/nodestore/framework.c
  *
  *-------------------------------------------------------------------------
  */
-#include "flash/framework.h"
+#include "nodestore/framework.h"
 
-#include "flash/buffered.h"
+#include "nodestore/buffered.h"
 
 int			fest_log_sync_mode = LOG_SYNC_NEVER;
 int			fest_log_sync_interval = 1000;

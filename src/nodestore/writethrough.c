@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * direct.c
+ * writethrough.c
  *	  The write-through node store (framework 'none'); its functions are
  *	  prefixed wt_.
  *
@@ -20,7 +20,7 @@
  *	  cut off again and nothing refers to them.
  *
  * The pages go down unsealed (fest_page_write_unsealed): a write-back page
- * cache (buffer/cache.c) takes them so and computes each page's checksum
+ * cache (cache/cache.c) takes them so and computes each page's checksum
  * once, when the page leaves it for the device, instead of at every commit
  * that changed it; any other PageIO gets them sealed at the commit, as
  * before.  What reaches the device is the same bytes either way.  Such a
@@ -89,15 +89,15 @@
  * a PageIO that does not lend reads into the scratch buffer.
  *
  * IDENTIFICATION
- *	  src/flash/direct.c
+ *	  src/nodestore/writethrough.c
  *
  *-------------------------------------------------------------------------
  */
-#include "flash/nodestore.h"
+#include "nodestore/nodestore.h"
 
 #include "device/device.h"
 #include "device/fault.h"
-#include "flash/framework.h"
+#include "nodestore/framework.h"
 #include "log/log.h"
 #include "stats/jsonbuild.h"
 #include "utils/memutils.h"

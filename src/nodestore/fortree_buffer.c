@@ -34,11 +34,11 @@
  * 'fortree' with the framework 'fortree'.
  *
  * IDENTIFICATION
- *	  src/flash/fortree_buffer.c
+ *	  src/nodestore/fortree_buffer.c
  *
  *-------------------------------------------------------------------------
  */
-#include "flash/buffered.h"
+#include "nodestore/buffered.h"
 
 #include "stats/jsonbuild.h"
 

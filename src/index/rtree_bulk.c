@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * rtree_pack.c
+ * rtree_bulk.c
  *	  Bulk loading of the R-tree family by packing: Sort-Tile-Recursive
  *	  and Hilbert-sorted packing.
  *
@@ -60,7 +60,7 @@
  * 48-byte items were a fifth of an STR load.
  *
  * IDENTIFICATION
- *	  src/index/rtree_pack.c
+ *	  src/index/rtree_bulk.c
  *
  *-------------------------------------------------------------------------
  */

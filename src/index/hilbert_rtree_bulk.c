@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * hilbert_rtree_load.c
+ * hilbert_rtree_bulk.c
  *	  Hilbert-sorted bulk loading of a Hilbert R-tree (build method
  *	  'hilbert').
  *
@@ -35,7 +35,7 @@
  * The tree is the in-memory load's, page for page.
  *
  * IDENTIFICATION
- *	  src/index/hilbert_rtree_load.c
+ *	  src/index/hilbert_rtree_bulk.c
  *
  *-------------------------------------------------------------------------
  */

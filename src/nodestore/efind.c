@@ -16,7 +16,7 @@
  * NEW.
  *
  * Read buffer (IS §4.2): a share of the memory caches stored versions of
- * nodes under LRU, HLRU, S2Q or 2Q (buffer/replacement.c).  S2Q's FIFO of
+ * nodes under LRU, HLRU, S2Q or 2Q (cache/replacement.c).  S2Q's FIFO of
  * first misses is the read queue (IS §6.3): a page read from the device
  * while the queue remembers it is admitted.
  *
@@ -34,15 +34,15 @@
  * the read queue (the ids of pages recently read from the device).
  *
  * IDENTIFICATION
- *	  src/flash/efind.c
+ *	  src/nodestore/efind.c
  *
  *-------------------------------------------------------------------------
  */
-#include "flash/buffered.h"
+#include "nodestore/buffered.h"
 
 #include <math.h>
 
-#include "buffer/replacement.h"
+#include "cache/replacement.h"
 #include "common/int.h"
 #include "lib/rbtree.h"
 #include "stats/jsonbuild.h"

@@ -4,7 +4,7 @@
  *	  A general-purpose page cache below any node store (options.cache).
  *
  * The cache is a PageIO that wraps the device's PageIO.  It holds page
- * images under LRU, HLRU, S2Q or 2Q (buffer/replacement.c) and is
+ * images under LRU, HLRU, S2Q or 2Q (cache/replacement.c) and is
  * write-back: a write lands in the cache and reaches the device when the
  * page is evicted or the store syncs (flush, close, a FAST/eFIND flush).
  * A page the policy does not admit is written or read through.
@@ -65,14 +65,14 @@
  * (clru.c), a decorator of its own; this file only validates and wraps.
  *
  * IDENTIFICATION
- *	  src/buffer/cache.c
+ *	  src/cache/cache.c
  *
  *-------------------------------------------------------------------------
  */
-#include "buffer/cache.h"
+#include "cache/cache.h"
 
-#include "buffer/clru.h"
-#include "buffer/replacement.h"
+#include "cache/clru.h"
+#include "cache/replacement.h"
 #include "format/page.h"
 #include "utils/memutils.h"
 

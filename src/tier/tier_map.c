@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * tiermap.c
+ * tier_map.c
  *	  The durable page -> tier map of a tiered index: a side file next to
  *	  the index file ("<index file>.tiermap").
  *
@@ -27,7 +27,7 @@
  * a damaged map is ERRCODE_DATA_CORRUPTED naming the index.
  *
  * IDENTIFICATION
- *	  src/tier/tiermap.c
+ *	  src/tier/tier_map.c
  *
  *-------------------------------------------------------------------------
  */

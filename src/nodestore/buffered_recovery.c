@@ -15,11 +15,11 @@
  * left suspect.
  *
  * IDENTIFICATION
- *	  src/flash/buffered_recovery.c
+ *	  src/nodestore/buffered_recovery.c
  *
  *-------------------------------------------------------------------------
  */
-#include "flash/buffered.h"
+#include "nodestore/buffered.h"
 
 #include "device/device.h"
 
