@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib/tap.bash"
 
 RENDER="$(cd "$(dirname "$0")/../.." && pwd)/scripts/render-dump"
 fresh_database festival_render
-tap_plan 21
+tap_plan 23
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -109,6 +109,11 @@ tap_is "$?" "0" "--by-tier renders a tiered index"
 tap_is "$(png_level_colours "$work/tier.png" 3)" "1 0 0 1" "in the tiers' blue and red only"
 out=$("$RENDER" --index rd --by-tier --output "$work/bad.png" 2>&1)
 tap_like "$out" 'was on one device when dumped: --by-tier needs a tiered index' "--by-tier on a one-device index is refused"
+
+# an index that does not exist is named as such (not "has no dumped snapshot")
+out=$("$RENDER" --index rd_no_such_index --output "$work/none.png" 2>&1)
+tap_is "$?" "1" "--index of a missing index fails"
+tap_like "$out" 'no index is named "rd_no_such_index"' "and says there is no such index"
 
 q -c "SELECT festival.drop_index('rd')" -c "SELECT festival.drop_index('rd_other')" \
   -c "SELECT festival.drop_index('rd_lb')" -c "SELECT festival.drop_index('rd_tier')" \
