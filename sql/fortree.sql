@@ -333,7 +333,11 @@ SELECT count(*) AS forged_entries FROM fr_forged;
 SELECT count(*) AS forged
 FROM (SELECT fixture.forge_page(fixture.index_file('fr_tiny'), 1024, page, 32 + 48 * slot + 40, 999999, 8)
 	  FROM fr_forged) s;
-SELECT severity, regexp_replace(message, '[0-9]+', 'N', 'g') AS message
+-- (the orphaned group's pages are leaked: as one range or a page and a
+-- range, as the buffer's flushes happened to place them)
+SELECT DISTINCT severity,
+	   regexp_replace(regexp_replace(message, '[0-9]+', 'N', 'g'),
+					  '^pages? N( to N \(N pages\))? (is|are) ', 'page(s) N: ') AS message
 FROM festival.check('fr_tiny') ORDER BY 1, 2;
 -- answers do not depend on the group field: still right
 SELECT (SELECT array_agg(id ORDER BY id) FROM festival.query('fr_tiny', ST_MakeEnvelope(-30, -30, 430, 430)))
