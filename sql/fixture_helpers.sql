@@ -99,6 +99,26 @@ BEGIN
 END
 $$;
 
+-- The scattered objects and windows of the crash tests and the campaigns
+-- (test/shell/lib/crash.bash, scripts/lib/campaign.py), one definition for
+-- both: object i is the point scatter_point(i), spread over [0, 1000) x
+-- [0, 997) without repeats for i < 997000; scatter_windows() gives 16
+-- windows of 120 x 150 over that area and, as window 16, one holding the
+-- whole area (so an object lost anywhere is seen too).  Those callers make
+-- a table of the windows once and compare with window_wrong above.
+CREATE OR REPLACE FUNCTION fixture.scatter_point(i bigint) RETURNS geometry
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT ST_MakePoint((i * 7919) % 1000 + (i % 10) / 10.0, (i * 104729) % 997 + (i % 7) / 7.0)
+$$;
+
+CREATE OR REPLACE FUNCTION fixture.scatter_windows() RETURNS TABLE (id int, g geometry)
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT k, CASE WHEN k = 16 THEN ST_MakeEnvelope(-10, -10, 2000, 2000)
+			  ELSE ST_MakeEnvelope((k * 61) % 880, (k * 37) % 850,
+								   (k * 61) % 880 + 120, (k * 37) % 850 + 150) END
+	FROM generate_series(0, 16) k
+$$;
+
 -- festival.query(idx, w) against every row of src (rows (id, geom)): the
 -- rows of src it misses, and the ids it answers that are no row of src or
 -- that it answers twice; (0, 0) when the index holds exactly src within w

@@ -99,16 +99,15 @@ WHOLE = "ST_MakeEnvelope(-10, -10, 2000, 2000)"
 CHECK = ("SELECT 'check=' || coalesce(string_agg(severity || ': ' || message, '; '), '') "
          "FROM festival.check('%s')")
 VERDICTS = ["correct", "clean error", "failure"]
-# the comparator is fixture.window_wrong (sql/fixture_helpers.sql, loaded
-# first): the 8 windows of campaign_windows and the whole extent
+# points, windows and comparator are the crash tests' (test/shell/lib/
+# crash.bash): fixture.scatter_point, fixture.scatter_windows (16 windows
+# and the whole area) and fixture.window_wrong of sql/fixture_helpers.sql,
+# loaded first
 SCHEMA = r"""
 SET client_min_messages = warning;
 CREATE FUNCTION pt(i bigint) RETURNS geometry LANGUAGE sql IMMUTABLE
-    AS $$ SELECT ST_MakePoint((i * 7919) % 1000 + (i % 10) / 10.0, (i * 104729) % 997 + (i % 7) / 7.0) $$;
-CREATE TABLE campaign_windows AS
-    SELECT k AS id, CASE WHEN k = 8 THEN ST_MakeEnvelope(-10, -10, 2000, 2000)
-           ELSE ST_MakeEnvelope((k * 61) % 880, (k * 37) % 850, (k * 61) % 880 + 120, (k * 37) % 850 + 150) END AS g
-    FROM generate_series(0, 8) k;
+    AS $$ SELECT fixture.scatter_point(i) $$;
+CREATE TABLE campaign_windows AS SELECT * FROM fixture.scatter_windows();
 -- windows whose answer through ix differs from brute force over tbl
 CREATE FUNCTION mismatches(ix text, tbl regclass) RETURNS bigint LANGUAGE sql
     AS $$ SELECT fixture.window_wrong(ix, 'campaign_windows', tbl) $$;

@@ -377,7 +377,7 @@ def main(argv):
                   f"  direction={report.yes_no(r['direction'])}"
                   f"  magnitude={report.yes_no(r['magnitude'], '—')}  ({r['set']})",
                   file=sys.stderr)
-        print(f"reproduce: {summary}; report in {outdir}/report.md", file=sys.stderr)
+        print(f"reproduce: {summary}; wrote {outdir}/report.md and {outdir}/report.html", file=sys.stderr)
         if counts.get(ERROR, 0):
             return 1
         failing = {r["claim"]["id"] for r in results if r["status"] == FAILS}

@@ -30,6 +30,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cells  # noqa: E402
 import datagen  # noqa: E402
+import peers as peer_runs  # noqa: E402  (peers.py imports this module back)
 
 DEFAULTS = {
     "name": "exp",
@@ -717,7 +718,7 @@ class Runner:
         self.exp = exp
         self.keep = keep_indices
         self.stored = 0
-        self.lsi = None
+        self.peers = peer_runs.Peers(self)
 
     def q(self, query, params=None, conn=None):
         cur = (conn or self.conn).execute(query, params)
@@ -896,7 +897,7 @@ class Runner:
             self.own_tables.append(t)
             self.empty_table = self.geometry_query(t)
         self.answers = {}
-        self.lsi_data = None
+        self.peers.new_data()
 
     def generate_table(self, table, distribution, n, seed, ext):
         """A table (id bigint primary key, geom geometry) from a datagen generator."""
@@ -969,7 +970,7 @@ class Runner:
                     f"SELECT count(*) FROM ({self.query_table(w)}) w "
                     f"JOIN {self.points} p ON ST_Intersects(p.\"{self.points_geom}\", w.g)")
             else:
-                self.answers[key] = self.gist_query(w)
+                self.answers[key] = self.peers.gist_query(w)
         return self.answers[key]
 
     # ------------------------------------------------------------------
@@ -1097,117 +1098,6 @@ class Runner:
         if not self.keep:
             self.q("SELECT festival.drop_index(%s)", (name,))
 
-    # ------------------------------------------------------------------
-    # Peers: PostGIS GiST, a plain heap, libspatialindex (Python rtree)
-    # ------------------------------------------------------------------
-
-    def gist_query(self, w, conn=None):
-        qt = self.query_table(w)
-        g = f'p."{self.points_geom}"'
-        if w["workload"] == "knn":
-            r = self.q(f"SELECT count(*), sum(s.d) FROM ({qt}) w, LATERAL (SELECT {g} <-> w.g "
-                       f"AS d FROM {self.points} p ORDER BY {g} <-> w.g LIMIT %s) s",
-                       (w["k"],), conn=conn)[0]
-            return [r[0], r[1]]
-        # OFFSET 0 keeps the subquery a subquery: one index scan per window,
-        # as festival.query is one call per window (no join of all windows)
-        return self.one(f"SELECT count(*) FROM ({qt}) w, LATERAL (SELECT 1 FROM {self.points} p "
-                        f"WHERE ST_Intersects({g}, w.g) OFFSET 0) s", conn=conn)
-
-    def run_peer(self, p, label, ds):
-        exp = self.exp
-        common = {"name": exp["name"], "peer": p["peer"], "points": self.npoints,
-                  "data": dict(exp["data"], distribution=ds["distribution"],
-                               points=ds["points"], generator=self.generator),
-                  "repetitions": exp["repetitions"], "warmup": exp["warmup"]}
-        if "variant" in p:
-            common["variant"] = p["variant"]
-        g = f'"{self.points_geom}"'
-        rows_table = self.table(f"{p['peer']}_rows")
-        for kind, b, w in peer_workloads(exp, p):
-            if kind == "build" and not fits(self.npoints, b["max_points"], p.get("max_points")):
-                continue
-            if kind == "query" and not fits(self.npoints, p.get("max_points")):
-                continue
-            blabel = peer_label(exp, p, b) + label
-            settings = dict(common, build=b["method"] if b else None)
-            if p["peer"] == "libspatialindex":
-                self.lsi_load()
-                if kind == "build":
-                    self.repeat(blabel, settings, w, lambda conn: self.lsi_build(p["variant"]))
-                else:
-                    self.repeat(blabel, settings, w, lambda conn, w=w: self.lsi_query(w))
-                continue
-            if kind == "query":
-                # the planner must take the index (a small data set makes a
-                # sequential scan look cheaper)
-                self.q("SET enable_seqscan = off")
-                try:
-                    self.repeat(blabel, settings, w, lambda conn, w=w: self.gist_query(w, conn))
-                finally:
-                    self.q("RESET enable_seqscan")
-                continue
-            if b["method"] == "insert":
-                # INSERT into a table with (gist) or without (heap) the index
-                self.q(f"DROP TABLE IF EXISTS {rows_table}")
-                self.q(f"CREATE TABLE {rows_table} (id bigint, geom geometry(Point))")
-                if p["peer"] == "gist":
-                    self.q(f"CREATE INDEX ON {rows_table} USING gist (geom)")
-                self.own_tables.append(rows_table)
-                action = (lambda conn: self.q(
-                    f"INSERT INTO {rows_table} SELECT id, {g} FROM {self.points}", conn=conn)
-                    or self.one(f"SELECT count(*) FROM {rows_table}", conn=conn))
-                before = lambda: self.q(f"TRUNCATE {rows_table}")  # noqa: E731
-            else:
-                ci = self.table("gist_ci")
-                action = (lambda conn: self.q(
-                    f"CREATE INDEX {ci} ON {self.points} USING gist ({g})", conn=conn)
-                    or self.one(f"SELECT reltuples::bigint FROM pg_class WHERE relname = %s",
-                                (ci,), conn=conn))
-                before = lambda: self.q(f"DROP INDEX IF EXISTS {ci}")  # noqa: E731
-            self.repeat(blabel, settings, w, action, before=before, fresh=exp["memory"])
-            if b["method"] == "create_index":
-                self.q(f"DROP INDEX IF EXISTS {self.table('gist_ci')}")
-            else:
-                self.q(f"DROP TABLE IF EXISTS {rows_table}")
-
-    def lsi_load(self):
-        if self.lsi_data is not None:
-            return
-        try:
-            from rtree import index  # noqa: F401
-        except ImportError as e:
-            raise WorkloadError("peer libspatialindex needs the Python package rtree "
-                                "(scripts/run-workload installs it into a virtual environment; "
-                                f"run through it): {e}") from e
-        g = f'"{self.points_geom}"'
-        pts = self.q(f"SELECT id, ST_X({g}), ST_Y({g}) FROM {self.points} ORDER BY id")
-        wins = {}
-        for pct, qt in self.window_tables.items():
-            wins[pct] = [tuple(r) for r in self.q(
-                f"SELECT ST_XMin(g), ST_YMin(g), ST_XMax(g), ST_YMax(g) FROM ({qt}) w")]
-        self.lsi_data = (pts, wins)
-        self.lsi = None
-
-    def lsi_build(self, variant):
-        from rtree import index
-        prop = index.Property()
-        prop.dimension = 2
-        prop.variant = {"rstar": index.RT_Star, "quadratic": index.RT_Quadratic,
-                        "linear": index.RT_Linear}[variant]
-        idx = index.Index(properties=prop)  # in memory
-        insert = idx.insert
-        for i, x, y in self.lsi_data[0]:
-            insert(i, (x, y, x, y))
-        self.lsi = idx
-        return idx.get_size()
-
-    def lsi_query(self, w):
-        if self.lsi is None:
-            raise WorkloadError("libspatialindex queries need its build in the same experiment")
-        count = self.lsi.count
-        return sum(count(b) for b in self.lsi_data[1][w["area_percent"]])
-
 
 def answers_agree(result, expected):
     """Equal counts; kNN distance sums equal up to rounding."""
@@ -1295,7 +1185,7 @@ def main(argv):
                 for p in exp["peers"]:
                     i += 1
                     progress(i, total, started, peer_label(exp, p) + dl)
-                    runner.run_peer(p, dl, ds)
+                    runner.peers.run(p, dl, ds)
                 for c in todo:
                     if not fits(runner.npoints, c["max_points"], c["build"]["max_points"]):
                         continue
@@ -1341,4 +1231,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    # run as the module "workload" that peers.py imports, not as a second
+    # copy named __main__ (whose WorkloadError would be another class)
+    import workload
+    sys.exit(workload.main(sys.argv[1:]))

@@ -142,16 +142,6 @@ static const BuildMethod gf_build_methods[] = {
 /* NodeOps                                                            */
 /* ------------------------------------------------------------------ */
 
-static int
-compare_bucket(const GfBucketEntry *a, const GfBucketEntry *b)
-{
-	if (a->x != b->x)
-		return a->x < b->x ? -1 : 1;
-	if (a->y != b->y)
-		return a->y < b->y ? -1 : 1;
-	return a->id < b->id ? -1 : (a->id > b->id ? 1 : 0);
-}
-
 /*
  * The NodeOps of a grid file.  A level-0 entry begins with the fields of a
  * GfBucketEntry (x, y, id): GFFM's bucket entries, LB-Grid's log records
@@ -161,7 +151,7 @@ int
 gf_compare_identity(const void *a, const void *b, uint16 level)
 {
 	if (level == 0)
-		return compare_bucket(a, b);
+		return point_entry_cmp(a, b);
 	return gf_addr_cmp(((const GfDirEntry *) a)->addr, ((const GfDirEntry *) b)->addr);
 }
 
@@ -346,19 +336,6 @@ gf_line_y(const GfState *st, uint64 line)
 	return grid_line((int64) line, st->extent.ymin, st->extent.ymax);
 }
 
-void
-gf_report_corrupted(StructIndex *idx, int64 page, const char *detail)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 page >= 0
-			 ? errmsg("index \"%s\" is corrupted at page " INT64_FORMAT, idx->name, page)
-			 : errmsg("index \"%s\" is corrupted", idx->name),
-			 errdetail("%s", detail),
-			 errhint("Run festival.check('%s'), then rebuild the index with festival.build('%s').",
-					 idx->name, idx->name)));
-}
-
 /* The directory entry whose region holds the point, or -1. */
 int
 gf_locate(const TreeNode *node, uint64 point)
@@ -403,7 +380,7 @@ bucket_lower_bound(const TreeNode *bucket, const GfBucketEntry *e)
 	{
 		int			mid = (lo + hi) / 2;
 
-		if (compare_bucket(&GfBucketEntries(bucket)[mid], e) < 0)
+		if (point_entry_cmp(&GfBucketEntries(bucket)[mid], e) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -628,7 +605,7 @@ find_entry(StructIndex *idx, int64 id, const Mbr *box, GfLookup *lk, int *pos)
 	node = lk->bucket;
 	*pos = bucket_lower_bound(node, &entry);
 	return *pos < (int) node->nentries &&
-		compare_bucket(&GfBucketEntries(node)[*pos], &entry) == 0;
+		point_entry_cmp(&GfBucketEntries(node)[*pos], &entry) == 0;
 }
 
 static bool
@@ -638,12 +615,6 @@ gf_contains(StructIndex *idx, int64 id, const Mbr *box)
 	int			pos;
 
 	return find_entry(idx, id, box, &lk, &pos);
-}
-
-static int
-bucket_qsort_cmp(const void *a, const void *b)
-{
-	return compare_bucket(a, b);
 }
 
 /*
@@ -685,7 +656,7 @@ merge_buckets(StructIndex *idx, GfLookup *lk)
 		memcpy(child->entries + child->nentries * esz, buddy->entries,
 			   buddy->nentries * esz);
 		child->nentries += buddy->nentries;
-		qsort(child->entries, child->nentries, esz, bucket_qsort_cmp);
+		qsort(child->entries, child->nentries, esz, point_entry_qsort_cmp);
 		ns_release(idx->ns, buddy->page);
 		tree_free_node(buddy);
 		gf_fill_dir_entry(st, &e[lk->slot], a >> 1, child->page);

@@ -109,6 +109,7 @@
 #ifndef FEST_GRIDFILE_H
 #define FEST_GRIDFILE_H
 
+#include "index/point_entry.h"
 #include "index/structure.h"
 
 #include "port/pg_bitutils.h"
@@ -139,12 +140,8 @@ typedef struct GfMetaState
 StaticAssertDecl(sizeof(GfMetaState) == FEST_STRUCTURE_STATE_SIZE,
 				 "GfMetaState fills the meta's structure area");
 
-typedef struct GfBucketEntry
-{
-	double		x;
-	double		y;
-	int64		id;
-} GfBucketEntry;
+/* A bucket entry: a point and its row's id (index/point_entry.h). */
+typedef PointEntry GfBucketEntry;
 
 typedef struct GfDirEntry
 {
@@ -338,8 +335,6 @@ extern void gf_cut(uint64 region, char *entries, uint64 *keys, int n,
 extern void gf_refuse_copies(StructIndex *idx, const uint64 *keys, int n,
 							 uint64 point, double x, double y);
 extern void gf_remove_slot(TreeNode *node, int slot);
-extern void gf_report_corrupted(StructIndex *idx, int64 page, const char *detail)
-			pg_attribute_noreturn();
 /* range_algorithm's choices, shared by GFFM and LB-Grid: rq, then p-rq */
 extern const char *const gf_range_algorithms[];
 #define GF_RANGE_P_RQ 1
@@ -362,7 +357,7 @@ extern int	gf_grid_find(const GfGrid *grid, uint64 px, uint64 py);
 extern void gf_grid_range(const GfGrid *grid, uint64 lx0, uint64 lx1, uint64 ly0,
 						  uint64 ly1, int *i0, int *i1, int *j0, int *j1);
 extern int	gf_scale_interval(const uint64 *s, int n, uint64 v);
-extern void gf_dir_grid(const TreeNode *node, GfGrid *grid, bool cells);
+extern void gf_dir_grid(StructIndex *idx, const TreeNode *node, GfGrid *grid, bool cells);
 extern void gf_entries_inside(const TreeNode *node, uint64 region, int *lo, int *hi);
 extern void gf_dir_absorb(TreeNode *node, const TreeNode *buddy, bool buddy_low);
 extern void gf_dir_regrid(TreeNode *node);

@@ -103,24 +103,7 @@ sort_item_cmp(const void *a, const void *b)
 
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
-	if (x->e.x != y->e.x)
-		return x->e.x < y->e.x ? -1 : 1;
-	if (x->e.y != y->e.y)
-		return x->e.y < y->e.y ? -1 : 1;
-	return x->e.id < y->e.id ? -1 : (x->e.id > y->e.id ? 1 : 0);
-}
-
-static int
-sort_item_cmp_bucket(const void *a, const void *b)
-{
-	const GfBucketEntry *x = a,
-			   *y = b;
-
-	if (x->x != y->x)
-		return x->x < y->x ? -1 : 1;
-	if (x->y != y->y)
-		return x->y < y->y ? -1 : 1;
-	return x->id < y->id ? -1 : (x->id > y->id ? 1 : 0);
+	return point_entry_cmp(&x->e, &y->e);
 }
 
 static void
@@ -218,7 +201,7 @@ write_bucket(StructIndex *idx, TreeNode *node, uint32 count, uint64 addr,
 {
 	node->nentries = count;
 	/* keys order cells, not points: (x, y, id) within the bucket */
-	qsort(node->entries, node->nentries, sizeof(GfBucketEntry), sort_item_cmp_bucket);
+	qsort(node->entries, node->nentries, sizeof(GfBucketEntry), point_entry_qsort_cmp);
 	write_node_entry(idx, node, addr, entry);
 }
 

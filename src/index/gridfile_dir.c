@@ -227,16 +227,6 @@ gf_grid_range(const GfGrid *grid, uint64 lx0, uint64 lx1, uint64 ly0, uint64 ly1
 	*j1 = gf_scale_interval(grid->sy, grid->ny, ly1);
 }
 
-static void
-report_bad_grid(const TreeNode *node, const char *what)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("grid file directory page " UINT64_FORMAT " is corrupted", node->page),
-			 errdetail("%s", what),
-			 errhint("Run festival.check() on the index, then rebuild it with festival.build().")));
-}
-
 /*
  * The grid of a directory page as its entries store it: the scales from
  * the cell boxes and the regions' edges, with cells the grid array.  A
@@ -244,7 +234,7 @@ report_bad_grid(const TreeNode *node, const char *what)
  * its checksum) is reported as corrupted.
  */
 void
-gf_dir_grid(const TreeNode *node, GfGrid *grid, bool cells)
+gf_dir_grid(StructIndex *idx, const TreeNode *node, GfGrid *grid, bool cells)
 {
 	const GfDirEntry *e = GfDirEntries(node);
 	int			n = (int) node->nentries;
@@ -252,11 +242,13 @@ gf_dir_grid(const TreeNode *node, GfGrid *grid, bool cells)
 				ny = 0;
 
 	if (n == 0)
-		report_bad_grid(node, "The directory page has no entries.");
+		fest_report_corrupt(idx->name, node->page,
+							"The directory page has no entries.");
 	for (int r = 0; r < n; r++)
 	{
 		if (e[r].cx0 >= e[r].cx1 || e[r].cy0 >= e[r].cy1)
-			report_bad_grid(node, "An entry covers no cell of the page's grid.");
+			fest_report_corrupt(idx->name, node->page,
+								"An entry covers no cell of the page's grid.");
 		nx = Max(nx, e[r].cx1);
 		ny = Max(ny, e[r].cy1);
 	}
@@ -277,13 +269,15 @@ gf_dir_grid(const TreeNode *node, GfGrid *grid, bool cells)
 					y1;
 
 		if (e[r].addr == 0 || gf_addr_len(e[r].addr) > GF_MAX_DEPTH)
-			report_bad_grid(node, "An entry has a malformed region address.");
+			fest_report_corrupt(idx->name, node->page,
+								"An entry has a malformed region address.");
 		gf_region_lines(e[r].addr, &x0, &x1, &y0, &y1);
 		if ((grid->sx[e[r].cx0] != UINT64_MAX && grid->sx[e[r].cx0] != x0) ||
 			(grid->sx[e[r].cx1] != UINT64_MAX && grid->sx[e[r].cx1] != x1) ||
 			(grid->sy[e[r].cy0] != UINT64_MAX && grid->sy[e[r].cy0] != y0) ||
 			(grid->sy[e[r].cy1] != UINT64_MAX && grid->sy[e[r].cy1] != y1))
-			report_bad_grid(node, "Two entries give one scale index two lines.");
+			fest_report_corrupt(idx->name, node->page,
+								"Two entries give one scale index two lines.");
 		grid->sx[e[r].cx0] = x0;
 		grid->sx[e[r].cx1] = x1;
 		grid->sy[e[r].cy0] = y0;
@@ -295,10 +289,12 @@ gf_dir_grid(const TreeNode *node, GfGrid *grid, bool cells)
 	}
 	for (int i = 0; i <= nx; i++)
 		if (grid->sx[i] == UINT64_MAX || (i > 0 && grid->sx[i - 1] >= grid->sx[i]))
-			report_bad_grid(node, "The page's x-scale is not a strictly increasing set of region edges.");
+			fest_report_corrupt(idx->name, node->page,
+								"The page's x-scale is not a strictly increasing set of region edges.");
 	for (int j = 0; j <= ny; j++)
 		if (grid->sy[j] == UINT64_MAX || (j > 0 && grid->sy[j - 1] >= grid->sy[j]))
-			report_bad_grid(node, "The page's y-scale is not a strictly increasing set of region edges.");
+			fest_report_corrupt(idx->name, node->page,
+								"The page's y-scale is not a strictly increasing set of region edges.");
 	if (!cells)
 		return;
 	grid_alloc_cells(grid);
@@ -307,12 +303,14 @@ gf_dir_grid(const TreeNode *node, GfGrid *grid, bool cells)
 			for (int i = e[r].cx0; i < e[r].cx1; i++)
 			{
 				if (grid->cells[(int64) j * nx + i] != -1)
-					report_bad_grid(node, "Two entries cover one cell of the grid array.");
+					fest_report_corrupt(idx->name, node->page,
+										"Two entries cover one cell of the grid array.");
 				grid->cells[(int64) j * nx + i] = r;
 			}
 	for (int64 c = 0; c < (int64) nx * ny; c++)
 		if (grid->cells[c] == -1)
-			report_bad_grid(node, "A cell of the grid array belongs to no entry.");
+			fest_report_corrupt(idx->name, node->page,
+								"A cell of the grid array belongs to no entry.");
 }
 
 /*
@@ -376,7 +374,8 @@ gf_dir_locate(StructIndex *idx, const TreeNode *node, uint64 point)
 		ny = Max(ny, e[r].cy1);
 	}
 	if (nx == 0 || ny == 0)
-		report_bad_grid(node, "The directory page has no grid array.");
+		fest_report_corrupt(idx->name, node->page,
+							"The directory page has no grid array.");
 	if (nx >= (int) lengthof(sx_start))
 		sx = palloc((nx + 1) * sizeof(uint64));
 	if (ny >= (int) lengthof(sy_start))
@@ -408,7 +407,7 @@ gf_dir_locate(StructIndex *idx, const TreeNode *node, uint64 point)
 	if (sy != sy_start)
 		pfree(sy);
 	if (slot < 0 || !gf_addr_contains(e[slot].addr, point))
-		gf_report_corrupted(idx, (int64) node->page,
+		fest_report_corrupt(idx->name, node->page,
 							"No region of the directory page's grid array holds the point.");
 	/* the region order finds the same entry */
 	Assert(slot == gf_locate(node, point));

@@ -403,7 +403,7 @@ sub_rings(RingKnn *r, TreeNode *sub, uint64 sub_addr)
 		refs[i] = GfDirEntries(sub)[i].child;
 		outside[i] = !gf_addr_contains(sub_addr, GfDirEntries(sub)[i].addr);
 	}
-	gf_dir_grid(sub, &grid, true);
+	gf_dir_grid(r->idx, sub, &grid, true);
 	g.r = r;
 	g.grid = &grid;
 	g.refs = refs;

@@ -368,7 +368,7 @@ visit_subdir(void *arg, int item, TreeNode *sub)
 	int			n;
 
 	idx->stats->entries_examined += sub->nentries;
-	gf_dir_grid(sub, &grid, true);
+	gf_dir_grid(idx, sub, &grid, true);
 	n = reached_buckets(idx, sub, &grid, rq->sub_addr[item], rq->spec, slots);
 	for (int i = 0; i < n; i++)
 		refs[i] = GfDirEntries(sub)[slots[i]].child;
@@ -505,7 +505,7 @@ visit_group_subdir(void *arg, int item, TreeNode *sub)
 	GfGrid		grid;
 	int		   *slots = palloc(sub->nentries * sizeof(int));
 
-	gf_dir_grid(sub, &grid, true);
+	gf_dir_grid(idx, sub, &grid, true);
 	for (int i = 0; i < l->n; i++)
 	{
 		const SearchSpec *spec = &g->specs[l->q[i]];

@@ -305,18 +305,18 @@ walk_root(StructIndex *idx, GfRoot *root, RootWalk *w, PageId page, int level,
 	CHECK_FOR_INTERRUPTS();
 	check_stack_depth();
 	if (node->nentries == 0)
-		gf_report_corrupted(idx, (int64) page, "A root directory page has no entries.");
+		fest_report_corrupt(idx->name, page, "A root directory page has no entries.");
 	for (uint32 i = 0; i < node->nentries; i++)
 	{
 		const GfDirEntry *e = &GfDirEntries(node)[i];
 
 		if (e->addr == 0 || gf_addr_len(e->addr) > GF_MAX_DEPTH)
-			gf_report_corrupted(idx, (int64) page,
+			fest_report_corrupt(idx->name, page,
 								"A root directory page holds a malformed region.");
 		if (!gf_addr_contains(region, e->addr))
 			continue;
 		if (w->n > 0 && level == GF_LEVEL_ROOT && gf_addr_cmp(w->addr[w->n - 1], e->addr) >= 0)
-			gf_report_corrupted(idx, (int64) page,
+			fest_report_corrupt(idx->name, page,
 								"A root directory page holds a misplaced region.");
 		if (level > GF_LEVEL_ROOT)
 		{
@@ -350,7 +350,7 @@ root_rebuild(StructIndex *idx, GfRoot *root)
 
 	root->valid = false;
 	if (meta->height < GF_MIN_HEIGHT || meta->height > FEST_MAX_LEVELS)
-		gf_report_corrupted(idx, (int64) meta->root,
+		fest_report_corrupt(idx->name, meta->root,
 							psprintf("The index has %u levels; a two-level grid file has at least %d.",
 									 meta->height, GF_MIN_HEIGHT));
 	MemoryContextReset(root->grid_cxt);
@@ -368,7 +368,7 @@ root_rebuild(StructIndex *idx, GfRoot *root)
 	root->sub_page = w.page;
 	root->sub_holder = w.holder;
 	if (w.n == 0 || !gf_grid_build(&root->grid, w.addr, w.n, true))
-		gf_report_corrupted(idx, (int64) meta->root,
+		fest_report_corrupt(idx->name, meta->root,
 							"The sub-directories of the root directory do not tile the extent.");
 	MemoryContextSwitchTo(old);
 	root->version = meta_state(meta)->root_version;
@@ -395,7 +395,7 @@ gf_root(StructIndex *idx)
 		return root;
 	empty_copies(root);
 	if (meta->height < GF_MIN_HEIGHT || meta->height > FEST_MAX_LEVELS)
-		gf_report_corrupted(idx, (int64) meta->root,
+		fest_report_corrupt(idx->name, meta->root,
 							psprintf("The index has %u levels; a two-level grid file has at least %d.",
 									 meta->height, GF_MIN_HEIGHT));
 	read_root_pages(idx, root);
@@ -619,7 +619,7 @@ gf_root_replace(StructIndex *idx, uint64 region, const GfDirEntry *ents, int n)
 		int			slot = gf_locate(node, region);
 
 		if (slot < 0)
-			gf_report_corrupted(idx, (int64) node->page,
+			fest_report_corrupt(idx->name, node->page,
 								"No region of the root directory page holds a sub-directory's region.");
 		path[depth].node = node;
 		path[depth].slot = slot;
@@ -633,7 +633,7 @@ gf_root_replace(StructIndex *idx, uint64 region, const GfDirEntry *ents, int n)
 
 	gf_entries_inside(node, region, &lo, &hi);
 	if (hi == lo)
-		gf_report_corrupted(idx, (int64) node->page,
+		fest_report_corrupt(idx->name, node->page,
 							"The root directory page holds no region of the sub-directory changed.");
 	total = (int) node->nentries - (hi - lo) + n;
 	all = palloc(total * sizeof(GfDirEntry));

@@ -180,15 +180,13 @@ static const OptionSpec lb_options[] = {
 /* ------------------------------------------------------------------ */
 
 /* Records begin like GFFM's bucket entries: GFFM's NodeOps serve. */
-StaticAssertDecl(offsetof(LbRecord, x) == offsetof(GfBucketEntry, x) &&
-				 offsetof(LbRecord, y) == offsetof(GfBucketEntry, y) &&
-				 offsetof(LbRecord, id) == offsetof(GfBucketEntry, id),
-				 "LbRecord must begin with the fields of GfBucketEntry");
+PointEntryPrefix(LbRecord);
 
+/* Records are the same point and id when their point entries are equal. */
 static inline int
 compare_record(const LbRecord *a, const LbRecord *b)
 {
-	return gf_compare_identity(a, b, 0);
+	return point_entry_cmp((const PointEntry *) a, (const PointEntry *) b);
 }
 
 static const NodeOps lb_node_ops = {
@@ -373,17 +371,6 @@ seqpage_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : (x->seq > y->seq ? 1 : 0);
 }
 
-static void
-report_bad_log_page(StructIndex *idx, PageId page, const char *what)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT, idx->name, page),
-			 errdetail("%s", what),
-			 errhint("Run festival.check('%s'), then rebuild the index with festival.build('%s').",
-					 idx->name, idx->name)));
-}
-
 /*
  * Rebuild the BTT from the log pages: one scan to find them (every page of
  * the file but the free list's, read in batches), one to replay them in
@@ -424,7 +411,7 @@ lb_load(StructIndex *idx, LbState *st, bool recovering)
 			PageId		next;
 
 			if (ns->ops->read_free_link(ns, f, &next) != FEST_PAGE_OK)
-				report_bad_log_page(idx, f, "A page of the free list cannot be read.");
+				fest_report_corrupt(idx->name, f, "A page of the free list cannot be read.");
 			(void) hash_search(free_pages, &f, HASH_ENTER, NULL);
 			f = next;
 		}
@@ -447,7 +434,7 @@ lb_load(StructIndex *idx, LbState *st, bool recovering)
 						nlogs++;
 					}
 					else if (nodes[k]->level == 0)
-						report_bad_log_page(idx, pages[k], "A level-0 page is not a log page.");
+						fest_report_corrupt(idx->name, pages[k], "A level-0 page is not a log page.");
 					tree_free_node(nodes[k]);
 				}
 				n = 0;
@@ -501,7 +488,7 @@ lb_load(StructIndex *idx, LbState *st, bool recovering)
 			{
 				if (recovering)
 					return false;
-				report_bad_log_page(idx, pages[k], "Two log pages have the same sequence number.");
+				fest_report_corrupt(idx->name, pages[k], "Two log pages have the same sequence number.");
 			}
 			for (uint32 r = 0; r < nodes[k]->nentries; r++)
 				btt_apply(st, &LbRecords(nodes[k])[r], pages[k]);
@@ -661,7 +648,7 @@ replay_bucket(StructIndex *idx, LbState *st, uint64 addr, HTAB *nodes)
 		TreeNode   *pg;
 
 		if (np == NULL || np->node == NULL)
-			report_bad_log_page(idx, b->pages[i], "A page of the bucket's list was not read.");
+			fest_report_corrupt(idx->name, b->pages[i], "A page of the bucket's list was not read.");
 		pg = np->node;
 		idx->stats->entries_examined += pg->nentries;
 		for (uint32 r = 0; r < pg->nentries; r++)
@@ -682,7 +669,7 @@ replay_bucket(StructIndex *idx, LbState *st, uint64 addr, HTAB *nodes)
 				if (k < 0 && !st->delete_reads)
 					continue;	/* a delete of an entry that was not there */
 				if (k < 0)
-					report_bad_log_page(idx, pg->page, "A delete record has no entry to remove.");
+					fest_report_corrupt(idx->name, pg->page, "A delete record has no entry to remove.");
 				LbRecords(out)[k] = LbRecords(out)[out->nentries - 1];
 				out->nentries--;
 			}
@@ -704,7 +691,7 @@ replay_bucket(StructIndex *idx, LbState *st, uint64 addr, HTAB *nodes)
 	 */
 	if ((int32) out->nentries < b->live ||
 		(int32) out->nentries > b->live + b->unverified)
-		report_bad_log_page(idx, b->pages[0],
+		fest_report_corrupt(idx->name, b->pages[0],
 							psprintf("Bucket " UINT64_FORMAT " replays to %u entries, but its table entry counts %d (and %d deletes not checked).",
 									 addr, out->nentries, b->live, b->unverified));
 	b->live = (int32) out->nentries;
@@ -769,7 +756,7 @@ lb_read_leaves(StructIndex *idx, const int64 *refs, int n, TreeNode **out)
 		LbReadPage *e = hash_search(nodes, &pages[k], HASH_FIND, NULL);
 
 		if (read[k]->level != 0 || (read[k]->flags & LB_LOG_PAGE) == 0)
-			report_bad_log_page(idx, pages[k], "A page of a bucket's list is not a log page.");
+			fest_report_corrupt(idx->name, pages[k], "A page of a bucket's list is not a log page.");
 		e->node = read[k];
 	}
 	for (int i = 0; i < n; i++)

@@ -102,20 +102,10 @@ static const BuildMethod xbr_build_methods[] = {
 /* ------------------------------------------------------------------ */
 
 static int
-compare_leaf(const XbrLeafEntry *a, const XbrLeafEntry *b)
-{
-	if (a->x != b->x)
-		return a->x < b->x ? -1 : 1;
-	if (a->y != b->y)
-		return a->y < b->y ? -1 : 1;
-	return a->id < b->id ? -1 : (a->id > b->id ? 1 : 0);
-}
-
-static int
 compare_identity(const void *a, const void *b, uint16 level)
 {
 	if (level == 0)
-		return compare_leaf(a, b);
+		return point_entry_cmp(a, b);
 	return xbr_addr_cmp(xbr_entry_addr(a), xbr_entry_addr(b));
 }
 
@@ -334,7 +324,7 @@ xbr_set_flags(TreeNode *node)
 static int
 sort_leaf_cmp(const void *a, const void *b)
 {
-	int			c = compare_leaf(a, b);
+	int			c = point_entry_cmp(a, b);
 
 	return c != 0 ? c : memcmp(a, b, sizeof(XbrLeafEntry));
 }
@@ -429,7 +419,7 @@ leaf_lower_bound(const TreeNode *leaf, const XbrLeafEntry *e)
 	{
 		int			mid = (lo + hi) / 2;
 
-		if (compare_leaf(&XbrLeafEntries(leaf)[mid], e) < 0)
+		if (point_entry_cmp(&XbrLeafEntries(leaf)[mid], e) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -460,17 +450,6 @@ parent_quadrant(const PathStep *path, int depth)
 	return xbr_entry_addr(&XbrInternalEntries(path[depth - 1].node)[path[depth - 1].slot]);
 }
 
-static void
-report_no_entries(StructIndex *idx, const TreeNode *node)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("index \"%s\" is corrupted at page " UINT64_FORMAT,
-					idx->name, node->page),
-			 errdetail("An internal node has no entries."),
-			 errhint("Rebuild the index with festival.build('%s').", idx->name)));
-}
-
 /* ------------------------------------------------------------------ */
 /* insertion                                                          */
 /* ------------------------------------------------------------------ */
@@ -490,7 +469,7 @@ xbr_widen_to_cover(StructIndex *idx, TreeNode *node, XbrAddr point)
 	XbrAddr		common;
 
 	if (node->nentries == 0)
-		report_no_entries(idx, node);
+		fest_report_corrupt(idx->name, node->page, "An internal node has no entries.");
 	for (uint32 i = 0; i < node->nentries; i++)
 	{
 		int			len;
@@ -704,7 +683,7 @@ find_entry(StructIndex *idx, int64 id, const Mbr *box, PathStep *path, int *dept
 	idx->stats->entries_examined += node->nentries;
 	pos = leaf_lower_bound(node, &entry);
 	if (pos >= (int) node->nentries ||
-		compare_leaf(&XbrLeafEntries(node)[pos], &entry) != 0)
+		point_entry_cmp(&XbrLeafEntries(node)[pos], &entry) != 0)
 		return false;
 	path[d].node = node;
 	path[d].slot = pos;

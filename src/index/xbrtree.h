@@ -64,6 +64,7 @@
 #ifndef FEST_XBRTREE_H
 #define FEST_XBRTREE_H
 
+#include "index/point_entry.h"
 #include "index/structure.h"
 
 #include "port/pg_bitutils.h"
@@ -80,12 +81,8 @@ typedef struct XbrAddr
 	uint8		len;
 } XbrAddr;
 
-typedef struct XbrLeafEntry
-{
-	double		x;
-	double		y;
-	int64		id;
-} XbrLeafEntry;
+/* A leaf entry: a point and its row's id (index/point_entry.h). */
+typedef PointEntry XbrLeafEntry;
 
 typedef struct XbrInternalEntry
 {

@@ -134,11 +134,7 @@ xbr_bulk_entry_cmp(const void *a, const void *b)
 
 	if (c != 0)
 		return c;
-	if (x->e.leaf.x != y->e.leaf.x)
-		return x->e.leaf.x < y->e.leaf.x ? -1 : 1;
-	if (x->e.leaf.y != y->e.leaf.y)
-		return x->e.leaf.y < y->e.leaf.y ? -1 : 1;
-	return x->e.leaf.id < y->e.leaf.id ? -1 : (x->e.leaf.id > y->e.leaf.id ? 1 : 0);
+	return point_entry_cmp(&x->e.leaf, &y->e.leaf);
 }
 
 static int
