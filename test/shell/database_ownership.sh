@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# One database owns an index's files (docs/durability.md): a pg_dump of a
+# database restored into another, and a CREATE DATABASE ... TEMPLATE copy,
+# carry festival.index rows that name the original's files; the copy
+# refuses to open them (naming the owner, hinting adopt_index), its
+# drop_index leaves them to the original (which keeps answering), and
+# adopt_index gives it its own copy.  DROP DATABASE leaves its files, which
+# festival.orphan_files() lists and festival.remove_orphan_file() removes;
+# a file a live database owns is refused.  Before owners were recorded the
+# restored database's drop_index deleted the original's file, and the
+# TEMPLATE copy opened the original's file as its own.
+source "$(dirname "$0")/lib/tap.bash"
+
+tap_plan 21
+work=$(mktemp -d)
+cleanup() {
+    for db in own_scratch own_restored own_copy own_keeper; do
+        psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1
+    done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+for db in own_restored own_copy own_keeper; do
+    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1
+done
+fresh_database own_scratch
+q <<'SQL' >/dev/null
+SET client_min_messages = warning;
+SET festival.progress_interval = 0;
+SELECT festival.create_device('own_dev', io => 'buffered');
+CREATE TABLE pts AS SELECT i AS id, ST_MakePoint(i % 100, i / 100) AS geom FROM generate_series(1, 2000) i;
+CREATE UNIQUE INDEX ON pts (id);
+SELECT festival.create_index('my_gf', 'rtree', 'own_dev', '{"page_size": 1024}', 'pts');
+SELECT festival.build('my_gf');
+SQL
+window="ST_MakeEnvelope(0, 0, 50, 10)"
+expected=$(qv -c "SELECT count(*) FROM pts WHERE geom && $window")
+count_in() { qv -d "$1" -c "SET client_min_messages = warning" -c "SELECT count(*) FROM festival.query('my_gf', $window)"; }
+tap_is "$(count_in own_scratch)" "$expected" "the original answers as PostGIS does"
+file=$(qv -c "SELECT festival.stats('my_gf')->>'file'")
+dir=$(dirname "$file")
+
+# --- pg_dump and restore into another database ---
+pg_dump -d own_scratch -f "$work/d.sql"
+createdb own_restored
+psql -X -q -d own_restored -f "$work/d.sql" >"$work/restore.log" 2>&1
+tap_is "$(qv -d own_restored -c "SELECT file_name FROM festival.index")" "$(basename "$file")" \
+    "the restored catalog row names the original's file"
+out=$(q -d own_restored -c "SELECT count(*) FROM festival.query('my_gf', $window)")
+tap_like "$out" "belongs to database \"own_scratch\" \\(OID [0-9]+\\), not to database \"own_restored\"" \
+    "the restored database refuses to open the original's file, naming both databases"
+tap_like "$out" "festival.adopt_index\\('my_gf'\\)" "and its hint names adopt_index"
+out=$(q -d own_restored -c "SELECT festival.insert('my_gf', 99999, 'POINT(1 1)')")
+tap_like "$out" "belongs to database \"own_scratch\"" "nor does it change it"
+out=$(q -d own_restored -c "SELECT festival.drop_index('my_gf')")
+tap_like "$out" "left in place" "drop_index in the restored database leaves the original's file"
+tap_ok "$([ -f "$file" ]; echo $?)" "the original's file is still there"
+tap_is "$(count_in own_scratch)" "$expected" "and the original still answers"
+
+# restore again and adopt
+psql -X -q -d postgres -c "DROP DATABASE own_restored" && createdb own_restored
+psql -X -q -d own_restored -f "$work/d.sql" >"$work/restore.log" 2>&1
+new_name=$(qv -d own_restored -c "SELECT festival.adopt_index('my_gf')")
+tap_unlike "$new_name" "^$(basename "$file")\$" "adopt_index gives the restored index a file name of its own ($new_name)"
+tap_is "$(count_in own_restored)" "$expected" "the adopted copy answers as PostGIS does"
+qv -d own_restored -c "SELECT festival.insert('my_gf', 99999, 'POINT(1 1)')" >/dev/null
+tap_is "$(count_in own_restored)" "$((expected + 1))" "the adopted copy takes changes"
+tap_is "$(count_in own_scratch)" "$expected" "which the original does not see"
+q -d own_restored -c "SELECT festival.drop_index('my_gf')" >/dev/null
+tap_ok "$([ ! -f "$dir/$new_name" ] && [ -f "$file" ]; echo $?)" \
+    "dropping the adopted index removes its copy, not the original"
+
+# --- CREATE DATABASE ... TEMPLATE ---
+q -c "SELECT festival.close('my_gf')" >/dev/null
+psql -X -q -d postgres -c "CREATE DATABASE own_copy TEMPLATE own_scratch"
+out=$(q -d own_copy -c "SELECT count(*) FROM festival.query('my_gf', $window)")
+tap_like "$out" "belongs to database \"own_scratch\".*not to database \"own_copy\"" \
+    "a TEMPLATE copy refuses to open the template's file"
+tap_is "$(qv -d own_copy -c "SELECT festival.adopt_index('my_gf') <> '$(basename "$file")'")" "t" \
+    "and adopts a copy of its own"
+tap_is "$(count_in own_copy)" "$expected" "which answers"
+
+# --- DROP DATABASE leaves files: orphans ---
+fresh_database own_keeper
+q -c "SET client_min_messages = warning" -c "SELECT festival.create_device('own_dev', io => 'buffered')" >/dev/null
+out=$(q -c "SELECT festival.remove_orphan_file('own_dev', '$(basename "$file")')")
+tap_like "$out" "is not an orphan: it belongs to database \"own_scratch\"" \
+    "a file of a live database is not an orphan and is not removed"
+psql -X -q -d postgres -c "DROP DATABASE own_scratch"
+tap_is "$(qv -c "SELECT string_agg(file_name || ':' || reason, ',') FROM festival.orphan_files()")" \
+    "$(basename "$file"):its database (OID $(basename "$file" | sed -E 's/^db([0-9]+)_.*/\1/')) was dropped" \
+    "orphan_files lists the dropped database's file, and only it"
+tap_is "$(qv -c "SELECT festival.remove_orphan_file('own_dev', '$(basename "$file")') >= 1")" "t" \
+    "remove_orphan_file removes it"
+tap_ok "$([ ! -e "$file" ]; echo $?)" "the file is gone"
+tap_is "$(qv -c "SELECT count(*) FROM festival.orphan_files()")" "0" "and no orphan is left"
+tap_done
