@@ -39,6 +39,7 @@ PG_FUNCTION_INFO_V1(festival_orphan_files);
 PG_FUNCTION_INFO_V1(festival_remove_orphan_file);
 
 #define INDEX_FILE_SUFFIX ".festival"
+#define ADOPTING_SUFFIX ".adopting"	/* an adopted copy until it is this database's */
 
 /* The directory of a device inside festival.data_directory, or NULL. */
 static char *
@@ -82,7 +83,8 @@ adopted_file_name(const char *name, const char *dir, const char *fast_dir)
 	{
 		char	   *path = device_file_path(dir, file_name);
 		const char *companions[3];
-		bool		taken = device_file_exists(path);
+		bool		taken = device_file_exists(path) ||
+			device_file_exists(psprintf("%s" ADOPTING_SUFFIX, path));
 
 		companion_paths(path, companions);
 		for (int i = 0; i < lengthof(companions); i++)
@@ -126,6 +128,7 @@ festival_adopt_index(PG_FUNCTION_ARGS)
 	char	   *path;
 	char	   *new_name;
 	char	   *new_path;
+	char	   *adopting_path;
 	const char *companions[3];
 	const char *new_companions[3];
 	PageIO	   *source;
@@ -186,7 +189,23 @@ festival_adopt_index(PG_FUNCTION_ARGS)
 	memset(&stats, 0, sizeof(stats));
 	source = device_file_open(&spec, path, (uint32) opts.page_size, false, &stats, &time_cpu);
 
-	copy_index_file(path, new_path);
+	/*
+	 * The index file is copied under a temporary name, made this
+	 * database's, and only then renamed: a crash leaves either the
+	 * temporary file or a complete copy this database owns but its catalog
+	 * does not name, both of which orphan_files() lists.
+	 */
+	adopting_path = psprintf("%s" ADOPTING_SUFFIX, new_path);
+	pending_unlink_on_abort(new_path);
+	copy_index_file(path, adopting_path);
+	copy = device_file_open(&spec, adopting_path, (uint32) opts.page_size, false, &stats, &time_cpu);
+	fest_meta_read(copy, name, &meta);
+	meta.owner = self;
+	fest_meta_write(copy, &meta);
+	pageio_sync(copy);
+	pageio_close(copy);
+	(void) durable_rename(adopting_path, new_path, ERROR);
+
 	companion_paths(path, companions);
 	companion_paths(new_path, new_companions);
 	for (int i = 0; i < lengthof(companions); i++)
@@ -195,14 +214,6 @@ festival_adopt_index(PG_FUNCTION_ARGS)
 	if (fast_dir != NULL && device_file_exists(device_file_path(fast_dir, cat->file_name)))
 		copy_index_file(device_file_path(fast_dir, cat->file_name),
 						device_file_path(fast_dir, new_name));
-
-	/* the copy is this database's */
-	copy = device_file_open(&spec, new_path, (uint32) opts.page_size, false, &stats, &time_cpu);
-	fest_meta_read(copy, name, &meta);
-	meta.owner = self;
-	fest_meta_write(copy, &meta);
-	pageio_sync(copy);
-	pageio_close(copy);
 	pageio_close(source);
 
 	catalog_set_index_file(cat->index_id, new_name);
@@ -210,6 +221,15 @@ festival_adopt_index(PG_FUNCTION_ARGS)
 			(errmsg("index \"%s\" now uses file \"%s\", a copy of \"%s\" owned by this database",
 					name, new_path, path)));
 	PG_RETURN_TEXT_P(cstring_to_text(new_name));
+}
+
+static bool
+has_suffix(const char *name, const char *suffix)
+{
+	size_t		len = strlen(name);
+	size_t		suffix_len = strlen(suffix);
+
+	return len > suffix_len && strcmp(name + len - suffix_len, suffix) == 0;
 }
 
 /*
@@ -231,6 +251,15 @@ is_orphan(const char *dir, const char *file_name, const FestFileOwner *self,
 	Oid			oid;
 	bool		recorded;
 
+	if (has_suffix(file_name, INDEX_FILE_SUFFIX ADOPTING_SUFFIX))
+	{
+		/* only a crash leaves one: adopt_index renames it before it commits */
+		if (ownership_name_oid(file_name) != self->database_oid || !device_file_exists(path))
+			return false;
+		*owner_oid = self->database_oid;
+		*reason = pstrdup("a copy festival.adopt_index left unfinished (its session ended before it committed)");
+		return true;
+	}
 	ownership_inspect(path, file_name, &info);
 	if (!info.exists)
 		return false;
@@ -246,7 +275,7 @@ is_orphan(const char *dir, const char *file_name, const FestFileOwner *self,
 	{
 		if (catalog_file_name_in_use(file_name))
 			return false;
-		*reason = psprintf("its database (OID %u) was dropped; the OID now names this database", oid);
+		*reason = psprintf("its owner was an earlier database of OID %u, since dropped, or this database before its festival extension was created again; no index of festival.index names it", oid);
 		return true;
 	}
 	if (oid == self->database_oid)
@@ -307,15 +336,14 @@ festival_orphan_files(PG_FUNCTION_ARGS)
 		dirp = AllocateDir(dir);
 		while ((de = ReadDir(dirp, dir)) != NULL)
 		{
-			size_t		len = strlen(de->d_name);
 			Oid			owner_oid = InvalidOid;
 			char	   *reason = NULL;
 			struct stat st;
 			Datum		values[5];
 			bool		nulls[5] = {false};
 
-			if (len <= strlen(INDEX_FILE_SUFFIX) ||
-				strcmp(de->d_name + len - strlen(INDEX_FILE_SUFFIX), INDEX_FILE_SUFFIX) != 0)
+			if (!has_suffix(de->d_name, INDEX_FILE_SUFFIX) &&
+				!has_suffix(de->d_name, INDEX_FILE_SUFFIX ADOPTING_SUFFIX))
 				continue;
 			if (!is_orphan(dir, de->d_name, &self, &owner_oid, &reason))
 				continue;
@@ -356,8 +384,8 @@ festival_remove_orphan_file(PG_FUNCTION_ARGS)
 	device = catalog_load_device(fest_text_arg(fcinfo, 0, "device"));
 	file_name = fest_text_arg(fcinfo, 1, "file_name");
 	if (strchr(file_name, '/') != NULL || file_name[0] == '.' ||
-		strlen(file_name) <= strlen(INDEX_FILE_SUFFIX) ||
-		strcmp(file_name + strlen(file_name) - strlen(INDEX_FILE_SUFFIX), INDEX_FILE_SUFFIX) != 0)
+		(!has_suffix(file_name, INDEX_FILE_SUFFIX) &&
+		 !has_suffix(file_name, INDEX_FILE_SUFFIX ADOPTING_SUFFIX)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("\"%s\" is not the name of an index file", file_name),
@@ -387,6 +415,8 @@ festival_remove_orphan_file(PG_FUNCTION_ARGS)
 	}
 	pending_unlink_on_commit(path);
 	removed++;
+	if (has_suffix(file_name, ADOPTING_SUFFIX))
+		PG_RETURN_INT32(removed);
 	companion_paths(path, companions);
 	for (int i = 0; i < lengthof(companions); i++)
 		if (device_file_exists(companions[i]))
