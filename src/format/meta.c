@@ -340,9 +340,13 @@ fest_owner_is_set(const FestFileOwner *owner)
 		owner->database_oid != 0;
 }
 
+/*
+ * Do two owners name the same database?  Its OID and random identifier
+ * say; the cluster's system identifier does not, since pg_upgrade keeps a
+ * database's OID and its festival tables but makes a new cluster.
+ */
 bool
-fest_owner_equal(const FestFileOwner *a, const FestFileOwner *b)
+fest_owner_same_database(const FestFileOwner *a, const FestFileOwner *b)
 {
-	return a->system_id == b->system_id && a->database_uid == b->database_uid &&
-		a->database_oid == b->database_oid;
+	return a->database_uid == b->database_uid && a->database_oid == b->database_oid;
 }

@@ -53,8 +53,11 @@
  * the file: one database of one cluster, told apart by its OID and a
  * random identifier the database keeps in festival.database_identity,
  * which neither pg_dump nor CREATE DATABASE ... TEMPLATE carries over
- * (docs/durability.md, "One database owns an index's files").  All three
- * zero: no owner recorded (a file written in version 2).
+ * (docs/durability.md, "One database owns an index's files").  The OID
+ * and the identifier name the database; the system identifier says which
+ * cluster it was in when it last wrote the owner (pg_upgrade keeps the
+ * database but makes a new cluster).  All three zero: no owner recorded (a
+ * file written in version 2).
  *
  * Meta format versions: 3 adds the owner (at 104, where version 2 had 8
  * reserved zero bytes, and at 184, moving the configuration to 200).
@@ -167,6 +170,6 @@ extern void fest_meta_warn_damaged(const FestMeta *meta, const char *index_name)
 extern void fest_meta_check_copies(PageIO *io, const char *reasons[FEST_META_PAGES]);
 extern bool fest_meta_peek(const char *head, size_t len, FestMeta *meta);
 extern bool fest_owner_is_set(const FestFileOwner *owner);
-extern bool fest_owner_equal(const FestFileOwner *a, const FestFileOwner *b);
+extern bool fest_owner_same_database(const FestFileOwner *a, const FestFileOwner *b);
 
 #endif							/* FEST_META_H */

@@ -264,7 +264,9 @@ is_orphan(const char *dir, const char *file_name, const FestFileOwner *self,
 	if (!info.exists)
 		return false;
 	recorded = info.readable && fest_owner_is_set(&info.owner);
-	if (recorded && info.owner.system_id != self->system_id)
+	/* another cluster's database, unless this very one (after pg_upgrade) */
+	if (recorded && info.owner.system_id != self->system_id &&
+		!fest_owner_same_database(&info.owner, self))
 		return false;
 	oid = recorded ? info.owner.database_oid : info.name_oid;
 	if (oid == InvalidOid)

@@ -390,6 +390,7 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 		ownership_self(&self);
 		ownership_inspect(ix->path, ix->cat.file_name, &info);
 		if (info.readable && fest_owner_is_set(&info.owner) &&
+			!fest_owner_same_database(&info.owner, &self) &&
 			(info.owner.system_id != self.system_id ||
 			 (info.owner.database_oid != self.database_oid &&
 			  get_database_name(info.owner.database_oid) != NULL)))

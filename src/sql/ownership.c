@@ -104,7 +104,7 @@ FileStanding
 ownership_standing(const FileOwnerInfo *info, const FestFileOwner *self)
 {
 	if (info->readable && fest_owner_is_set(&info->owner))
-		return fest_owner_equal(&info->owner, self) ? FILE_OURS : FILE_OTHERS;
+		return fest_owner_same_database(&info->owner, self) ? FILE_OURS : FILE_OTHERS;
 	if (info->name_oid == self->database_oid)
 		return info->readable ? FILE_UNCLAIMED_OURS : FILE_OURS;
 	return FILE_OTHERS;
@@ -177,6 +177,19 @@ ownership_settle_open(const char *index_name, const char *path,
 	switch (ownership_standing(&info, &self))
 	{
 		case FILE_OURS:
+			if (meta->owner.system_id != self.system_id)
+			{
+				/* this database moved to a new cluster (pg_upgrade) */
+				ereport(NOTICE,
+						(errmsg("index \"%s\": file \"%s\" was written by this database in the cluster of system identifier " UINT64_FORMAT "; it now records this cluster's",
+								index_name, path, meta->owner.system_id)));
+				meta->owner.system_id = self.system_id;
+				if (meta->flags & FEST_META_CLEAN)
+				{
+					fest_meta_write(io, meta);
+					pageio_sync(io);
+				}
+			}
 			return;
 		case FILE_OTHERS:
 			ownership_refuse(index_name, path, &info, &self);
