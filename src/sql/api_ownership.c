@@ -236,9 +236,9 @@ has_suffix(const char *name, const char *suffix)
  * Is the file file_name in directory dir an orphan, seen from this
  * database?  Sets *reason and *owner_oid when it is.  A file is an orphan
  * when its owner database was dropped, or when this database owns it
- * (or, recording no owner, its name says this database) and no row of
- * festival.index names it.  A file of a live database, of another
- * cluster, or named by this database's catalog never is.  A file without
+ * (or, recording no owner, its name says this database); never when a
+ * row of this database's festival.index names it (adopt it first), nor a
+ * file of a live database or of another cluster.  A file without
  * an owner of a live database cannot be told from here: it is left alone
  * (orphan_files in that database lists it).
  */
@@ -261,7 +261,8 @@ is_orphan(const char *dir, const char *file_name, const FestFileOwner *self,
 		return true;
 	}
 	ownership_inspect(path, file_name, &info);
-	if (!info.exists)
+	/* a file this database's catalog names is adopted or dropped, never removed */
+	if (!info.exists || catalog_file_name_in_use(file_name))
 		return false;
 	recorded = info.readable && fest_owner_is_set(&info.owner);
 	/* another cluster's database, unless this very one (after pg_upgrade) */
@@ -275,15 +276,11 @@ is_orphan(const char *dir, const char *file_name, const FestFileOwner *self,
 	if (recorded && oid == self->database_oid &&
 		info.owner.database_uid != self->database_uid)
 	{
-		if (catalog_file_name_in_use(file_name))
-			return false;
 		*reason = psprintf("its owner was an earlier database of OID %u, since dropped, or this database before its festival extension was created again; no index of festival.index names it", oid);
 		return true;
 	}
 	if (oid == self->database_oid)
 	{
-		if (catalog_file_name_in_use(file_name))
-			return false;
 		*reason = recorded
 			? pstrdup("this database owns it, but no index of festival.index names it")
 			: pstrdup("no owner recorded; its name says this database, but no index of festival.index names it");

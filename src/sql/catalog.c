@@ -44,13 +44,20 @@ spi_exec(const char *sql, int nargs, Oid *types, Datum *values,
 		elog(ERROR, "SPI statement failed (%s): %s", SPI_result_code_string(rc), sql);
 }
 
-/* Text of column col of row 0, copied into cxt; NULL for SQL NULL. */
+/* Text of column col of row row, copied into cxt; NULL for SQL NULL. */
+static char *
+get_row_text(uint64 row, int col, MemoryContext cxt)
+{
+	char	   *value = SPI_getvalue(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col);
+
+	return value ? MemoryContextStrdup(cxt, value) : NULL;
+}
+
+/* Text of column col of row 0. */
 static char *
 get_text(int col, MemoryContext cxt)
 {
-	char	   *value = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, col);
-
-	return value ? MemoryContextStrdup(cxt, value) : NULL;
+	return get_row_text(0, col, cxt);
 }
 
 static Datum
@@ -93,18 +100,25 @@ catalog_end_privileged(Oid saved_user, int saved_context)
 	SetUserIdAndSecContext(saved_user, saved_context);
 }
 
+/* A device from columns first_col.. of result row row. */
+static void
+device_from_result_row(DeviceSpec *spec, uint64 row, int first_col, MemoryContext cxt)
+{
+	spec->name = get_row_text(row, first_col, cxt);
+	spec->directory = get_row_text(row, first_col + 1, cxt);
+	spec->kind = device_parse_choice("kind", get_row_text(row, first_col + 2, cxt),
+									 device_kind_names);
+	spec->io_mode = device_parse_choice("io", get_row_text(row, first_col + 3, cxt),
+										device_io_names);
+	spec->engine = device_parse_choice("engine", get_row_text(row, first_col + 4, cxt),
+									   device_engine_names);
+	spec->profile = get_row_text(row, first_col + 5, cxt);
+}
+
 static void
 device_from_row(DeviceSpec *spec, int first_col, MemoryContext cxt)
 {
-	spec->name = get_text(first_col, cxt);
-	spec->directory = get_text(first_col + 1, cxt);
-	spec->kind = device_parse_choice("kind", get_text(first_col + 2, cxt),
-									 device_kind_names);
-	spec->io_mode = device_parse_choice("io", get_text(first_col + 3, cxt),
-										device_io_names);
-	spec->engine = device_parse_choice("engine", get_text(first_col + 4, cxt),
-									   device_engine_names);
-	spec->profile = get_text(first_col + 5, cxt);
+	device_from_result_row(spec, 0, first_col, cxt);
 }
 
 IndexCatalog *
@@ -296,12 +310,8 @@ catalog_list_devices(void)
 	for (uint64 row = 0; row < SPI_processed; row++)
 	{
 		DeviceSpec *spec = MemoryContextAllocZero(cxt, sizeof(DeviceSpec));
-		HeapTuple	saved = SPI_tuptable->vals[0];
 
-		/* device_from_row reads row 0 */
-		SPI_tuptable->vals[0] = SPI_tuptable->vals[row];
-		device_from_row(spec, 1, cxt);
-		SPI_tuptable->vals[0] = saved;
+		device_from_result_row(spec, row, 1, cxt);
 		devices = lappend(devices, spec);
 	}
 	SPI_finish();

@@ -18,7 +18,7 @@ source "$(dirname "$0")/lib/crash.bash"
 if [ "$(psql -X -qAt -d postgres -c "SELECT inet_server_addr() IS NULL")" != "t" ]; then
     tap_skip_all "needs a server on a local Unix socket (the test kills a backend)"
 fi
-tap_plan 30
+tap_plan 35
 work=$(mktemp -d)
 cleanup() {
     # the copy's own files go with its index, not left as orphans
@@ -118,15 +118,14 @@ psql -X -q -d postgres -c "CREATE DATABASE own_copy TEMPLATE own_scratch"
 out=$(q -d own_copy -c "SELECT count(*) FROM festival.query('my_gf', $window)")
 tap_like "$out" "belongs to database \"own_scratch\".*not to database \"own_copy\"" \
     "a TEMPLATE copy refuses to open the template's file"
-tap_is "$(qv -d own_copy -c "SELECT festival.adopt_index('my_gf') <> '$(basename "$file")'")" "t" \
-    "and adopts a copy of its own"
-tap_is "$(count_in own_copy)" "$expected" "which answers"
-
 uid_of() { qv -d "$1" -c "SELECT database_uid FROM festival.database_identity"; }
+tap_ok "$([ "$(uid_of own_copy)" = "$(uid_of own_scratch)" ]; echo $?)" \
+    "the TEMPLATE copy still has the template's identifier: its first use failed and rolled back the new one"
+qv -d own_copy -c "SELECT count(*) FROM festival.orphan_files()" >/dev/null
 tap_ok "$([ "$(uid_of own_copy)" != "$(uid_of own_scratch)" ]; echo $?)" \
-    "the TEMPLATE copy has an identifier of its own (it replaced the template's at its first use)"
+    "its first use that commits gives it an identifier of its own"
 tap_ok "$([ -n "$(uid_of own_restored)" ] && [ "$(uid_of own_restored)" != "$(uid_of own_scratch)" ]; echo $?)" \
-    "and so has the restored database (pg_dump does not carry it)"
+    "the restored database has one of its own too (pg_dump does not carry it)"
 
 # --- DROP DATABASE leaves files: orphans ---
 fresh_database own_keeper
@@ -137,12 +136,24 @@ tap_like "$out" "is not an orphan: it belongs to database \"own_scratch\"" \
 scratch_oid=$(qv -d postgres -c "SELECT oid FROM pg_database WHERE datname = 'own_scratch'")
 psql -X -q -d postgres -c "DROP DATABASE own_scratch"
 # (files of other databases dropped earlier may share the directory)
-tap_is "$(qv -c "SELECT string_agg(file_name || ':' || reason, ',') FROM festival.orphan_files() WHERE owner_database_oid = $scratch_oid")" \
-    "$(basename "$file"):its database (OID $scratch_oid) was dropped" \
+orphans_of_scratch() {
+    qv -d "$1" -c "SELECT string_agg(file_name || ':' || reason, ',') FROM festival.orphan_files() WHERE owner_database_oid = $scratch_oid"
+}
+tap_is "$(orphans_of_scratch own_keeper)" "$(basename "$file"):its database (OID $scratch_oid) was dropped" \
     "orphan_files lists the dropped database's file, and only it"
+tap_is "$(orphans_of_scratch own_copy)" "" \
+    "but not in the TEMPLATE copy, whose catalog still names it"
+out=$(q -d own_copy -c "SELECT count(*) FROM festival.query('my_gf', $window)")
+tap_like "$out" "belongs to a dropped database \\(OID $scratch_oid\\)" "which still refuses it"
+tap_is "$(qv -d own_copy -c "SELECT festival.adopt_index('my_gf') <> '$(basename "$file")'")" "t" \
+    "and adopts a copy of its own"
+tap_is "$(count_in own_copy)" "$expected" "which answers as PostGIS does"
+tap_is "$(orphans_of_scratch own_copy)" "$(basename "$file"):its database (OID $scratch_oid) was dropped" \
+    "after which the copy lists the original as an orphan too"
 tap_is "$(qv -c "SELECT festival.remove_orphan_file('own_dev', '$(basename "$file")') >= 1")" "t" \
     "remove_orphan_file removes it"
 tap_ok "$([ ! -e "$file" ]; echo $?)" "the file is gone"
 tap_is "$(qv -c "SELECT count(*) FROM festival.orphan_files() WHERE owner_database_oid = $scratch_oid")" "0" \
     "and no orphan of it is left"
+tap_is "$(count_in own_copy)" "$expected" "the adopted copy still answers"
 tap_done
