@@ -90,7 +90,8 @@ adopted_file_name(const char *name, const char *dir, const char *fast_dir)
 		for (int i = 0; i < lengthof(companions); i++)
 			taken |= device_file_exists(companions[i]);
 		if (fast_dir != NULL)
-			taken |= device_file_exists(device_file_path(fast_dir, file_name));
+			taken |= device_file_exists(device_file_path(fast_dir, file_name)) ||
+				device_file_exists(psprintf("%s/%s" ADOPTING_SUFFIX, fast_dir, file_name));
 		if (!taken)
 			return file_name;
 		if (attempt >= 100)
@@ -129,6 +130,11 @@ festival_adopt_index(PG_FUNCTION_ARGS)
 	char	   *new_name;
 	char	   *new_path;
 	char	   *adopting_path;
+	char	   *fast_path = NULL;
+	char	   *new_fast_path = NULL;
+	const char *meta_from;
+	const char *meta_to;
+	DeviceSpec	meta_spec;
 	const char *companions[3];
 	const char *new_companions[3];
 	PageIO	   *source;
@@ -190,30 +196,58 @@ festival_adopt_index(PG_FUNCTION_ARGS)
 	source = device_file_open(&spec, path, (uint32) opts.page_size, false, &stats, &time_cpu);
 
 	/*
-	 * The index file is copied under a temporary name, made this
-	 * database's, and only then renamed: a crash leaves either the
-	 * temporary file or a complete copy this database owns but its catalog
-	 * does not name, both of which orphan_files() lists.
+	 * The meta pages are pages 0 and 1 of the index file, or, under
+	 * placement all_fast, of the fast tier's file (tier_router.c).
 	 */
-	adopting_path = psprintf("%s" ADOPTING_SUFFIX, new_path);
-	pending_unlink_on_abort(new_path);
-	copy_index_file(path, adopting_path);
-	copy = device_file_open(&spec, adopting_path, (uint32) opts.page_size, false, &stats, &time_cpu);
+	meta_from = path;
+	meta_to = new_path;
+	meta_spec = spec;
+	if (fast_dir != NULL)
+	{
+		fast_path = device_file_path(fast_dir, cat->file_name);
+		new_fast_path = device_file_path(fast_dir, new_name);
+		if (!info.readable && device_file_exists(fast_path))
+		{
+			FileOwnerInfo fast_info;
+
+			ownership_inspect(fast_path, cat->file_name, &fast_info);
+			if (fast_info.readable)
+			{
+				meta_from = fast_path;
+				meta_to = new_fast_path;
+				meta_spec = *fast;
+				meta_spec.io_mode = DEVICE_IO_BUFFERED;
+				meta_spec.engine = DEVICE_ENGINE_SYNC;
+			}
+		}
+	}
+
+	/*
+	 * The file of the meta pages first, under a temporary name, made this
+	 * database's and only then renamed; then the others.  A crash leaves a
+	 * temporary file, or copies this database owns (or whose names say
+	 * so) that its catalog does not name: orphan_files() lists them all.
+	 */
+	adopting_path = psprintf("%s" ADOPTING_SUFFIX, meta_to);
+	pending_unlink_on_abort(meta_to);
+	copy_index_file(meta_from, adopting_path);
+	copy = device_file_open(&meta_spec, adopting_path, (uint32) opts.page_size, false, &stats, &time_cpu);
 	fest_meta_read(copy, name, &meta);
 	meta.owner = self;
 	fest_meta_write(copy, &meta);
 	pageio_sync(copy);
 	pageio_close(copy);
-	(void) durable_rename(adopting_path, new_path, ERROR);
+	(void) durable_rename(adopting_path, meta_to, ERROR);
 
+	if (meta_from != path)
+		copy_index_file(path, new_path);
+	if (fast_path != NULL && meta_from != fast_path && device_file_exists(fast_path))
+		copy_index_file(fast_path, new_fast_path);
 	companion_paths(path, companions);
 	companion_paths(new_path, new_companions);
 	for (int i = 0; i < lengthof(companions); i++)
 		if (device_file_exists(companions[i]))
 			copy_index_file(companions[i], new_companions[i]);
-	if (fast_dir != NULL && device_file_exists(device_file_path(fast_dir, cat->file_name)))
-		copy_index_file(device_file_path(fast_dir, cat->file_name),
-						device_file_path(fast_dir, new_name));
 	pageio_close(source);
 
 	catalog_set_index_file(cat->index_id, new_name);

@@ -18,7 +18,7 @@ source "$(dirname "$0")/lib/crash.bash"
 if [ "$(psql -X -qAt -d postgres -c "SELECT inet_server_addr() IS NULL")" != "t" ]; then
     tap_skip_all "needs a server on a local Unix socket (the test kills a backend)"
 fi
-tap_plan 35
+tap_plan 38
 work=$(mktemp -d)
 cleanup() {
     # the copy's own files go with its index, not left as orphans
@@ -42,19 +42,28 @@ CREATE TABLE pts AS SELECT i AS id, ST_MakePoint(i % 100, i / 100) AS geom FROM 
 CREATE UNIQUE INDEX ON pts (id);
 SELECT festival.create_index('my_gf', 'rtree', 'own_dev', '{"page_size": 1024}', 'pts');
 SELECT festival.build('my_gf');
+-- a tiered index: its pages on a second device, its map beside the file
+SELECT festival.create_device('own_fast', io => 'buffered');
+SELECT festival.create_index('my_tier', 'rtree', 'own_dev',
+    '{"page_size": 1024, "fast_device": "own_fast", "placement": "all_fast"}', 'pts');
+SELECT festival.build('my_tier');
+SELECT festival.close('my_tier');
 SQL
 window="ST_MakeEnvelope(0, 0, 50, 10)"
 expected=$(qv -c "SELECT count(*) FROM pts WHERE geom && $window")
 count_in() { qv -d "$1" -c "SET client_min_messages = warning" -c "SELECT count(*) FROM festival.query('my_gf', $window)"; }
 tap_is "$(count_in own_scratch)" "$expected" "the original answers as PostGIS does"
 file=$(qv -c "SELECT festival.stats('my_gf')->>'file'")
+tier_count_in() { qv -d "$1" -c "SET client_min_messages = warning" -c "SELECT count(*) FROM festival.query('my_tier', $window)"; }
+tier_file=$(qv -c "SELECT file_name FROM festival.index WHERE name = 'my_tier'")
+fast_dir=$(dirname "$file")/../own_fast
 dir=$(dirname "$file")
 
 # --- pg_dump and restore into another database ---
 pg_dump -d own_scratch -f "$work/d.sql"
 createdb own_restored
 psql -X -q -d own_restored -f "$work/d.sql" >"$work/restore.log" 2>&1
-tap_is "$(qv -d own_restored -c "SELECT file_name FROM festival.index")" "$(basename "$file")" \
+tap_is "$(qv -d own_restored -c "SELECT file_name FROM festival.index WHERE name = 'my_gf'")" "$(basename "$file")" \
     "the restored catalog row names the original's file"
 out=$(q -d own_restored -c "SELECT count(*) FROM festival.query('my_gf', $window)")
 tap_like "$out" "belongs to database \"own_scratch\" \\(OID [0-9]+\\), not to database \"own_restored\"" \
@@ -66,6 +75,9 @@ out=$(q -d own_restored -c "SELECT festival.drop_index('my_gf')")
 tap_like "$out" "left in place" "drop_index in the restored database leaves the original's file"
 tap_ok "$([ -f "$file" ]; echo $?)" "the original's file is still there"
 tap_is "$(count_in own_scratch)" "$expected" "and the original still answers"
+q -d own_restored -c "SELECT festival.drop_index('my_tier')" >/dev/null
+tap_ok "$([ -f "$fast_dir/$tier_file" ] && [ "$(tier_count_in own_scratch)" = "$expected" ]; echo $?)" \
+    "so does a tiered original, its fast tier's file included"
 
 # restore again and adopt
 psql -X -q -d postgres -c "DROP DATABASE own_restored" && createdb own_restored
@@ -78,7 +90,7 @@ crash_copy=$(victim_ask "SELECT festival.adopt_index('my_gf')")
 victim_kill
 wait_for_server
 tap_is "$crash_copy" "db${restored_oid}_my_gf.festival" "a victim's adopt_index made its copy, then its backend was killed"
-tap_is "$(qv -d own_restored -c "SELECT file_name FROM festival.index")" "$(basename "$file")" \
+tap_is "$(qv -d own_restored -c "SELECT file_name FROM festival.index WHERE name = 'my_gf'")" "$(basename "$file")" \
     "the uncommitted adoption left the catalog naming the original"
 tap_is "$(qv -d own_restored -c "SELECT reason FROM festival.orphan_files() WHERE file_name = '$crash_copy'")" \
     "this database owns it, but no index of festival.index names it" \
@@ -95,7 +107,7 @@ if chmod 500 "$dir" 2>/dev/null; then
     out=$(q -d own_restored -c "SELECT festival.adopt_index('my_gf')")
     chmod 700 "$dir"
     tap_like "$out" "ERROR: .*could not create file" "an adoption whose copy fails is an ERROR"
-    tap_ok "$([ "$(qv -d own_restored -c "SELECT file_name FROM festival.index")" = "$(basename "$file")" ] &&
+    tap_ok "$([ "$(qv -d own_restored -c "SELECT file_name FROM festival.index WHERE name = 'my_gf'")" = "$(basename "$file")" ] &&
               ! ls "$dir" | grep -q "^db${restored_oid}_"; echo $?)" \
         "and changes nothing: the catalog names the original, no copy is left"
 else
@@ -111,6 +123,14 @@ tap_is "$(count_in own_scratch)" "$expected" "which the original does not see"
 q -d own_restored -c "SELECT festival.drop_index('my_gf')" >/dev/null
 tap_ok "$([ ! -f "$dir/$new_name" ] && [ -f "$file" ]; echo $?)" \
     "dropping the adopted index removes its copy, not the original"
+tier_name=$(qv -d own_restored -c "SELECT festival.adopt_index('my_tier')")
+tap_ok "$([ -f "$fast_dir/$tier_name" ] && [ "$(tier_count_in own_restored)" = "$expected" ] &&
+          [ "$(qv -d own_restored -c "SELECT count(*) > 0 FROM festival.tier_pages('my_tier') WHERE tier = 'fast'")" = t ]; echo $?)" \
+    "an adopted tiered index has its own fast tier's file and answers from it"
+q -d own_restored -c "SELECT festival.drop_index('my_tier')" >/dev/null
+q -d own_scratch -c "SELECT festival.drop_index('my_tier')" >/dev/null
+tap_ok "$([ ! -e "$fast_dir/$tier_name" ] && [ ! -e "$fast_dir/$tier_file" ] && [ ! -e "$dir/$tier_name" ]; echo $?)" \
+    "and its drop, like the original's, removes only its own files"
 
 # --- CREATE DATABASE ... TEMPLATE ---
 q -c "SELECT festival.close('my_gf')" >/dev/null
