@@ -130,6 +130,28 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.run', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.run_run_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.io_trace', '');
 
+-- Which database this is, for the owner recorded in every index file
+-- (docs/durability.md, "One database owns an index's files").  One row,
+-- made here with a fresh random identifier: deliberately NOT registered
+-- with pg_extension_config_dump, so a restore (which runs CREATE
+-- EXTENSION) gets a new one; a CREATE DATABASE ... TEMPLATE copy keeps the
+-- template's row, whose database_oid then differs from its own OID, and
+-- festival replaces it with a new identifier at its first use.
+CREATE TABLE @extschema@.database_identity (
+	one				boolean PRIMARY KEY DEFAULT true CONSTRAINT database_identity_one_row CHECK (one),
+	database_oid	oid NOT NULL,
+	database_uid	bigint NOT NULL CONSTRAINT database_identity_uid_set CHECK (database_uid <> 0)
+);
+COMMENT ON TABLE @extschema@.database_identity IS
+	'this database''s identity as recorded in the owner of its index files: its OID and a random identifier that pg_dump and TEMPLATE copies do not carry over';
+INSERT INTO @extschema@.database_identity (database_oid, database_uid)
+SELECT d.oid, u.uid
+FROM pg_catalog.pg_database d,
+	 LATERAL (SELECT ('x' || pg_catalog.substr(pg_catalog.md5(pg_catalog.gen_random_uuid()::text), 1, 16))::bit(64)::bigint AS uid) u
+WHERE d.datname = pg_catalog.current_database() AND u.uid <> 0;
+REVOKE ALL ON @extschema@.database_identity FROM PUBLIC;
+GRANT SELECT ON @extschema@.database_identity TO PUBLIC;
+
 REVOKE ALL ON @extschema@.device, @extschema@.index, @extschema@.run, @extschema@.io_trace FROM PUBLIC;
 GRANT SELECT ON @extschema@.device, @extschema@.index, @extschema@.run, @extschema@.io_trace TO PUBLIC;
 GRANT USAGE ON SCHEMA @extschema@ TO PUBLIC;
@@ -203,6 +225,31 @@ AS 'MODULE_PATHNAME', 'festival_drop_index'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.drop_index(text) IS
 	'remove an index: its catalog row now, its file when the transaction commits';
+
+CREATE FUNCTION @extschema@.adopt_index(index text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'festival_adopt_index'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.adopt_index(text) IS
+	'make this database''s own copy of an index whose files another database owns (after pg_dump/restore or CREATE DATABASE ... TEMPLATE): copies its files under a new name owned by this database; returns the new file name';
+
+CREATE FUNCTION @extschema@.orphan_files(
+	OUT device text, OUT file_name text, OUT bytes bigint,
+	OUT owner_database_oid oid, OUT reason text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'festival_orphan_files'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.orphan_files() IS
+	'superuser: index files in the directories of this database''s devices that no database owns any more (their database was dropped) or that this database owns but its catalog no longer names';
+REVOKE ALL ON FUNCTION @extschema@.orphan_files() FROM PUBLIC;
+
+CREATE FUNCTION @extschema@.remove_orphan_file(device text, file_name text)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'festival_remove_orphan_file'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.remove_orphan_file(text, text) IS
+	'superuser: remove a file festival.orphan_files() lists, with its log, tier map and weights, after checking again that it is an orphan; returns the number of files removed';
+REVOKE ALL ON FUNCTION @extschema@.remove_orphan_file(text, text) FROM PUBLIC;
 
 -------------------------------------------------------------------------------
 -- Modifications and queries

@@ -205,7 +205,7 @@ SELECT festival.create_index('cv_bad', 'rtree', 'cv_dev', '{"framework": "fast",
 SELECT count(*) AS no_bad_index FROM festival.index WHERE name = 'cv_bad';
 
 -- a new session reopens the indices from their stored options: the meta
--- page (page 0 of the file: a 32-byte page header, the 184-byte meta
+-- page (page 0 of the file: a 32-byte page header, the 200-byte meta
 -- record, then the configuration text) holds the same bytes
 \c
 SET client_min_messages = warning;
@@ -225,7 +225,7 @@ LANGUAGE sql AS $$
 				CASE current_setting('festival.data_directory')
 					WHEN '' THEN 'festival'
 					ELSE current_setting('festival.data_directory')
-				END || '/cv_dev/' || file_name, 0, page_size) FROM 217) AS b)
+				END || '/cv_dev/' || file_name, 0, page_size) FROM 233) AS b)
 	SELECT convert_from(substring(b FOR position('\x00'::bytea IN b) - 1), 'UTF8')::jsonb
 	FROM page
 $$;

@@ -36,9 +36,13 @@ meta_encode(char *page, uint32 page_size, const FestMeta *meta, uint64 gen,
 	disk->free_head = meta->free_head;
 	disk->free_count = meta->free_count;
 	disk->entry_count = meta->entry_count;
+	disk->owner_database_uid = meta->owner.database_uid;
 	disk->created_at = meta->created_at;
 	memcpy(disk->structure_state, meta->structure_state,
 		   FEST_STRUCTURE_STATE_SIZE);
+	disk->owner_system_id = meta->owner.system_id;
+	disk->owner_database_oid = meta->owner.database_oid;
+	disk->reserved = 0;
 	if (config_len > 0)
 		memcpy((char *) disk + sizeof(FestMetaDisk), meta->config, config_len);
 	fest_page_seal(page, page_size);
@@ -92,6 +96,7 @@ meta_decode(const char *page, uint32 page_size, PageId slot, FestMeta *meta,
 {
 	const FestMetaDisk *disk = (const FestMetaDisk *) FestPageGetBody(page);
 	FestPageCheck check = fest_page_verify(page, page_size, slot, FEST_PAGE_META);
+	size_t		record_size;
 
 	if (check != FEST_PAGE_OK)
 	{
@@ -103,22 +108,25 @@ meta_decode(const char *page, uint32 page_size, PageId slot, FestMeta *meta,
 		*reason = "meta page magic mismatch";
 		return false;
 	}
-	if (disk->format_version < FEST_META_VERSION)
+	if (disk->format_version < FEST_META_VERSION_NO_OWNER)
 	{
 		*reason = meta_old_version_reason;
 		return false;
 	}
-	if (disk->format_version != FEST_META_VERSION)
+	if (disk->format_version > FEST_META_VERSION)
 	{
 		*reason = "unknown meta format version";
 		return false;
 	}
+	/* version 2: no owner, the configuration at the owner's place */
+	record_size = disk->format_version == FEST_META_VERSION_NO_OWNER ?
+		offsetof(FestMetaDisk, owner_system_id) : sizeof(FestMetaDisk);
 	if (disk->page_size != page_size)
 	{
 		*reason = "meta page records another page size";
 		return false;
 	}
-	if (disk->config_len > FEST_META_CONFIG_MAX(page_size))
+	if (disk->config_len > page_size - FEST_PAGE_HEADER_SIZE - record_size)
 	{
 		*reason = "meta page configuration length out of range";
 		return false;
@@ -145,7 +153,14 @@ meta_decode(const char *page, uint32 page_size, PageId slot, FestMeta *meta,
 	meta->created_at = disk->created_at;
 	memcpy(meta->structure_state, disk->structure_state,
 		   FEST_STRUCTURE_STATE_SIZE);
-	meta->config = pnstrdup((const char *) disk + sizeof(FestMetaDisk),
+	memset(&meta->owner, 0, sizeof(meta->owner));
+	if (disk->format_version >= FEST_META_VERSION)
+	{
+		meta->owner.system_id = disk->owner_system_id;
+		meta->owner.database_uid = disk->owner_database_uid;
+		meta->owner.database_oid = disk->owner_database_oid;
+	}
+	meta->config = pnstrdup((const char *) disk + record_size,
 							disk->config_len);
 	return true;
 }
@@ -190,12 +205,12 @@ fest_meta_read(PageIO *io, const char *index_name, FestMeta *meta)
 		reasons[1] == meta_old_version_reason)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("index \"%s\" has meta format version %u, but this festival reads only version %d",
+				 errmsg("index \"%s\" has meta format version %u, but this festival reads only versions %d and later",
 						index_name,
 						((const FestMetaDisk *) FestPageGetBody(pages[0]))->format_version,
-						FEST_META_VERSION),
+						FEST_META_VERSION_NO_OWNER),
 				 errdetail("Version %d writes every meta update as a pair of copies (format/meta.h); the file \"%s\" was written by an earlier festival.",
-						   FEST_META_VERSION, io->label),
+						   FEST_META_VERSION_NO_OWNER, io->label),
 				 errhint("Drop the index with festival.drop_index('%s'), create it again and rebuild it with festival.build().",
 						 index_name)));
 	if (best < 0)
@@ -273,4 +288,65 @@ fest_meta_check_copies(PageIO *io, const char *reasons[FEST_META_PAGES])
 		reasons[slot] = reason;
 		pageio_free_buffer(reqs[slot].buf);
 	}
+}
+
+/*
+ * The meta data of a file not opened as an index, from the first bytes
+ * of the file (head, len bytes): the page size is taken from meta page 0
+ * when its magic is there (a damaged page 1 is then skipped), and the
+ * valid copy of the higher generation is used.  For looking at a file
+ * without locking it (ownership checks of files other databases may have
+ * open); false when no copy can be trusted.
+ */
+bool
+fest_meta_peek(const char *head, size_t len, FestMeta *meta)
+{
+	const FestMetaDisk *disk0 = (const FestMetaDisk *) FestPageGetBody(head);
+	uint32		page_size;
+	bool		found = false;
+
+	if (len < FEST_PAGE_HEADER_SIZE + sizeof(FestMetaDisk) ||
+		memcmp(disk0->magic, FEST_META_MAGIC, sizeof(disk0->magic)) != 0)
+		return false;
+	page_size = disk0->page_size;
+	if (page_size < FEST_MIN_PAGE_SIZE || page_size > FEST_MAX_PAGE_SIZE ||
+		page_size % FEST_PAGE_SIZE_MULTIPLE != 0)
+		return false;
+	for (int slot = 0; slot < FEST_META_PAGES; slot++)
+	{
+		FestMeta	copy;
+		const char *reason;
+
+		if (len < (size_t) page_size * (slot + 1))
+			break;
+		if (!meta_decode(head + (size_t) page_size * slot, page_size, slot, &copy, &reason))
+			continue;
+		if (!found || copy.generation > meta->generation)
+			*meta = copy;
+		found = true;
+	}
+	if (found)
+	{
+		meta->damaged_slot = -1;
+		meta->damaged_reason = NULL;
+	}
+	return found;
+}
+
+bool
+fest_owner_is_set(const FestFileOwner *owner)
+{
+	return owner->system_id != 0 || owner->database_uid != 0 ||
+		owner->database_oid != 0;
+}
+
+/*
+ * Do two owners name the same database?  Its OID and random identifier
+ * say; the cluster's system identifier does not, since pg_upgrade keeps a
+ * database's OID and its festival tables but makes a new cluster.
+ */
+bool
+fest_owner_same_database(const FestFileOwner *a, const FestFileOwner *b)
+{
+	return a->database_uid == b->database_uid && a->database_oid == b->database_oid;
 }

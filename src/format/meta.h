@@ -41,15 +41,31 @@
  *	    80    8 free_head		first page of the free list, 0 = none
  *	    88    8 free_count		pages on the free list
  *	    96    8 entry_count		leaf entries (valid if ENTRIES_VALID)
- *	   104    8 reserved		zero
+ *	   104    8 owner_database_uid	the owning database's random identifier
  *	   112    8 created_at		creation time, Unix microseconds
  *	   120   64 structure_state	owned by the structure
- *	   184    n config			complete configuration as JSON text
+ *	   184    8 owner_system_id	the owning cluster's system identifier
+ *	   192    4 owner_database_oid	the owning database's OID
+ *	   196    4 reserved		zero
+ *	   200    n config			complete configuration as JSON text
  *
- * Meta format versions: 2 is the paired writes above.  Version 1 wrote
- * single copies alternately, so its surviving copy could be one update old;
- * a file of version 1 is refused at open with an error that says so
- * (fest_meta_read), never read as if it were paired.
+ * The owner (FestFileOwner) says which database may open, change and drop
+ * the file: one database of one cluster, told apart by its OID and a
+ * random identifier the database keeps in festival.database_identity,
+ * which neither pg_dump nor CREATE DATABASE ... TEMPLATE carries over
+ * (docs/durability.md, "One database owns an index's files").  The OID
+ * and the identifier name the database; the system identifier says which
+ * cluster it was in when it last wrote the owner (pg_upgrade keeps the
+ * database but makes a new cluster).  All three zero: no owner recorded (a
+ * file written in version 2).
+ *
+ * Meta format versions: 3 adds the owner (at 104, where version 2 had 8
+ * reserved zero bytes, and at 184, moving the configuration to 200).
+ * Version 2 files are read (without an owner) and written back as version
+ * 3 at their next meta write.  Version 2 introduced the paired writes
+ * above; version 1 wrote single copies alternately, so its surviving copy
+ * could be one update old: a file of version 1 is refused at open with an
+ * error that says so (fest_meta_read), never read as if it were paired.
  *
  * The clean flag is cleared (and the meta written) before the first page
  * write after an open or a flush, and set again by flush and close once all
@@ -68,7 +84,8 @@
 #include "device/pageio.h"
 
 #define FEST_META_MAGIC			"FESTIVAL"
-#define FEST_META_VERSION		2	/* paired copies (above) */
+#define FEST_META_VERSION		3	/* paired copies, owner (above) */
+#define FEST_META_VERSION_NO_OWNER 2	/* paired copies, config at 184 */
 #define FEST_STRUCTURE_NAMELEN	16
 #define FEST_STRUCTURE_STATE_SIZE 64
 
@@ -97,13 +114,27 @@ typedef struct FestMetaDisk
 	uint64		free_head;
 	uint64		free_count;
 	uint64		entry_count;
-	uint64		reserved;
+	uint64		owner_database_uid;
 	int64		created_at;
 	uint8		structure_state[FEST_STRUCTURE_STATE_SIZE];
+	/* version 2 ends here: its config text follows at 184 */
+	uint64		owner_system_id;
+	uint32		owner_database_oid;
+	uint32		reserved;
 	/* config text follows */
 } FestMetaDisk;
 
-StaticAssertDecl(sizeof(FestMetaDisk) == 184, "FestMetaDisk layout changed");
+StaticAssertDecl(sizeof(FestMetaDisk) == 200, "FestMetaDisk layout changed");
+StaticAssertDecl(offsetof(FestMetaDisk, owner_system_id) == 184,
+				 "a version 2 meta record ends where the owner's OID begins");
+
+/* The database that owns an index file; all zero = none recorded. */
+typedef struct FestFileOwner
+{
+	uint64		system_id;		/* the cluster (GetSystemIdentifier) */
+	uint64		database_uid;	/* random, per database */
+	uint32		database_oid;
+} FestFileOwner;
 
 /* The meta data of an open index, in memory. */
 typedef struct FestMeta
@@ -122,6 +153,7 @@ typedef struct FestMeta
 	uint64		entry_count;
 	int64		created_at;
 	uint8		structure_state[FEST_STRUCTURE_STATE_SIZE];
+	FestFileOwner owner;
 	char	   *config;			/* JSON text, palloc'd */
 	/* set by fest_meta_read, cleared by fest_meta_write (not on disk) */
 	int			damaged_slot;	/* the copy found damaged, or -1 */
@@ -136,5 +168,8 @@ extern void fest_meta_write(PageIO *io, FestMeta *meta);
 extern void fest_meta_read(PageIO *io, const char *index_name, FestMeta *meta);
 extern void fest_meta_warn_damaged(const FestMeta *meta, const char *index_name);
 extern void fest_meta_check_copies(PageIO *io, const char *reasons[FEST_META_PAGES]);
+extern bool fest_meta_peek(const char *head, size_t len, FestMeta *meta);
+extern bool fest_owner_is_set(const FestFileOwner *owner);
+extern bool fest_owner_same_database(const FestFileOwner *a, const FestFileOwner *b);
 
 #endif							/* FEST_META_H */

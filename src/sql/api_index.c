@@ -15,6 +15,7 @@
  *-------------------------------------------------------------------------
  */
 #include "sql/handle.h"
+#include "sql/ownership.h"
 #include "sql/xact.h"
 #include "sql/args.h"
 #include "sql/geomarg.h"
@@ -206,6 +207,22 @@ festival_drop_index(PG_FUNCTION_ARGS)
 
 	catalog_delete_index(cat->index_id);
 	path = dropped_index_file(cat);
+	if (path != NULL && device_has(&cat->device, DEVICE_CAP_FILE))
+	{
+		FestFileOwner self;
+		FileOwnerInfo info;
+
+		/* a row copied from another database leaves the owner's files alone */
+		ownership_self(&self);
+		ownership_inspect(path, cat->file_name, &info);
+		if (ownership_standing(&info, &self) == FILE_OTHERS)
+		{
+			ereport(NOTICE,
+					(errmsg("index \"%s\" is removed from this database; its file \"%s\" belongs to %s and is left in place",
+							name, path, ownership_describe(&info, &self))));
+			path = NULL;
+		}
+	}
 	if (path != NULL)
 	{
 		char	   *fast_path = ix_fast_file(cat);

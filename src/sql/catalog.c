@@ -44,13 +44,20 @@ spi_exec(const char *sql, int nargs, Oid *types, Datum *values,
 		elog(ERROR, "SPI statement failed (%s): %s", SPI_result_code_string(rc), sql);
 }
 
-/* Text of column col of row 0, copied into cxt; NULL for SQL NULL. */
+/* Text of column col of row row, copied into cxt; NULL for SQL NULL. */
+static char *
+get_row_text(uint64 row, int col, MemoryContext cxt)
+{
+	char	   *value = SPI_getvalue(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col);
+
+	return value ? MemoryContextStrdup(cxt, value) : NULL;
+}
+
+/* Text of column col of row 0. */
 static char *
 get_text(int col, MemoryContext cxt)
 {
-	char	   *value = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, col);
-
-	return value ? MemoryContextStrdup(cxt, value) : NULL;
+	return get_row_text(0, col, cxt);
 }
 
 static Datum
@@ -93,18 +100,25 @@ catalog_end_privileged(Oid saved_user, int saved_context)
 	SetUserIdAndSecContext(saved_user, saved_context);
 }
 
+/* A device from columns first_col.. of result row row. */
+static void
+device_from_result_row(DeviceSpec *spec, uint64 row, int first_col, MemoryContext cxt)
+{
+	spec->name = get_row_text(row, first_col, cxt);
+	spec->directory = get_row_text(row, first_col + 1, cxt);
+	spec->kind = device_parse_choice("kind", get_row_text(row, first_col + 2, cxt),
+									 device_kind_names);
+	spec->io_mode = device_parse_choice("io", get_row_text(row, first_col + 3, cxt),
+										device_io_names);
+	spec->engine = device_parse_choice("engine", get_row_text(row, first_col + 4, cxt),
+									   device_engine_names);
+	spec->profile = get_row_text(row, first_col + 5, cxt);
+}
+
 static void
 device_from_row(DeviceSpec *spec, int first_col, MemoryContext cxt)
 {
-	spec->name = get_text(first_col, cxt);
-	spec->directory = get_text(first_col + 1, cxt);
-	spec->kind = device_parse_choice("kind", get_text(first_col + 2, cxt),
-									 device_kind_names);
-	spec->io_mode = device_parse_choice("io", get_text(first_col + 3, cxt),
-										device_io_names);
-	spec->engine = device_parse_choice("engine", get_text(first_col + 4, cxt),
-									   device_engine_names);
-	spec->profile = get_text(first_col + 5, cxt);
+	device_from_result_row(spec, 0, first_col, cxt);
 }
 
 IndexCatalog *
@@ -247,6 +261,121 @@ catalog_delete_index(int64 index_id)
 			 1, types, values, NULL, false, SPI_OK_DELETE);
 	catalog_end_privileged(saved_user, saved_context);
 	SPI_finish();
+}
+
+/* Point index index_id at another file (festival.adopt_index). */
+void
+catalog_set_index_file(int64 index_id, const char *file_name)
+{
+	Oid			types[2] = {INT8OID, TEXTOID};
+	Datum		values[2] = {Int64GetDatum(index_id), CStringGetTextDatum(file_name)};
+	Oid			saved_user;
+	int			saved_context;
+
+	spi_connect();
+	catalog_begin_privileged(&saved_user, &saved_context);
+	spi_exec("UPDATE festival.index SET file_name = $2 WHERE index_id = $1",
+			 2, types, values, NULL, false, SPI_OK_UPDATE);
+	catalog_end_privileged(saved_user, saved_context);
+	SPI_finish();
+}
+
+/* Does a row of festival.index name file_name (on any device)? */
+bool
+catalog_file_name_in_use(const char *file_name)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(file_name)};
+	bool		in_use;
+
+	spi_connect();
+	spi_exec("SELECT 1 FROM festival.index WHERE file_name = $1",
+			 1, types, values, NULL, true, SPI_OK_SELECT);
+	in_use = SPI_processed > 0;
+	SPI_finish();
+	return in_use;
+}
+
+/* Every device of festival.device, by name, as a List of DeviceSpec. */
+List *
+catalog_list_devices(void)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	List	   *devices = NIL;
+
+	spi_connect();
+	spi_exec("SELECT name, directory, kind, io, engine, profile "
+			 "FROM festival.device ORDER BY name",
+			 0, NULL, NULL, NULL, true, SPI_OK_SELECT);
+	for (uint64 row = 0; row < SPI_processed; row++)
+	{
+		DeviceSpec *spec = MemoryContextAllocZero(cxt, sizeof(DeviceSpec));
+
+		device_from_result_row(spec, row, 1, cxt);
+		devices = lappend(devices, spec);
+	}
+	SPI_finish();
+	return devices;
+}
+
+/*
+ * This database's identity (festival.database_identity): its OID and
+ * random identifier.  A row made for another OID is the template's, copied
+ * by CREATE DATABASE ... TEMPLATE: it is replaced by a fresh identifier
+ * (under a lock, so concurrent first uses agree), as part of the caller's
+ * transaction.  The row is made by CREATE EXTENSION, which a restore
+ * runs, and is not dumped, so a restored database never has its source's.
+ */
+uint64
+catalog_database_uid(void)
+{
+	const char *select = "SELECT database_oid, database_uid FROM festival.database_identity";
+	uint64		uid = 0;
+	bool		isnull;
+
+	spi_connect();
+	for (int attempt = 0; attempt < 2 && uid == 0; attempt++)
+	{
+		spi_exec(select, 0, NULL, NULL, NULL, false, SPI_OK_SELECT);
+		if (SPI_processed == 1 &&
+			DatumGetObjectId(get_datum(1, &isnull)) == MyDatabaseId)
+			uid = (uint64) DatumGetInt64(get_datum(2, &isnull));
+		else if (attempt == 0)
+		{
+			Oid			saved_user;
+			int			saved_context;
+
+			catalog_begin_privileged(&saved_user, &saved_context);
+			spi_exec("LOCK TABLE festival.database_identity IN SHARE ROW EXCLUSIVE MODE",
+					 0, NULL, NULL, NULL, false, SPI_OK_UTILITY);
+			spi_exec(select, 0, NULL, NULL, NULL, false, SPI_OK_SELECT);
+			if (SPI_processed != 1 ||
+				DatumGetObjectId(get_datum(1, &isnull)) != MyDatabaseId)
+			{
+				Oid			types[2] = {OIDOID, INT8OID};
+				Datum		values[2];
+				uint64		fresh = 0;
+
+				while (fresh == 0)
+					if (!pg_strong_random(&fresh, sizeof(fresh)))
+						ereport(ERROR,
+								(errcode(ERRCODE_INTERNAL_ERROR),
+								 errmsg("could not generate a random identifier for this database")));
+				values[0] = ObjectIdGetDatum(MyDatabaseId);
+				values[1] = Int64GetDatum((int64) fresh);
+				elog(DEBUG1, "festival: this database has no identity of its own yet (a TEMPLATE copy); making one");
+				spi_exec("DELETE FROM festival.database_identity",
+						 0, NULL, NULL, NULL, false, SPI_OK_DELETE);
+				spi_exec("INSERT INTO festival.database_identity (database_oid, database_uid) VALUES ($1, $2)",
+						 2, types, values, NULL, false, SPI_OK_INSERT);
+			}
+			catalog_end_privileged(saved_user, saved_context);
+		}
+	}
+	SPI_finish();
+	if (uid == 0)
+		elog(ERROR, "festival.database_identity has no identity for this database");
+	return uid;
 }
 
 void

@@ -15,6 +15,7 @@
 #include "festival.h"
 #include "device/device.h"
 
+#include "nodes/pg_list.h"
 #include "storage/lock.h"
 #include "utils/jsonb.h"
 
@@ -43,6 +44,10 @@ extern void catalog_insert_device(const DeviceSpec *spec);
 extern void catalog_delete_device(const char *name);
 extern int	catalog_device_index_count(const char *name);
 extern char *catalog_postgis_schema(void);
+extern void catalog_set_index_file(int64 index_id, const char *file_name);
+extern bool catalog_file_name_in_use(const char *file_name);
+extern List *catalog_list_devices(void);
+extern uint64 catalog_database_uid(void);
 extern char *catalog_lock_holder(const LOCKTAG *tag);
 extern void catalog_begin_privileged(Oid *saved_user, int *saved_context);
 extern void catalog_end_privileged(Oid saved_user, int saved_context);

@@ -14,12 +14,14 @@
  *-------------------------------------------------------------------------
  */
 #include "sql/handle_internal.h"
+#include "sql/ownership.h"
 #include "sql/xact.h"
 
 #include "nodestore/framework.h"
 #include "log/log.h"
 #include "tier/tier.h"
 
+#include "commands/dbcommands.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
@@ -149,6 +151,7 @@ init_new_index(OpenIndex *ix, uint32 page_size)
 	ix->meta.page_count = FEST_FIRST_DATA_PAGE;
 	ix->meta.created_at = GetCurrentTimestamp();
 	ix->meta.config = config_text;
+	ownership_self(&ix->meta.owner);
 
 	/* one paired write: both slots valid from the start */
 	fest_meta_write(ix->io, &ix->meta);
@@ -308,6 +311,9 @@ handle_open_index(const char *name, const ReloadInfo *reload, DeviceState *kept)
 						 name)));
 	ix->io = handle_open_chain(ix, page_size, false);
 	fest_meta_read(ix->io, name, &ix->meta);
+	/* before anything is written: another database's file is refused */
+	if (device_has(&ix->cat.device, DEVICE_CAP_FILE))
+		ownership_settle_open(name, ix->path, ix->cat.file_name, &ix->meta, ix->io);
 	fest_meta_warn_damaged(&ix->meta, name);
 	if (strcmp(ix->meta.structure, ix->cat.structure) != 0)
 		ereport(ERROR,
@@ -373,6 +379,26 @@ ix_create_file(IndexCatalog *cat, const StructureOps *structure,
 		 */
 		const char *files[] = {ix->path, log_path_for(ix->path),
 			tier_map_path(ix->path), tier_weights_path(ix->path)};
+		FestFileOwner self;
+		FileOwnerInfo info;
+
+		/*
+		 * Unless its recorded owner is another cluster's database (one
+		 * sharing the device directory) or a live database of another OID:
+		 * those files are not this database's to remove.
+		 */
+		ownership_self(&self);
+		ownership_inspect(ix->path, ix->cat.file_name, &info);
+		if (info.readable && fest_owner_is_set(&info.owner) &&
+			!fest_owner_same_database(&info.owner, &self) &&
+			(info.owner.system_id != self.system_id ||
+			 (info.owner.database_oid != self.database_oid &&
+			  get_database_name(info.owner.database_oid) != NULL)))
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_FILE),
+					 errmsg("index file \"%s\" already exists and belongs to %s",
+							ix->path, ownership_describe(&info, &self)),
+					 errhint("Choose another index name or device.")));
 
 		/* the files beside it too: a map or weights must not outlive their index */
 		for (int i = 0; i < lengthof(files); i++)
