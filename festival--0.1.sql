@@ -281,7 +281,7 @@ CREATE FUNCTION @extschema@.progress_slots()
 RETURNS TABLE (pid int, database oid, index_name text, operation text, phase text,
 			   done bigint, total bigint, unit text, started timestamptz)
 AS 'MODULE_PATHNAME', 'festival_progress_slots'
-LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.progress_slots() IS
 	'the long operations in progress in every session (festival.progress)';
 

@@ -430,6 +430,7 @@ festival_build(PG_FUNCTION_ARGS)
 	char	   *sql;
 	int64		rows = 0;
 	Progress   *progress;
+	MemoryContext fetch_cxt;
 	BulkItems	bulk = {0};
 	int64		commit_rows;
 	int64		uncommitted = 0;
@@ -471,10 +472,11 @@ festival_build(PG_FUNCTION_ARGS)
 	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
 									   CURSOR_OPT_NO_SCROLL);
 	source_jit_restore(jit_level);
+	fetch_cxt = AllocSetContextCreate(CurrentMemoryContext, "festival.build fetch",
+									  ALLOCSET_SMALL_SIZES);
 	for (;;)
 	{
-		SPI_cursor_fetch(portal, true, BUILD_FETCH_ROWS);
-		if (SPI_processed == 0)
+		if (source_fetch(portal, BUILD_FETCH_ROWS, fetch_cxt) == 0)
 			break;
 		for (uint64 i = 0; i < SPI_processed; i++)
 		{

@@ -159,6 +159,7 @@ festival_insert_many(PG_FUNCTION_ARGS)
 	MemoryContext old;
 	int			jit_level;
 	Progress   *progress;
+	MemoryContext fetch_cxt;
 
 	if (OidIsValid(relid) == (query != NULL))
 		ereport(ERROR,
@@ -190,10 +191,11 @@ festival_insert_many(PG_FUNCTION_ARGS)
 	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
 									   CURSOR_OPT_NO_SCROLL);
 	source_jit_restore(jit_level);
+	fetch_cxt = AllocSetContextCreate(CurrentMemoryContext, "festival.insert_many fetch",
+									  ALLOCSET_SMALL_SIZES);
 	for (;;)
 	{
-		SPI_cursor_fetch(portal, true, INSERT_MANY_FETCH_ROWS);
-		if (SPI_processed == 0)
+		if (source_fetch(portal, INSERT_MANY_FETCH_ROWS, fetch_cxt) == 0)
 			break;
 		for (uint64 i = 0; i < SPI_processed; i++)
 		{

@@ -39,6 +39,7 @@
 
 #include <float.h>
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/tuplesort.h"
 #include "access/tupdesc.h"
 
@@ -167,6 +168,7 @@ collect_source(OpenIndex *ix, EntrySort *es)
 													 quote_identifier(ix->cat.geom_column)));
 	Portal		portal;
 	int			jit_level;
+	MemoryContext fetch_cxt;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -174,10 +176,11 @@ collect_source(OpenIndex *ix, EntrySort *es)
 	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
 									   CURSOR_OPT_NO_SCROLL);
 	source_jit_restore(jit_level);
+	fetch_cxt = AllocSetContextCreate(CurrentMemoryContext, "festival.check fetch",
+									  ALLOCSET_SMALL_SIZES);
 	for (;;)
 	{
-		SPI_cursor_fetch(portal, true, CHECK_FETCH_ROWS);
-		if (SPI_processed == 0)
+		if (source_fetch(portal, CHECK_FETCH_ROWS, fetch_cxt) == 0)
 			break;
 		for (uint64 i = 0; i < SPI_processed; i++)
 		{

@@ -19,6 +19,7 @@
 #include "utils/guc.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/syscache.h"
 
 bool
@@ -290,4 +291,24 @@ void
 source_jit_restore(int nest_level)
 {
 	AtEOXact_GUC(true, nest_level);
+}
+
+/*
+ * The next rows of a source cursor (SPI_processed of them in SPI_tuptable).
+ * SPI_cursor_fetch allocates its receiver in the caller's memory context,
+ * SPI's procedure context, which lives until SPI_finish: fetched here in
+ * fetch_cxt, reset at every fetch, so small fetches (which keep progress
+ * counted per row close to its time, stats/progress.h) cost no memory
+ * that grows with the source.
+ */
+uint64
+source_fetch(Portal portal, long count, MemoryContext fetch_cxt)
+{
+	MemoryContext old;
+
+	MemoryContextReset(fetch_cxt);
+	old = MemoryContextSwitchTo(fetch_cxt);
+	SPI_cursor_fetch(portal, true, count);
+	MemoryContextSwitchTo(old);
+	return SPI_processed;
 }
