@@ -40,14 +40,6 @@ PG_FUNCTION_INFO_V1(festival_flush);
 PG_FUNCTION_INFO_V1(festival_close);
 
 /*
- * Rows fetched from the source per cursor fetch during a build: few, so
- * that a slow source (a view computing its geometries) keeps the progress
- * counted per row (progress_step) close to its time; a fetch costs a few
- * microseconds.
- */
-#define BUILD_FETCH_ROWS 256
-
-/*
  * Rows of an 'insert' build committed together in a write-through store:
  * BUILD_COMMIT_BYTES / page_size (2048 rows of 4 kB pages), at least 16.
  * A row writes a few pages at most, and the rows of a batch share many
@@ -430,7 +422,7 @@ festival_build(PG_FUNCTION_ARGS)
 	char	   *sql;
 	int64		rows = 0;
 	Progress   *progress;
-	MemoryContext fetch_cxt;
+	SourceFetch fetch;
 	BulkItems	bulk = {0};
 	int64		commit_rows;
 	int64		uncommitted = 0;
@@ -472,11 +464,10 @@ festival_build(PG_FUNCTION_ARGS)
 	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
 									   CURSOR_OPT_NO_SCROLL);
 	source_jit_restore(jit_level);
-	fetch_cxt = AllocSetContextCreate(CurrentMemoryContext, "festival.build fetch",
-									  ALLOCSET_SMALL_SIZES);
+	source_fetch_init(&fetch);
 	for (;;)
 	{
-		if (source_fetch(portal, BUILD_FETCH_ROWS, fetch_cxt) == 0)
+		if (source_fetch(portal, &fetch) == 0)
 			break;
 		for (uint64 i = 0; i < SPI_processed; i++)
 		{

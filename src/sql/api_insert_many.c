@@ -46,9 +46,6 @@
 
 PG_FUNCTION_INFO_V1(festival_insert_many);
 
-/* Rows fetched per cursor fetch: few, as api_index.c's BUILD_FETCH_ROWS. */
-#define INSERT_MANY_FETCH_ROWS 256
-
 /* The method a user asked for: 'insert' (NULL) or one of the structure's. */
 static const BuildMethod *
 insert_method_lookup(const StructureOps *structure, const char *method)
@@ -159,7 +156,7 @@ festival_insert_many(PG_FUNCTION_ARGS)
 	MemoryContext old;
 	int			jit_level;
 	Progress   *progress;
-	MemoryContext fetch_cxt;
+	SourceFetch fetch;
 
 	if (OidIsValid(relid) == (query != NULL))
 		ereport(ERROR,
@@ -191,11 +188,10 @@ festival_insert_many(PG_FUNCTION_ARGS)
 	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
 									   CURSOR_OPT_NO_SCROLL);
 	source_jit_restore(jit_level);
-	fetch_cxt = AllocSetContextCreate(CurrentMemoryContext, "festival.insert_many fetch",
-									  ALLOCSET_SMALL_SIZES);
+	source_fetch_init(&fetch);
 	for (;;)
 	{
-		if (source_fetch(portal, INSERT_MANY_FETCH_ROWS, fetch_cxt) == 0)
+		if (source_fetch(portal, &fetch) == 0)
 			break;
 		for (uint64 i = 0; i < SPI_processed; i++)
 		{

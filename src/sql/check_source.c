@@ -43,8 +43,6 @@
 #include "utils/tuplesort.h"
 #include "access/tupdesc.h"
 
-/* Rows fetched from the source per cursor fetch. */
-#define CHECK_FETCH_ROWS 256
 /* Differences listed one per row; the rest are counted in one more row. */
 #define CHECK_SOURCE_MAX_LISTED 20
 
@@ -168,7 +166,7 @@ collect_source(OpenIndex *ix, EntrySort *es)
 													 quote_identifier(ix->cat.geom_column)));
 	Portal		portal;
 	int			jit_level;
-	MemoryContext fetch_cxt;
+	SourceFetch fetch;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -176,11 +174,10 @@ collect_source(OpenIndex *ix, EntrySort *es)
 	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
 									   CURSOR_OPT_NO_SCROLL);
 	source_jit_restore(jit_level);
-	fetch_cxt = AllocSetContextCreate(CurrentMemoryContext, "festival.check fetch",
-									  ALLOCSET_SMALL_SIZES);
+	source_fetch_init(&fetch);
 	for (;;)
 	{
-		if (source_fetch(portal, CHECK_FETCH_ROWS, fetch_cxt) == 0)
+		if (source_fetch(portal, &fetch) == 0)
 			break;
 		for (uint64 i = 0; i < SPI_processed; i++)
 		{
