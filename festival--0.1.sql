@@ -324,6 +324,24 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.check(text) IS
 	'verify every invariant of an index; no rows means healthy';
 
+CREATE FUNCTION @extschema@.progress_slots()
+RETURNS TABLE (pid int, database oid, index_name text, operation text, phase text,
+			   done bigint, total bigint, unit text, started timestamptz)
+AS 'MODULE_PATHNAME', 'festival_progress_slots'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.progress_slots() IS
+	'the long operations in progress in every session (festival.progress)';
+
+CREATE VIEW @extschema@.progress AS
+SELECT p.pid, d.datname AS database, p.index_name, p.operation, p.phase,
+	   p.done, p.total, p.unit, p.started, now() - p.started AS elapsed
+FROM @extschema@.progress_slots() p
+LEFT JOIN pg_catalog.pg_database d ON d.oid = p.database;
+COMMENT ON VIEW @extschema@.progress IS
+	'builds, bulk loads, insert_many batches and checks in progress in any session, with their phase and count; '
+	'always empty unless festival is in shared_preload_libraries (docs/operations-and-queries.md)';
+GRANT SELECT ON @extschema@.progress TO PUBLIC;
+
 CREATE FUNCTION @extschema@.stats(index text)
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'festival_stats'

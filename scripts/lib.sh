@@ -4,8 +4,10 @@
 #   fest_setup            install missing Debian packages, build, install
 #   fest_server           use the server the PG* variables point at, or start
 #                         a throwaway cluster (stopped when the script exits)
-#   fest_start_cluster P  start a throwaway cluster on port P (its own socket
-#                         directory) and point the PG* variables at it
+#   fest_start_cluster P [OPTS]  start a throwaway cluster on port P (its own
+#                         socket directory; OPTS: more server options, e.g.
+#                         "-c shared_preload_libraries=festival") and point
+#                         the PG* variables at it
 #   fest_psql ...         psql with ON_ERROR_STOP, quiet
 #   fest_usage            print the calling script's header comment (its usage)
 #   fest_value OPT ARGS   exit 2 unless the option OPT has a value after it
@@ -107,7 +109,7 @@ fest_run_as_postgres() {
     fi
 }
 
-# fest_start_cluster <port>: a throwaway cluster listening only on a Unix
+# fest_start_cluster <port> [server options]: a throwaway cluster listening only on a Unix
 # socket in its own directory (so the port never collides with another
 # server's), stopped and removed when the script exits; its directory in
 # FEST_TMP_CLUSTER, its PG* variables exported.
@@ -124,7 +126,7 @@ fest_start_cluster() {
         -E UTF8 --locale=C.UTF-8 --no-sync >/dev/null
     fest_run_as_postgres "$bindir/pg_ctl" -D "$dir/data" \
         -l "$dir/server.log" -w -t 60 \
-        -o "-p $1 -k $dir -c listen_addresses= -c fsync=off -c max_connections=40" \
+        -o "-p $1 -k $dir -c listen_addresses= -c fsync=off -c max_connections=40 ${2:-}" \
         start >/dev/null
     FEST_TMP_CLUSTER=$dir
     export PGHOST="$dir" PGPORT=$1 PGUSER=postgres PGDATABASE=postgres

@@ -869,11 +869,14 @@ class Runner:
         self.q(f"ANALYZE {self.points}")
         box = "ST_MakeBox2D(ST_MakePoint(%s, %s), ST_MakePoint(%s, %s))"
         self.window_tables = {}
+        # every window set with the data's seed: exactly what a SQL script's
+        # festival.generate_windows(t, count, area, extent, seed) makes, so a
+        # config and a script with one seed run the same windows
         for i, pct in enumerate(self.exp["windows"]["area_percent"]):
             t = self.table(f"windows_{i}")
             self.q(f"DROP TABLE IF EXISTS {t}")
             self.q(f"SELECT festival.generate_windows(%s, %s::int, %s::float8, {box}, %s::int)",
-                   (t, int(self.exp["windows"]["count"]), float(pct), *ext, seed + 1 + i))
+                   (t, int(self.exp["windows"]["count"]), float(pct), *ext, seed))
             self.own_tables.append(t)
             self.window_tables[float(pct)] = self.geometry_query(t)
         self.knn_table = None

@@ -111,6 +111,7 @@ check_mark_reached(CheckReport *report, PageId page)
 		return false;
 	}
 	(void) hash_search(report->reached, &page, HASH_ENTER, &found);
+	progress_step(report->progress, 1);
 	if (found)
 	{
 		check_error(report, (int64) page,

@@ -20,6 +20,7 @@
 #include "festival.h"
 #include "format/meta.h"
 #include "nodes/pg_list.h"
+#include "stats/progress.h"
 
 /* At most this many rows are returned; the last one says so. */
 #define CHECK_MAX_ROWS 1000
@@ -43,6 +44,7 @@ typedef struct CheckReport
 	uint64		leaf_entries;	/* counted by the structure's walk */
 	bool		count_mismatch; /* the meta page vouches for another count */
 	bool		non_point_seen; /* a leaf entry whose MBR is not a point */
+	Progress   *progress;		/* counts the pages reached, or NULL */
 } CheckReport;
 
 extern CheckReport *check_report_create(uint64 npages, uint64 file_pages);

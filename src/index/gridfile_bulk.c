@@ -187,6 +187,7 @@ write_node_entry(StructIndex *idx, TreeNode *node, uint64 addr, GfDirEntry *entr
 {
 	gf_write_dir(idx, node, NS_WRITE_NEW);
 	ns_commit(idx->ns);
+	progress_step(idx->progress, 1);
 	gf_fill_dir_entry((const GfState *) idx->state, entry, addr, node->page);
 	tree_free_node(node);
 }
@@ -274,6 +275,7 @@ build_directories(StructIndex *idx, GfDirEntry *level, int64 nlevel,
 
 		lv++;
 		check_directory_level(idx, lv);
+		progress_phase(idx->progress, "writing the directory", "nodes", -1);
 		keys = repalloc_huge(keys, Max(nlevel, 1) * sizeof(uint64));
 		for (int64 i = 0; i < nlevel; i++)
 			keys[i] = gf_addr_key(level[i].addr);
@@ -346,6 +348,7 @@ gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 		sorted[i].e.y = y;
 		sorted[i].e.id = items[i].id;
 	}
+	progress_phase(idx->progress, "sorting", "points", n);
 	qsort(sorted, n, sizeof(SortItem), sort_item_cmp);
 	for (int64 i = 0; i < n; i++)
 		keys[i] = sorted[i].key;
@@ -354,6 +357,7 @@ gf_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 	cut_level(&c, keys, n, st->bucket_max);
 	empty_index_pages(idx, empty);
 	nlevel = c.nruns;
+	progress_phase(idx->progress, "writing buckets", "nodes", nlevel);
 	level = palloc_extended(nlevel * sizeof(GfDirEntry), MCXT_ALLOC_HUGE);
 	for (int64 r = 0; r < c.nruns; r++)
 	{
@@ -588,11 +592,13 @@ gf_spill_load(StructIndex *idx, BulkSpill *spill)
 	if (n <= st->bucket_max)
 		elog(ERROR, "bulk load of index \"%s\" spilled only " INT64_FORMAT " points",
 			 idx->name, n);
+	progress_phase(idx->progress, "sorting", "points", n);
 	spill_sort_perform(sp->sort);
 	find_splits(sp, idx, st->bucket_max, n);
 	spill_sort_rescan(sp->sort);
 	empty_index_pages(idx, empty);
 	sp->level = BufFileCreateTemp(false);
+	progress_phase(idx->progress, "writing buckets", "nodes", -1);
 	cut_streamed(sp, idx, GF_ROOT_ADDR, n, st->bucket_max, 0);
 	if (spill_sort_next(sp->splits) != NULL)
 		elog(ERROR, "bulk load of index \"%s\" left a region unhalved", idx->name);
@@ -606,6 +612,7 @@ gf_spill_load(StructIndex *idx, BulkSpill *spill)
 
 		lv++;
 		check_directory_level(idx, lv);
+		progress_phase(idx->progress, "writing the directory", "nodes", -1);
 		sp->in = sp->level;
 		spill_file_rewind(sp->in);
 		find_splits(sp, idx, st->dir_max, count);

@@ -121,7 +121,10 @@ pack_level(StructIndex *idx, LevelSource *src, int64 n, uint16 level,
 	int64		nnodes = level_nodes(n, max);
 	HilbertInternalEntry *parents = NULL;
 	int64		offset = 0;
+	char		phase[PROGRESS_PHASE_LEN];
 
+	snprintf(phase, sizeof(phase), "writing level %u", level);
+	progress_phase(idx->progress, phase, "nodes", nnodes);
 	if (file == NULL)
 		parents = MemoryContextAllocHuge(CurrentMemoryContext,
 										 Max(nnodes, 1) * sizeof(HilbertInternalEntry));
@@ -144,6 +147,7 @@ pack_level(StructIndex *idx, LevelSource *src, int64 n, uint16 level,
 			parents[i] = parent;
 		tree_free_node(node);
 		ns_commit(idx->ns);
+		progress_step(idx->progress, 1);
 	}
 	Assert(offset == n);
 	*nparents = nnodes;
@@ -180,6 +184,7 @@ hilbert_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method
 		leaves[i].id = items[i].id;
 		leaves[i].hilbert = hilbert_of_box(&st->extent, &items[i].box);
 	}
+	progress_phase(idx->progress, "sorting", "objects", n);
 	qsort(leaves, n, sizeof(HilbertLeafEntry), leaf_cmp);
 
 	/* levels bottom-up until a level fits in one node: the root */
@@ -351,6 +356,7 @@ hilbert_spill_load(StructIndex *idx, BulkSpill *spill)
 	if (idx->ns->meta->height != 1)
 		elog(ERROR, "bulk load of index \"%s\" needs the empty tree", idx->name);
 	Assert(count > 0);
+	progress_phase(idx->progress, "sorting", "objects", count);
 	spill_sort_perform(sp->sort);
 	sp->maxties = 16;
 	sp->ties = palloc(sp->maxties * sizeof(HilbertLeafEntry));

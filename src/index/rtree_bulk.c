@@ -321,6 +321,7 @@ write_node(PackLevel *pl, const PackItem *items, int64 n)
 	node->nentries = (uint32) n;
 	ns_write(ns, node, NS_WRITE_NEW);
 	ns_commit(ns);
+	progress_step(pl->idx->progress, 1);
 
 	memset(&parent, 0, sizeof(parent));
 	rtree_node_box(node, &parent.entry.box);
@@ -374,14 +375,26 @@ pack_run_streamed(PackLevel *pl, PackSource *src, int64 k, PackItem *buf)
 }
 
 /* A level of a packed tree, about to be written; no destination yet. */
+/* Writing a level of n entries: its nodes are the progress counted. */
+static void
+pack_level_phase(StructIndex *idx, const RtreeState *st, uint16 level, int64 n)
+{
+	char		phase[PROGRESS_PHASE_LEN];
+
+	snprintf(phase, sizeof(phase), "writing level %u", level);
+	progress_phase(idx->progress, phase, "nodes",
+				   (n + st->max_entries - 1) / st->max_entries);
+}
+
 static PackLevel
-pack_level_begin(StructIndex *idx, const RtreeState *st, uint16 level)
+pack_level_begin(StructIndex *idx, const RtreeState *st, uint16 level, int64 n)
 {
 	PackLevel	pl = {0};
 
 	if (level >= FEST_MAX_LEVELS)
 		elog(ERROR, "packed tree of index \"%s\" would exceed %d levels",
 			 idx->name, FEST_MAX_LEVELS);
+	pack_level_phase(idx, st, level, n);
 	pl.idx = idx;
 	pl.level = level;
 	pl.max_entries = st->max_entries;
@@ -552,6 +565,7 @@ hilbert_spill_load(StructIndex *idx, BulkSpill *raw)
 	uint16		level = 0;
 
 	Assert(n > 0);
+	progress_phase(idx->progress, "computing Hilbert values", "objects", n);
 	spill_file_rewind(raw->raw);
 	for (int64 i = 0; i < n; i++)
 	{
@@ -563,17 +577,19 @@ hilbert_spill_load(StructIndex *idx, BulkSpill *raw)
 		e.ref = item.id;
 		spill_put_entry(sorted, &e,
 						sort_key_u64(hilbert_of_box(&raw->extent, &item.box)), 0);
+		progress_step(idx->progress, 1);
 		CHECK_FOR_INTERRUPTS();
 	}
 	BufFileClose(raw->raw);
 	raw->raw = NULL;
 	pfree(raw);
+	progress_phase(idx->progress, "sorting", "objects", n);
 	spill_sort_perform(sorted->sort);
 	src.sort = sorted;
 
 	for (;;)
 	{
-		PackLevel	pl = pack_level_begin(idx, st, level);
+		PackLevel	pl = pack_level_begin(idx, st, level, n);
 
 		if (parents_over_budget(st, n))
 		{
@@ -661,12 +677,14 @@ rtree_spill_load(StructIndex *idx, BulkSpill *spill)
 	Assert(n > 0);
 	for (;;)
 	{
-		PackLevel	pl = pack_level_begin(idx, st, level);
+		PackLevel	pl = pack_level_begin(idx, st, level, n);
 
 		if (in != NULL)
 		{
 			pl.file = BufFileCreateTemp(false);
+			progress_phase(idx->progress, "sorting", "entries", n);
 			spill_sort_perform(in->sort);
+			pack_level_phase(idx, st, level, n);
 			pack_level_str_spilled(&pl, in, n);
 			spill_free(in);
 			in = NULL;
@@ -743,6 +761,7 @@ rtree_bulk_load(StructIndex *idx, BulkItem *objects, int64 n, const char *method
 		items[i].key = 0;
 		mbr_extend(&extent, &objects[i].box);
 	}
+	progress_phase(idx->progress, "sorting", "objects", n);
 	if (!str)
 	{
 		for (int64 i = 0; i < n; i++)
@@ -752,7 +771,7 @@ rtree_bulk_load(StructIndex *idx, BulkItem *objects, int64 n, const char *method
 
 	for (;;)
 	{
-		PackLevel	pl = pack_level_begin(idx, st, level);
+		PackLevel	pl = pack_level_begin(idx, st, level, n);
 
 		pl.parents = MemoryContextAllocHuge(CurrentMemoryContext,
 											parents_bound(st, n) * sizeof(PackItem));

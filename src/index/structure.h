@@ -30,6 +30,7 @@
 #include "geom/predicate.h"
 #include "index/check.h"
 #include "options/options.h"
+#include "stats/progress.h"
 
 struct StructureOps;
 
@@ -41,6 +42,8 @@ typedef struct StructIndex
 	const FestConfig *config;
 	void	   *state;			/* returned by setup */
 	const char *name;			/* index name, for messages */
+	Progress   *progress;		/* of a long operation (a build, a bulk load,
+								 * insert_many, check), or NULL */
 } StructIndex;
 
 /* One step of a root-to-node path: the node and the entry followed. */

@@ -449,6 +449,7 @@ write_node_entry(StructIndex *idx, TreeNode *node, XbrAddr q, BulkEntry *above,
 	xbr_sort_entries(node);
 	ns_write(idx->ns, node, NS_WRITE_NEW);
 	xbr_writer_wrote(idx, w);
+	progress_step(idx->progress, 1);
 	/* zeroed whole: a bounded load writes it to a file, padding too */
 	memset(above, 0, sizeof(BulkEntry));
 	above->addr = q;
@@ -534,8 +535,11 @@ build_level(StructIndex *idx, BulkEntry *items, int64 n, uint16 level, XbrAddr q
 	int64	   *start;
 	int64	   *order;
 	BulkEntry  *above;
+	char		phase[PROGRESS_PHASE_LEN];
 
 	group_level(idx, items, n, level, q, &p, &start, &order);
+	snprintf(phase, sizeof(phase), "writing level %u", level);
+	progress_phase(idx->progress, phase, "nodes", p.nnodes);
 	above = palloc(p.nnodes * sizeof(BulkEntry));
 	for (int64 k = 0; k < p.nnodes; k++)
 	{
@@ -653,6 +657,7 @@ xbr_bulk_load(StructIndex *idx, BulkItem *items, int64 n, const char *method)
 		b->e.leaf.y = items[i].box.ymin;
 		b->e.leaf.id = items[i].id;
 	}
+	progress_phase(idx->progress, "sorting", "points", n);
 	qsort(level_items, n, sizeof(BulkEntry), xbr_bulk_entry_cmp);
 
 	/* steps 2 and 3 */
@@ -892,7 +897,9 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 	XbrWriter	w;
 
 	xbr_writer_init(idx, &w, 1);
+	progress_phase(idx->progress, "sorting", "points", npoints);
 	spill_sort_perform(sp->sort);
+	progress_phase(idx->progress, "partitioning", "points", npoints);
 	memset(&p, 0, sizeof(p));
 	p.idx = idx;
 	p.capacity = st->leaf_max;
@@ -913,6 +920,7 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 	/* the second pass: each point tagged with its node */
 	spill_sort_perform(p.ranges);
 	spill_file_rewind(points);
+	progress_phase(idx->progress, "assigning points to leaves", "points", npoints);
 	bynode = spill_sort_begin(XN_NCOLS, xn_types, 2, TUPLESORT_NONE);
 	range[NR_LO] = range[NR_HI] = Int64GetDatum(0);
 	for (int64 i = 0; i < npoints; i++)
@@ -935,13 +943,16 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 		row[XN_Y] = Float8GetDatum(e.y);
 		row[XN_ID] = Int64GetDatum(e.id);
 		spill_sort_put(bynode, row);
+		progress_step(idx->progress, 1);
 		CHECK_FOR_INTERRUPTS();
 	}
 	spill_sort_end(p.ranges);
 	BufFileClose(points);
 
 	/* the third: the leaves, in build_level's order */
+	progress_phase(idx->progress, "sorting", "points", npoints);
 	spill_sort_perform(bynode);
+	progress_phase(idx->progress, "writing level 0", "nodes", p.nnodes);
 	spill_file_rewind(p.quadrants);
 	v = spill_sort_next(bynode);
 	for (int64 k = 0; k < p.nnodes; k++)

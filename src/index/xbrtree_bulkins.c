@@ -541,6 +541,7 @@ xbr_bulkins_finish(StructIndex *idx, BulkSpill *spill)
 
 	Assert(bi->kind == XBR_SPILL_INSERT);
 	idx->ns->write_pages_singly = !bi->ssd;
+	progress_phase(idx->progress, "sorting the batch", "points", bi->npoints);
 	spill_sort_perform(bi->sort);
 	if (bi->npoints == 0)
 	{
@@ -571,6 +572,7 @@ xbr_bulkins_finish(StructIndex *idx, BulkSpill *spill)
 	bi->top = root->level;
 	bi->path[bi->top].node = root;
 
+	progress_phase(idx->progress, "inserting the batch", "points", bi->npoints);
 	for (int64 i = 0; i < bi->npoints; i++)
 	{
 		XbrLeafEntry e;
@@ -581,6 +583,7 @@ xbr_bulkins_finish(StructIndex *idx, BulkSpill *spill)
 		addr.code = spill_points_get(bi->sort, &e.x, &e.y, &e.id);
 		addr.len = XBR_MAX_DEPTH;
 		insert_point(bi, &e, addr);
+		progress_step(idx->progress, 1);
 	}
 	spill_sort_end(bi->sort);
 	finish_below(bi, bi->top);

@@ -221,6 +221,7 @@ subfile_scan(XbrPhases *ph, SubFile *sf,
 
 			memcpy(&e, buf + i * sizeof(XbrLeafEntry), sizeof(e));
 			fn(ph, &e, arg);
+			progress_step(ph->idx->progress, 1);
 		}
 		offset += amount;
 	}
@@ -330,6 +331,7 @@ merge_items(XbrPhases *ph, const XbrBulkEntry *items, int64 n, uint16 level)
 		else
 			xbr_insert_at(idx, level, &items[i].e.internal, items[i].addr,
 						  &items[i].e.internal.dbr);
+		progress_step(idx->progress, 1);
 		/* the original writes the disk tree's nodes as each merge changes them */
 		if (ph->ssd)
 			xbr_writer_wrote(idx, &ph->writer);
@@ -405,7 +407,11 @@ load_block(XbrPhases *ph, SubFile *sf, XbrAddr q)
 	XbrBulkEntry *top;
 	int64		ntop;
 	uint16		level;
+	char		phase[PROGRESS_PHASE_LEN];
 
+	snprintf(phase, sizeof(phase), "phase 3: reading block %lld",
+			 (long long) ph->blocks + 1);
+	progress_phase(ph->idx->progress, phase, "points", sf->count);
 	b.items = MemoryContextAllocHuge(CurrentMemoryContext,
 									 Max(sf->count, 1) * sizeof(XbrBulkEntry));
 	b.n = 0;
@@ -418,6 +424,8 @@ load_block(XbrPhases *ph, SubFile *sf, XbrAddr q)
 	ph->blocks++;
 
 	top = xbr_build_block(ph->idx, b.items, b.n, q, &ph->writer, &ntop, &level);
+	snprintf(phase, sizeof(phase), "phase 4: merging block %lld", (long long) ph->blocks);
+	progress_phase(ph->idx->progress, phase, "entries", -1);
 	merge_block(ph, top, ntop, level);
 	pfree(top);
 }
@@ -446,6 +454,7 @@ process_subfile(XbrPhases *ph, SubFile *sf, XbrAddr q)
 		subfile_init(&children[d]);
 	t.quadrant = q;
 	t.children = children;
+	progress_phase(ph->idx->progress, "phase 2: splitting a sub-file", "points", sf->count);
 	subfile_scan(ph, sf, split_point, &t);
 	subfile_close(sf);
 	for (int d = 0; d < 4; d++)

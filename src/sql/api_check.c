@@ -21,6 +21,7 @@
 #include "sql/handle.h"
 #include "sql/args.h"
 #include "sql/check_source.h"
+#include "sql/progress.h"
 #include "tier/tier.h"
 
 #include "funcapi.h"
@@ -54,7 +55,11 @@ festival_check(PG_FUNCTION_ARGS)
 	old = MemoryContextSwitchTo(ix->op.cxt);
 	file_pages = ix->ns->ops->pages_available(ix->ns);
 	report = check_report_create(ix->meta.page_count, file_pages);
+	report->progress = ix_progress_begin(ix, "check");
+	progress_phase(report->progress, "walking the structure", "pages",
+				   (int64) ix->meta.page_count);
 	ix->structure->check(&ix->sidx, report);
+	progress_phase(report->progress, "checking the file", "pages", -1);
 	check_index_file(ix->ns, report);
 	/* the walk reached every entry, and only the count disagreed (if that) */
 	tree_sound = report->nerrors == (report->count_mismatch ? 1 : 0);

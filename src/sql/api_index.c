@@ -20,6 +20,7 @@
 #include "sql/args.h"
 #include "sql/geomarg.h"
 #include "sql/source.h"
+#include "sql/progress.h"
 
 #include "log/log.h"
 #include "tier/tier.h"
@@ -38,9 +39,6 @@ PG_FUNCTION_INFO_V1(festival_drop_index);
 PG_FUNCTION_INFO_V1(festival_build);
 PG_FUNCTION_INFO_V1(festival_flush);
 PG_FUNCTION_INFO_V1(festival_close);
-
-/* Rows fetched from the source per cursor fetch during a build. */
-#define BUILD_FETCH_ROWS 10000
 
 /*
  * Rows of an 'insert' build committed together in a write-through store:
@@ -304,23 +302,6 @@ build_commit(OpenIndex *ix)
 	MemoryContextReset(ix->op.cxt);
 }
 
-static void
-build_progress(OpenIndex *ix, int64 rows, int64 start_ns, int64 *last_ns)
-{
-	int64		now = fest_now_ns();
-	double		elapsed;
-
-	if (fest_progress_interval <= 0 ||
-		now - *last_ns < (int64) fest_progress_interval * INT64CONST(1000000000))
-		return;
-	*last_ns = now;
-	elapsed = (double) (now - start_ns) / 1e9;
-	ereport(NOTICE,
-			(errmsg("building index \"%s\": " INT64_FORMAT " rows inserted in %.1f s (%.0f rows/s), height %u",
-					ix->name, rows, elapsed, rows / Max(elapsed, 1e-9),
-					ix->meta.height)));
-}
-
 /*
  * The build method a user asked for: 'insert' or one of the structure's
  * bulk loaders.  NULL for 'insert'.
@@ -457,8 +438,8 @@ festival_build(PG_FUNCTION_ARGS)
 	Portal		portal;
 	char	   *sql;
 	int64		rows = 0;
-	int64		start_ns;
-	int64		last_notice_ns;
+	Progress   *progress;
+	SourceFetch fetch;
 	BulkItems	bulk = {0};
 	int64		commit_rows;
 	int64		uncommitted = 0;
@@ -471,7 +452,9 @@ festival_build(PG_FUNCTION_ARGS)
 										 quote_identifier(ix->cat.geom_column)));
 
 	ix_reset_for_build(ix);
-	start_ns = last_notice_ns = fest_now_ns();
+	progress = ix_progress_begin(ix, method == NULL ? "build" : "bulk load");
+	progress_phase(progress, method == NULL ? "inserting rows" : "reading the source",
+				   "rows", -1);
 	if (method != NULL)
 		bulk.method = method->name;
 
@@ -498,10 +481,10 @@ festival_build(PG_FUNCTION_ARGS)
 	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
 									   CURSOR_OPT_NO_SCROLL);
 	source_jit_restore(jit_level);
+	source_fetch_init(&fetch);
 	for (;;)
 	{
-		SPI_cursor_fetch(portal, true, BUILD_FETCH_ROWS);
-		if (SPI_processed == 0)
+		if (source_fetch(portal, &fetch) == 0)
 			break;
 		for (uint64 i = 0; i < SPI_processed; i++)
 		{
@@ -530,10 +513,9 @@ festival_build(PG_FUNCTION_ARGS)
 			else
 				bulk_collect(ix, &bulk, DatumGetInt64(id), DatumGetByteaPP(geom));
 			rows++;
+			progress_step(progress, 1);
 		}
 		SPI_freetuptable(SPI_tuptable);
-		if (method == NULL)
-			build_progress(ix, rows, start_ns, &last_notice_ns);
 	}
 	SPI_cursor_close(portal);
 	SPI_finish();

@@ -35,6 +35,7 @@
 #include "sql/args.h"
 #include "sql/geomarg.h"
 #include "sql/source.h"
+#include "sql/progress.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -44,9 +45,6 @@
 #include "utils/memutils.h"
 
 PG_FUNCTION_INFO_V1(festival_insert_many);
-
-/* Rows fetched per cursor fetch. */
-#define INSERT_MANY_FETCH_ROWS 10000
 
 /* The method a user asked for: 'insert' (NULL) or one of the structure's. */
 static const BuildMethod *
@@ -157,6 +155,8 @@ festival_insert_many(PG_FUNCTION_ARGS)
 	MemoryContext row_cxt;
 	MemoryContext old;
 	int			jit_level;
+	Progress   *progress;
+	SourceFetch fetch;
 
 	if (OidIsValid(relid) == (query != NULL))
 		ereport(ERROR,
@@ -170,6 +170,9 @@ festival_insert_many(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	sql = rows_query(ix, relid, query, id_column, geom_column);
+	progress = ix_progress_begin(ix, "insert_many");
+	progress_phase(progress, method == NULL ? "inserting rows" : "reading the rows",
+				   "rows", -1);
 
 	/* the rows' checks and a row's insertion in a context reset per row */
 	row_cxt = AllocSetContextCreate(ix->op.cxt, "festival.insert_many row",
@@ -185,10 +188,10 @@ festival_insert_many(PG_FUNCTION_ARGS)
 	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
 									   CURSOR_OPT_NO_SCROLL);
 	source_jit_restore(jit_level);
+	source_fetch_init(&fetch);
 	for (;;)
 	{
-		SPI_cursor_fetch(portal, true, INSERT_MANY_FETCH_ROWS);
-		if (SPI_processed == 0)
+		if (source_fetch(portal, &fetch) == 0)
 			break;
 		for (uint64 i = 0; i < SPI_processed; i++)
 		{
@@ -230,6 +233,7 @@ festival_insert_many(PG_FUNCTION_ARGS)
 			}
 			MemoryContextReset(row_cxt);
 			rows++;
+			progress_step(progress, 1);
 		}
 		SPI_freetuptable(SPI_tuptable);
 	}

@@ -39,11 +39,10 @@
 
 #include <float.h>
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/tuplesort.h"
 #include "access/tupdesc.h"
 
-/* Rows fetched from the source per cursor fetch. */
-#define CHECK_FETCH_ROWS 10000
 /* Differences listed one per row; the rest are counted in one more row. */
 #define CHECK_SOURCE_MAX_LISTED 20
 
@@ -53,6 +52,7 @@ typedef struct EntrySort
 	Tuplesortstate *sort;
 	TupleTableSlot *slot;
 	uint64		count;			/* tuples put */
+	Progress   *progress;		/* counts the tuples put, or NULL */
 } EntrySort;
 
 static TupleDesc
@@ -128,7 +128,10 @@ entry_sort_end(EntrySort *es)
 static void
 collect_entry(void *arg, int64 id, const Mbr *box, FilterVerdict verdict)
 {
-	entry_sort_put((EntrySort *) arg, id, box);
+	EntrySort  *es = (EntrySort *) arg;
+
+	entry_sort_put(es, id, box);
+	progress_step(es->progress, 1);
 }
 
 /*
@@ -163,6 +166,7 @@ collect_source(OpenIndex *ix, EntrySort *es)
 													 quote_identifier(ix->cat.geom_column)));
 	Portal		portal;
 	int			jit_level;
+	SourceFetch fetch;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -170,10 +174,10 @@ collect_source(OpenIndex *ix, EntrySort *es)
 	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
 									   CURSOR_OPT_NO_SCROLL);
 	source_jit_restore(jit_level);
+	source_fetch_init(&fetch);
 	for (;;)
 	{
-		SPI_cursor_fetch(portal, true, CHECK_FETCH_ROWS);
-		if (SPI_processed == 0)
+		if (source_fetch(portal, &fetch) == 0)
 			break;
 		for (uint64 i = 0; i < SPI_processed; i++)
 		{
@@ -194,6 +198,7 @@ collect_source(OpenIndex *ix, EntrySort *es)
 			geomarg_check_wkb((const uint8 *) VARDATA_ANY(ewkb), VARSIZE_ANY_EXHDR(ewkb),
 							  "geometry of a source row", &info);
 			entry_sort_put(es, DatumGetInt64(id), &info.box);
+			progress_step(es->progress, 1);
 		}
 		SPI_freetuptable(SPI_tuptable);
 	}
@@ -283,6 +288,7 @@ report_differences(OpenIndex *ix, EntrySort *index_side, EntrySort *source_side,
 		int			c = !have_s ? -1 : !have_i ? 1 : entry_cmp(iid, &ibox, sid, &sbox);
 
 		CHECK_FOR_INTERRUPTS();
+		progress_step(ix->sidx.progress, 1);
 		if (c == 0)
 		{
 			have_i = entry_sort_next(index_side, &iid, &ibox);
@@ -363,10 +369,17 @@ check_source(OpenIndex *ix, CheckReport *report, bool tree_sound)
 	desc = entry_desc();
 	entry_sort_begin(&index_side, desc);
 	entry_sort_begin(&source_side, desc);
+	index_side.progress = source_side.progress = ix->sidx.progress;
+	progress_phase(ix->sidx.progress, "reading the index's entries", "entries",
+				   (int64) report->leaf_entries);
 	collect_index(ix, &index_side);
+	progress_phase(ix->sidx.progress, "reading the source", "rows", -1);
 	collect_source(ix, &source_side);
+	progress_phase(ix->sidx.progress, "sorting", "entries", -1);
 	tuplesort_performsort(index_side.sort);
 	tuplesort_performsort(source_side.sort);
+	progress_phase(ix->sidx.progress, "comparing with the source", "entries",
+				   (int64) index_side.count);
 	report_differences(ix, &index_side, &source_side, report);
 	entry_sort_end(&index_side);
 	entry_sort_end(&source_side);

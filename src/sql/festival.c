@@ -10,6 +10,7 @@
  */
 #include "sql/handle.h"
 #include "sql/xact.h"
+#include "sql/progress.h"
 
 #include "nodestore/framework.h"
 #include "index/knn.h"
@@ -59,8 +60,9 @@ _PG_init(void)
 							   NULL, NULL, NULL);
 
 	DefineCustomIntVariable("festival.progress_interval",
-							"Seconds between progress notices of long builds (0 disables them).",
-							NULL,
+							"Seconds between progress notices of long operations (0 disables them).",
+							"Builds, bulk loads, festival.insert_many and festival.check(); the festival.progress view "
+							"shows them whatever this says when festival is in shared_preload_libraries.",
 							&fest_progress_interval,
 							10, 0, 86400,
 							PGC_USERSET,
@@ -197,5 +199,6 @@ _PG_init(void)
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("festival");
+	progress_shmem_register();
 	handle_register_callbacks();
 }

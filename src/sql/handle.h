@@ -43,6 +43,7 @@
 #include "format/meta.h"
 #include "index/structure.h"
 #include "sql/catalog.h"
+#include "stats/progress.h"
 #include "stats/stats.h"
 
 #include "fmgr.h"
@@ -62,6 +63,8 @@ typedef struct IndexOp
 	bool		time_io_cpu;	/* festival.track_io_cpu when it began: every
 								 * layer of the chains reads it
 								 * (PageIO.time_cpu) */
+	Progress	progress;		/* of a long operation (ix_progress_begin),
+								 * handed down as sidx.progress */
 } IndexOp;
 
 /*

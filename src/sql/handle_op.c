@@ -14,6 +14,7 @@
  *-------------------------------------------------------------------------
  */
 #include "sql/handle_internal.h"
+#include "sql/progress.h"
 #include "sql/run.h"
 
 #include "trace/tracing.h"
@@ -68,6 +69,7 @@ void
 handle_start_op(OpenIndex *ix, bool modifying)
 {
 	ix->op.busy = true;
+	ix->sidx.progress = NULL;	/* until ix_progress_begin */
 	if (ix->ns != NULL)
 		ix->ns->modifying_op = modifying;
 	ix->op.nest_level = GetCurrentTransactionNestLevel();
@@ -202,6 +204,8 @@ ix_end_op(OpenIndex *ix)
 	/* into the index's totals and the run's, and zeroed, in one pass */
 	fest_stats_drain(op, &ix->totals, run_account(ix));
 	ix->ns->write_pages_singly = false;
+	if (ix->sidx.progress != NULL)
+		ix_progress_end(ix);
 	ix->ns->ops->end_op(ix->ns);
 	MemoryContextReset(ix->op.cxt);
 	ix->op.busy = false;

@@ -19,6 +19,7 @@
 #include "utils/guc.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/syscache.h"
 
 bool
@@ -290,4 +291,47 @@ void
 source_jit_restore(int nest_level)
 {
 	AtEOXact_GUC(true, nest_level);
+}
+
+/*
+ * Reading a source cursor in batches sized by time: a batch whose rows
+ * (fetched and handled) took under 50 ms doubles the next, up to 10,000
+ * rows; one over 200 ms halves it, down to 16.  A slow source (a view
+ * computing its geometries) is then read a fraction of a second at a time,
+ * so progress counted per row (stats/progress.h) stays close to its time,
+ * and a fast one in large fetches.  Each fetch runs in a context reset at
+ * the next: SPI_cursor_fetch allocates its receiver in the caller's
+ * context (SPI's, which lives until SPI_finish).
+ */
+void
+source_fetch_init(SourceFetch *fetch)
+{
+	fetch->cxt = AllocSetContextCreate(CurrentMemoryContext, "festival source fetch",
+									   ALLOCSET_SMALL_SIZES);
+	fetch->count = 256;
+	fetch->last_ns = 0;
+}
+
+/* The next batch (SPI_processed rows in SPI_tuptable); 0 at the end. */
+uint64
+source_fetch(Portal portal, SourceFetch *fetch)
+{
+	MemoryContext old;
+	int64		now = fest_now_ns();
+
+	if (fetch->last_ns != 0)
+	{
+		int64		took = now - fetch->last_ns;
+
+		if (took < 50 * INT64CONST(1000000))
+			fetch->count = Min(fetch->count * 2, 10000);
+		else if (took > 200 * INT64CONST(1000000))
+			fetch->count = Max(fetch->count / 2, 16);
+	}
+	fetch->last_ns = now;
+	MemoryContextReset(fetch->cxt);
+	old = MemoryContextSwitchTo(fetch->cxt);
+	SPI_cursor_fetch(portal, true, fetch->count);
+	MemoryContextSwitchTo(old);
+	return SPI_processed;
 }

@@ -18,6 +18,8 @@
 
 #include "sql/handle.h"
 
+#include "utils/portal.h"
+
 extern void source_validate(Oid relid, const char *id_column,
 							const char *geom_column);
 extern void source_validate_columns(Oid relid, const char *id_column,
@@ -33,5 +35,15 @@ extern const char *source_postgis_schema(OpenIndex *ix);
 extern char *source_linear_geom_expr(OpenIndex *ix);
 extern int	source_jit_off(void);
 extern void source_jit_restore(int nest_level);
+/* A source cursor's batches (source_fetch). */
+typedef struct SourceFetch
+{
+	MemoryContext cxt;			/* reset at every fetch */
+	long		count;			/* rows of the next fetch */
+	int64		last_ns;		/* when the last fetch began */
+} SourceFetch;
+
+extern void source_fetch_init(SourceFetch *fetch);
+extern uint64 source_fetch(Portal portal, SourceFetch *fetch);
 
 #endif							/* FEST_SOURCE_H */

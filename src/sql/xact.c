@@ -23,6 +23,7 @@
  */
 #include "sql/handle.h"
 #include "sql/xact.h"
+#include "sql/progress.h"
 
 #include "access/xact.h"
 #include "storage/ipc.h"
@@ -154,6 +155,7 @@ fest_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
 			mark_failed_operations(1);
+			progress_slot_clear();
 			settle_pending(1, false, false);
 			ix_release_readers();
 			break;
@@ -178,6 +180,7 @@ fest_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	{
 		case SUBXACT_EVENT_ABORT_SUB:
 			mark_failed_operations(level);
+			progress_slot_clear();
 			settle_pending(level, false, true);
 			break;
 		case SUBXACT_EVENT_COMMIT_SUB:

@@ -30,13 +30,13 @@ for fw in fast efind; do
     q -c "SELECT festival.create_index('$ix', 'rtree', 'crash_build',
                  '{\"framework\": \"$fw\", \"page_size\": 2048, \"log_size\": 1048576}', 'pts')" >/dev/null
 
-    # a build killed after its first progress report (each after 10000 rows)
+    # a build killed after its first progress report (every second)
     victim_start "$tmp/$ix.err"
     victim_send "SET festival.progress_interval = 1"
     victim_send "SELECT festival.build('$ix')"
     reported=""
     for _ in $(seq 1 600); do
-        reported=$(sed -n "s/^NOTICE:  building index \"$ix\": \([0-9]*\) rows inserted.*/\1/p" "$tmp/$ix.err" | head -n 1)
+        reported=$(sed -n "s/^NOTICE:  build of index \"$ix\": inserting rows, \([0-9]*\) rows after .*/\1/p" "$tmp/$ix.err" | head -n 1)
         [ -n "$reported" ] && break
         sleep 0.1
     done

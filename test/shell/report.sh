@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib/tap.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 fresh_database festival_report
-tap_plan 27
+tap_plan 29
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -139,6 +139,14 @@ tap_is "$(qv -c "SELECT count(*) FROM festival.run WHERE label ~ '^exp=tiny stru
 brute=$(qv -c "SELECT count(*) FROM wl_tiny_windows_0 w JOIN wl_tiny_points p ON ST_Intersects(p.geom, w.geom)")
 tap_is "$(qv -c "SELECT DISTINCT config -> 'experiment' ->> 'result' FROM festival.run WHERE label LIKE 'exp=tiny % workload=windows %'")" \
     "$brute" "every window run found the PostGIS brute-force answer count ($brute)"
+# one seed, one stream: the SQL generators with seed 7 make the same points
+# and windows, so a SQL script finds the same answers (issue 28 item 9)
+sqlcount=$(qv -c "SELECT festival.generate_points('sql_pts', 3000, 'uniform', 7, ST_MakeBox2D(ST_MakePoint(0, 0), ST_MakePoint(100000, 100000)))" \
+              -c "SELECT festival.generate_windows('sql_win', 10, 0.5, ST_MakeBox2D(ST_MakePoint(0, 0), ST_MakePoint(100000, 100000)), 7)" \
+              -c "SELECT count(*) FROM sql_win w JOIN sql_pts p ON ST_Intersects(p.geom, w.geom)" | tail -n 1)
+tap_is "$(qv -c "SELECT count(*) FROM wl_tiny_windows_0 a FULL JOIN sql_win b USING (id) WHERE a.id IS NULL OR b.id IS NULL OR NOT ST_Equals(a.geom, b.geom)")" \
+    "0" "run-workload's windows are festival.generate_windows's with the same seed"
+tap_is "$sqlcount" "$brute" "a SQL script with seed 7 finds the runs' answer count ($brute)"
 out=$("$ROOT/scripts/report" --output "$work/t" --label 'exp=tiny %' 2>&1)
 png_ok "$work/t/elapsed_workload_windows_area_0.5.png"
 tap_ok "$?" "the report of the real runs draws the elapsed-time chart ($out)"
