@@ -334,6 +334,19 @@ catalog_database_uid(void)
 	bool		isnull;
 
 	spi_connect();
+	/*
+	 * festival--0.1.sql changed in place while 0.1 was being written: a
+	 * database whose extension was created before index files had owners
+	 * lacks the table.  Say so, rather than "relation does not exist".
+	 */
+	spi_exec("SELECT to_regclass('festival.database_identity') IS NULL", 0, NULL, NULL, NULL,
+			 true, SPI_OK_SELECT);
+	if (DatumGetBool(get_datum(1, &isnull)))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("festival's catalog in this database predates index file ownership: festival.database_identity is missing"),
+				 errdetail("The extension was created by an earlier build of festival 0.1, whose SQL script had no such table."),
+				 errhint("Create the extension anew (DROP EXTENSION festival CASCADE; CREATE EXTENSION festival CASCADE), which forgets the catalog and the runs but leaves the index files, or use another database.")));
 	for (int attempt = 0; attempt < 2 && uid == 0; attempt++)
 	{
 		spi_exec(select, 0, NULL, NULL, NULL, false, SPI_OK_SELECT);
