@@ -435,15 +435,15 @@ festival_build(PG_FUNCTION_ARGS)
 	char	   *method_name = fest_text_arg(fcinfo, 1, "build method");
 	const BuildMethod *method;
 	OpenIndex  *ix;
-	Portal		portal;
 	char	   *sql;
 	int64		rows = 0;
 	Progress   *progress;
-	SourceFetch fetch;
+	SourceScan	scan;
+	int64		id;
+	bytea	   *ewkb;
 	BulkItems	bulk = {0};
 	int64		commit_rows;
 	int64		uncommitted = 0;
-	int			jit_level;
 
 	ix = ix_begin_op(name, IX_MODIFY);
 	method = build_method_lookup(ix->structure, method_name);
@@ -477,47 +477,24 @@ festival_build(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	jit_level = source_jit_off();
-	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
-									   CURSOR_OPT_NO_SCROLL);
-	source_jit_restore(jit_level);
-	source_fetch_init(&fetch);
-	for (;;)
+	source_scan_begin(&scan, sql, source_null_id_message(ix), SOURCE_NULL_ID_HINT);
+	while (source_scan_next(&scan, &id, &ewkb))
 	{
-		if (source_fetch(portal, &fetch) == 0)
-			break;
-		for (uint64 i = 0; i < SPI_processed; i++)
+		if (method == NULL)
 		{
-			HeapTuple	tuple = SPI_tuptable->vals[i];
-			bool		isnull;
-			Datum		id = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull);
-			Datum		geom;
-
-			CHECK_FOR_INTERRUPTS();
-			if (isnull)
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("source table %s has a row with a NULL id and a geometry",
-								source_relation(ix)),
-						 errhint("Every indexed row needs an id.")));
-			geom = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull);
-			if (method == NULL)
+			build_one(ix, id, ewkb);
+			if (++uncommitted >= commit_rows)
 			{
-				build_one(ix, DatumGetInt64(id), DatumGetByteaPP(geom));
-				if (++uncommitted >= commit_rows)
-				{
-					build_commit(ix);
-					uncommitted = 0;
-				}
+				build_commit(ix);
+				uncommitted = 0;
 			}
-			else
-				bulk_collect(ix, &bulk, DatumGetInt64(id), DatumGetByteaPP(geom));
-			rows++;
-			progress_step(progress, 1);
 		}
-		SPI_freetuptable(SPI_tuptable);
+		else
+			bulk_collect(ix, &bulk, id, ewkb);
+		rows++;
+		progress_step(progress, 1);
 	}
-	SPI_cursor_close(portal);
+	source_scan_end(&scan);
 	SPI_finish();
 	if (uncommitted > 0)
 		build_commit(ix);

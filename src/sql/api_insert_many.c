@@ -86,7 +86,6 @@ rows_query(OpenIndex *ix, Oid relid, const char *query, const char *id_column,
 	TupleDesc	desc;
 	Oid			id_type;
 	Oid			geom_type;
-	int			jit_level;
 	const char *p = source_postgis_schema(ix);
 
 	if (OidIsValid(relid))
@@ -100,10 +99,7 @@ rows_query(OpenIndex *ix, Oid relid, const char *query, const char *id_column,
 	else
 		inner = pstrdup(query);
 
-	jit_level = source_jit_off();
-	portal = SPI_cursor_open_with_args(NULL, inner, 0, NULL, NULL, NULL, true,
-									   CURSOR_OPT_NO_SCROLL);
-	source_jit_restore(jit_level);
+	portal = source_open_cursor(inner);
 	desc = portal->tupDesc;
 	if (desc == NULL || desc->natts < 2)
 		ereport(ERROR,
@@ -149,14 +145,14 @@ festival_insert_many(PG_FUNCTION_ARGS)
 	const BuildMethod *method;
 	OpenIndex  *ix;
 	char	   *sql;
-	Portal		portal;
 	int64		rows = 0;
 	BulkSpill  *spill = NULL;
 	MemoryContext row_cxt;
 	MemoryContext old;
-	int			jit_level;
 	Progress   *progress;
-	SourceFetch fetch;
+	SourceScan	scan;
+	int64		id;
+	bytea	   *ewkb;
 
 	if (OidIsValid(relid) == (query != NULL))
 		ereport(ERROR,
@@ -184,60 +180,38 @@ festival_insert_many(PG_FUNCTION_ARGS)
 		MemoryContextSwitchTo(old);
 	}
 
-	jit_level = source_jit_off();
-	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
-									   CURSOR_OPT_NO_SCROLL);
-	source_jit_restore(jit_level);
-	source_fetch_init(&fetch);
-	for (;;)
+	source_scan_begin(&scan, sql, "a row of festival.insert_many has a NULL id and a geometry",
+					  "Every inserted row needs an id; leave such rows out.");
+	while (source_scan_next(&scan, &id, &ewkb))
 	{
-		if (source_fetch(portal, &fetch) == 0)
-			break;
-		for (uint64 i = 0; i < SPI_processed; i++)
+		WkbInfo		info;
+		char	   *what;
+
+		old = MemoryContextSwitchTo(row_cxt);
+		what = psprintf("geometry of the row with id " INT64_FORMAT, id);
+		geomarg_check_wkb((const uint8 *) VARDATA_ANY(ewkb), VARSIZE_ANY_EXHDR(ewkb),
+						  what, &info);
+		geomarg_admit(ix, &info, what);
+		if (spill == NULL)
 		{
-			HeapTuple	tuple = SPI_tuptable->vals[i];
-			bool		isnull;
-			Datum		id_datum = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull);
-			bytea	   *ewkb;
-			int64		id;
-			WkbInfo		info;
-			char	   *what;
-
-			CHECK_FOR_INTERRUPTS();
-			if (isnull)
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("a row of festival.insert_many has a NULL id and a geometry"),
-						 errhint("Every inserted row needs an id; leave such rows out.")));
-			id = DatumGetInt64(id_datum);
-			ewkb = DatumGetByteaPP(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull));
-			old = MemoryContextSwitchTo(row_cxt);
-			what = psprintf("geometry of the row with id " INT64_FORMAT, id);
-			geomarg_check_wkb((const uint8 *) VARDATA_ANY(ewkb), VARSIZE_ANY_EXHDR(ewkb),
-							  what, &info);
-			geomarg_admit(ix, &info, what);
-			if (spill == NULL)
-			{
-				ix->structure->insert(&ix->sidx, id, &info.box);
-				MemoryContextSwitchTo(old);
-			}
-			else
-			{
-				BulkItem	item;
-
-				item.box = info.box;
-				item.id = id;
-				MemoryContextSwitchTo(ix->op.cxt);
-				ix->structure->bulk_insert_put(spill, &item);
-				MemoryContextSwitchTo(old);
-			}
-			MemoryContextReset(row_cxt);
-			rows++;
-			progress_step(progress, 1);
+			ix->structure->insert(&ix->sidx, id, &info.box);
+			MemoryContextSwitchTo(old);
 		}
-		SPI_freetuptable(SPI_tuptable);
+		else
+		{
+			BulkItem	item;
+
+			item.box = info.box;
+			item.id = id;
+			MemoryContextSwitchTo(ix->op.cxt);
+			ix->structure->bulk_insert_put(spill, &item);
+			MemoryContextSwitchTo(old);
+		}
+		MemoryContextReset(row_cxt);
+		rows++;
+		progress_step(progress, 1);
 	}
-	SPI_cursor_close(portal);
+	source_scan_end(&scan);
 	SPI_finish();
 
 	old = MemoryContextSwitchTo(ix->op.cxt);

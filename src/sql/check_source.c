@@ -164,45 +164,23 @@ collect_source(OpenIndex *ix, EntrySort *es)
 {
 	char	   *sql = source_select_sql(ix, psprintf("%s IS NOT NULL",
 													 quote_identifier(ix->cat.geom_column)));
-	Portal		portal;
-	int			jit_level;
-	SourceFetch fetch;
+	SourceScan	scan;
+	int64		id;
+	bytea	   *ewkb;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	jit_level = source_jit_off();
-	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
-									   CURSOR_OPT_NO_SCROLL);
-	source_jit_restore(jit_level);
-	source_fetch_init(&fetch);
-	for (;;)
+	source_scan_begin(&scan, sql, source_null_id_message(ix), SOURCE_NULL_ID_HINT);
+	while (source_scan_next(&scan, &id, &ewkb))
 	{
-		if (source_fetch(portal, &fetch) == 0)
-			break;
-		for (uint64 i = 0; i < SPI_processed; i++)
-		{
-			HeapTuple	tuple = SPI_tuptable->vals[i];
-			bool		isnull;
-			Datum		id = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull);
-			bytea	   *ewkb;
-			WkbInfo		info;
+		WkbInfo		info;
 
-			CHECK_FOR_INTERRUPTS();
-			if (isnull)
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("source table %s has a row with a NULL id and a geometry",
-								source_relation(ix)),
-						 errhint("Every indexed row needs an id.")));
-			ewkb = DatumGetByteaPP(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull));
-			geomarg_check_wkb((const uint8 *) VARDATA_ANY(ewkb), VARSIZE_ANY_EXHDR(ewkb),
-							  "geometry of a source row", &info);
-			entry_sort_put(es, DatumGetInt64(id), &info.box);
-			progress_step(es->progress, 1);
-		}
-		SPI_freetuptable(SPI_tuptable);
+		geomarg_check_wkb((const uint8 *) VARDATA_ANY(ewkb), VARSIZE_ANY_EXHDR(ewkb),
+						  "geometry of a source row", &info);
+		entry_sort_put(es, id, &info.box);
+		progress_step(es->progress, 1);
 	}
-	SPI_cursor_close(portal);
+	source_scan_end(&scan);
 	SPI_finish();
 }
 

@@ -335,3 +335,70 @@ source_fetch(Portal portal, SourceFetch *fetch)
 	MemoryContextSwitchTo(old);
 	return SPI_processed;
 }
+
+/* A read-only, no-scroll cursor over sql, planned with JIT off. */
+Portal
+source_open_cursor(const char *sql)
+{
+	int			jit_level = source_jit_off();
+	Portal		portal;
+
+	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true,
+									   CURSOR_OPT_NO_SCROLL);
+	source_jit_restore(jit_level);
+	return portal;
+}
+
+char *
+source_null_id_message(OpenIndex *ix)
+{
+	return psprintf("source table %s has a row with a NULL id and a geometry",
+					source_relation(ix));
+}
+
+void
+source_scan_begin(SourceScan *scan, const char *sql,
+				  const char *null_id_message, const char *null_id_hint)
+{
+	scan->portal = source_open_cursor(sql);
+	source_fetch_init(&scan->fetch);
+	scan->nrows = scan->next = 0;
+	scan->null_id_message = null_id_message;
+	scan->null_id_hint = null_id_hint;
+}
+
+/* The next row's id and EWKB; false after the last row. */
+bool
+source_scan_next(SourceScan *scan, int64 *id, bytea **ewkb)
+{
+	HeapTuple	tuple;
+	bool		isnull;
+	Datum		id_datum;
+
+	if (scan->next >= scan->nrows)
+	{
+		if (scan->nrows > 0)
+			SPI_freetuptable(SPI_tuptable);
+		scan->nrows = source_fetch(scan->portal, &scan->fetch);
+		scan->next = 0;
+		if (scan->nrows == 0)
+			return false;
+	}
+	CHECK_FOR_INTERRUPTS();
+	tuple = SPI_tuptable->vals[scan->next++];
+	id_datum = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull);
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg_internal("%s", scan->null_id_message),
+				 errhint("%s", scan->null_id_hint)));
+	*id = DatumGetInt64(id_datum);
+	*ewkb = DatumGetByteaPP(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull));
+	return true;
+}
+
+void
+source_scan_end(SourceScan *scan)
+{
+	SPI_cursor_close(scan->portal);
+}

@@ -46,4 +46,31 @@ typedef struct SourceFetch
 extern void source_fetch_init(SourceFetch *fetch);
 extern uint64 source_fetch(Portal portal, SourceFetch *fetch);
 
+extern Portal source_open_cursor(const char *sql);
+
+/*
+ * The rows (id, geometry) of a source query, one at a time: a cursor read
+ * by source_fetch.  A row's EWKB stays valid until the next call.  A NULL
+ * id is an ERROR with the caller's message and hint.  SPI must be
+ * connected around it.
+ */
+typedef struct SourceScan
+{
+	Portal		portal;
+	SourceFetch fetch;
+	uint64		nrows;			/* rows of the current batch (SPI_tuptable) */
+	uint64		next;			/* row of the current batch to hand out */
+	const char *null_id_message;
+	const char *null_id_hint;
+} SourceScan;
+
+/* The NULL-id error of build() and check() reading an index's source. */
+#define SOURCE_NULL_ID_HINT "Every indexed row needs an id."
+extern char *source_null_id_message(OpenIndex *ix);
+
+extern void source_scan_begin(SourceScan *scan, const char *sql,
+							  const char *null_id_message, const char *null_id_hint);
+extern bool source_scan_next(SourceScan *scan, int64 *id, bytea **ewkb);
+extern void source_scan_end(SourceScan *scan);
+
 #endif							/* FEST_SOURCE_H */
