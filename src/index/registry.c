@@ -65,6 +65,39 @@ structure_lookup(const char *name)
 }
 
 /*
+ * The method of a build or an insert_many a user asked for: 'insert' (NULL,
+ * the structure's one-at-a-time algorithm, which every structure has) or one
+ * of the structure's own methods.  An unknown name is an error whose hint
+ * lists what the call accepts.  function names the SQL call in the message
+ * ("build", "insert_many"); unit is what 'insert' inserts one at a time.
+ */
+const BuildMethod *
+structure_method_lookup(const StructureOps *structure, const BuildMethod *methods,
+						const char *method, const char *function, const char *unit)
+{
+	StringInfoData accepted;
+
+	if (strcmp(method, "insert") == 0)
+		return NULL;
+	if (methods != NULL)
+		for (const BuildMethod *m = methods; m->name != NULL; m++)
+			if (strcmp(m->name, method) == 0)
+				return m;
+
+	initStringInfo(&accepted);
+	appendStringInfo(&accepted, "'insert' (one %s at a time with the structure's insertion algorithm)", unit);
+	if (methods != NULL)
+		for (const BuildMethod *m = methods; m->name != NULL; m++)
+			appendStringInfo(&accepted, ", '%s' (%s)", m->name, m->description);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown %s method \"%s\" for structure \"%s\"", function, method,
+					structure->name),
+			 errhint("Accepted methods: %s.", accepted.data)));
+	pg_unreachable();
+}
+
+/*
  * Validate a user's options for a structure and fill the typed options of
  * every module but the node store's (filled when the store is created).
  * The tables that apply are each module's own, in this order (it is the

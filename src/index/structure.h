@@ -259,6 +259,11 @@ typedef struct IndexOptions
 
 /* registry.c */
 extern const StructureOps *structure_lookup(const char *name);
+extern const BuildMethod *structure_method_lookup(const StructureOps *structure,
+												   const BuildMethod *methods,
+												   const char *method,
+												   const char *function,
+												   const char *unit);
 extern FestConfig *index_options_parse(const StructureOps *ops, Jsonb *user,
 									   IndexOptions *out, void **state);
 

@@ -303,34 +303,6 @@ build_commit(OpenIndex *ix)
 }
 
 /*
- * The build method a user asked for: 'insert' or one of the structure's
- * bulk loaders.  NULL for 'insert'.
- */
-static const BuildMethod *
-build_method_lookup(const StructureOps *structure, const char *method)
-{
-	StringInfoData accepted;
-
-	if (strcmp(method, "insert") == 0)
-		return NULL;
-	if (structure->build_methods != NULL)
-		for (const BuildMethod *m = structure->build_methods; m->name != NULL; m++)
-			if (strcmp(m->name, method) == 0)
-				return m;
-
-	initStringInfo(&accepted);
-	appendStringInfoString(&accepted, "'insert' (one object at a time with the structure's insertion algorithm)");
-	if (structure->build_methods != NULL)
-		for (const BuildMethod *m = structure->build_methods; m->name != NULL; m++)
-			appendStringInfo(&accepted, ", '%s' (%s)", m->name, m->description);
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("unknown build method \"%s\" for structure \"%s\"", method, structure->name),
-			 errhint("Accepted methods: %s.", accepted.data)));
-	pg_unreachable();
-}
-
-/*
  * Objects gathered for a bulk load: in memory while the in-memory loader
  * would fit in maintenance_work_mem, then, when the structure has a
  * bounded form of the method, handed to it (spill) one by one.
@@ -446,7 +418,8 @@ festival_build(PG_FUNCTION_ARGS)
 	int64		uncommitted = 0;
 
 	ix = ix_begin_op(name, IX_MODIFY);
-	method = build_method_lookup(ix->structure, method_name);
+	method = structure_method_lookup(ix->structure, ix->structure->build_methods,
+									 method_name, "build", "object");
 	source_require(ix, "build from");
 	sql = source_select_sql(ix, psprintf("%s IS NOT NULL",
 										 quote_identifier(ix->cat.geom_column)));

@@ -46,32 +46,6 @@
 
 PG_FUNCTION_INFO_V1(festival_insert_many);
 
-/* The method a user asked for: 'insert' (NULL) or one of the structure's. */
-static const BuildMethod *
-insert_method_lookup(const StructureOps *structure, const char *method)
-{
-	StringInfoData accepted;
-
-	if (strcmp(method, "insert") == 0)
-		return NULL;
-	if (structure->insert_methods != NULL)
-		for (const BuildMethod *m = structure->insert_methods; m->name != NULL; m++)
-			if (strcmp(m->name, method) == 0)
-				return m;
-
-	initStringInfo(&accepted);
-	appendStringInfoString(&accepted, "'insert' (one row at a time with the structure's insertion algorithm)");
-	if (structure->insert_methods != NULL)
-		for (const BuildMethod *m = structure->insert_methods; m->name != NULL; m++)
-			appendStringInfo(&accepted, ", '%s' (%s)", m->name, m->description);
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("unknown insert_many method \"%s\" for structure \"%s\"", method,
-					structure->name),
-			 errhint("Accepted methods: %s.", accepted.data)));
-	pg_unreachable();
-}
-
 /*
  * The rows to insert: "SELECT id, geom FROM table" or the user's query,
  * whose first two columns must be an integer id and a geometry.  Opened
@@ -162,7 +136,8 @@ festival_insert_many(PG_FUNCTION_ARGS)
 
 	ix = ix_begin_op(name, IX_MODIFY);
 	ix_require_writable(ix);
-	method = insert_method_lookup(ix->structure, method_name);
+	method = structure_method_lookup(ix->structure, ix->structure->insert_methods,
+									 method_name, "insert_many", "row");
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	sql = rows_query(ix, relid, query, id_column, geom_column);
