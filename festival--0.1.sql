@@ -488,6 +488,7 @@ CREATE TABLE @extschema@.index_node (
 	mbr				geometry,
 	region			geometry,
 	tier			text CONSTRAINT index_node_tier_valid CHECK (tier IN ('slow', 'fast')),
+	overflow		boolean,
 	PRIMARY KEY (snapshot_id, page)
 );
 COMMENT ON TABLE @extschema@.index_node IS
@@ -496,6 +497,8 @@ COMMENT ON COLUMN @extschema@.index_node.parent IS 'page of the parent node; NUL
 COMMENT ON COLUMN @extschema@.index_node.tier IS 'the tier holding the node (docs/tiers.md); NULL for an index on one device';
 COMMENT ON COLUMN @extschema@.index_node.mbr IS
 	'union of the node''s entry rectangles in the index''s SRID: a POLYGON, or a POINT or LINESTRING when it has no area; NULL for an empty root';
+COMMENT ON COLUMN @extschema@.index_node.overflow IS
+	'the node is an overflow node (the FOR-tree''s O-nodes, Jin et al. 2015); NULL for structures without overflow nodes';
 COMMENT ON COLUMN @extschema@.index_node.region IS
 	'the region the parent''s entry assigns to the node (xBR+-tree quadrants); NULL for structures without regions and for the root';
 

@@ -191,6 +191,26 @@ SELECT festival.create_index('fr_rtree', 'rtree', 'fr_dev', '{"page_size": 1024}
 INSERT INTO fr_snap SELECT festival.snapshot('fr_rtree');
 SELECT overflow_nodes IS NULL AS no_count, overflow_nodes_per_level IS NULL AS no_levels
 FROM festival.index_snapshot WHERE index_name = 'fr_rtree';
+-- dumps mark the O-nodes: exactly the pages the file's internal entries
+-- name as O-nodes (child <> group) have overflow true, the others false;
+-- structures without overflow nodes leave it NULL
+SELECT festival.dump('fr_none', (SELECT min(snapshot_id) FROM fr_snap)) > 0 AS dumped,
+	   festival.dump('fr_rtree', (SELECT max(snapshot_id) FROM fr_snap)) > 0 AS dumped_rtree;
+WITH RECURSIVE t(page, level) AS (
+	SELECT (festival.stats('fr_none')->>'root')::bigint, (festival.stats('fr_none')->>'height')::int - 1
+	UNION ALL
+	SELECT n.ref, n.level - 1 FROM t CROSS JOIN LATERAL festival.node('fr_none', t.page) n WHERE n.level > 0),
+onode AS (SELECT n.ref AS page
+		  FROM t CROSS JOIN LATERAL festival.node('fr_none', t.page) n
+		  WHERE t.level > 0
+			AND n.ref <> fixture.get_le(fixture.read_page(fixture.index_file('fr_none'), 1024, t.page),
+										32 + 48 * n.position + 40, 8))
+SELECT count(*) FILTER (WHERE d.overflow) > 0 AS marks_some,
+	   bool_and(d.overflow = (d.page IN (SELECT page FROM onode))) AS marks_exactly_the_onodes,
+	   count(*) FILTER (WHERE d.overflow IS NULL) AS unknown
+FROM festival.index_node d WHERE d.snapshot_id = (SELECT min(snapshot_id) FROM fr_snap);
+SELECT count(*) > 0 AS nodes, count(overflow) AS marked
+FROM festival.index_node WHERE snapshot_id = (SELECT max(snapshot_id) FROM fr_snap);
 SELECT festival.drop_index('fr_rtree');
 
 -- Phase 3: delete two objects in five, then most of a corner (groups lose

@@ -89,7 +89,8 @@ typedef enum NodeParam
 	NODE_PARAM_ENTRIES,
 	NODE_PARAM_BOX,				/* x0, y0, x1, y1: four parameters */
 	NODE_PARAM_REGION = NODE_PARAM_BOX + 4, /* rx0 .. ry1: four parameters */
-	NODE_PARAM_SRID = NODE_PARAM_REGION + 4,
+	NODE_PARAM_OVERFLOW = NODE_PARAM_REGION + 4,
+	NODE_PARAM_SRID,
 	NODE_NPARAMS
 } NodeParam;
 
@@ -118,6 +119,24 @@ int4_array(const int32 *v, int n)
 		d[i] = Int32GetDatum(v[i]);
 	return PointerGetDatum(construct_array(d, n, INT4OID, sizeof(int32),
 										   true, TYPALIGN_INT));
+}
+
+/* A boolean[] of n elements, every one NULL when known is false. */
+static Datum
+bool_array(const bool *v, bool known, int n)
+{
+	Datum	   *d = palloc(Max(n, 1) * sizeof(Datum));
+	bool	   *nulls = palloc(Max(n, 1) * sizeof(bool));
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	for (int i = 0; i < n; i++)
+	{
+		d[i] = BoolGetDatum(v[i]);
+		nulls[i] = !known;
+	}
+	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, BOOLOID,
+											  1, true, TYPALIGN_CHAR));
 }
 
 /* A float8[] whose elements may be NULL (nulls may be NULL: none). */
@@ -319,12 +338,12 @@ box_geometry_sql(const char *postgis, const char *x0, const char *y0,
 
 	return psprintf("CASE WHEN u.%1$s IS NULL THEN NULL "
 					"WHEN u.%1$s = u.%3$s AND u.%2$s = u.%4$s "
-					"THEN %5$s.st_setsrid(%5$s.st_makepoint(u.%1$s, u.%2$s), $14) "
+					"THEN %5$s.st_setsrid(%5$s.st_makepoint(u.%1$s, u.%2$s), $%6$d) "
 					"WHEN u.%1$s = u.%3$s OR u.%2$s = u.%4$s "
 					"THEN %5$s.st_setsrid(%5$s.st_makeline(%5$s.st_makepoint(u.%1$s, u.%2$s), "
-					"%5$s.st_makepoint(u.%3$s, u.%4$s)), $14) "
-					"ELSE %5$s.st_makeenvelope(u.%1$s, u.%2$s, u.%3$s, u.%4$s, $14) END",
-					x0, y0, x1, y1, p);
+					"%5$s.st_makepoint(u.%3$s, u.%4$s)), $%6$d) "
+					"ELSE %5$s.st_makeenvelope(u.%1$s, u.%2$s, u.%3$s, u.%4$s, $%6$d) END",
+					x0, y0, x1, y1, p, NODE_PARAM_SRID + 1);
 }
 
 /* The columns of one batch of nodes. */
@@ -338,6 +357,7 @@ typedef struct DumpBatch
 	bool	   *box_null;
 	double	   *region[4];
 	bool	   *region_null;
+	bool	   *overflow;
 } DumpBatch;
 
 static void
@@ -360,6 +380,7 @@ batch_set(DumpBatch *b, int i, const MeasuredNode *m)
 	b->region[2][i] = has_region ? m->region.xmax : 0;
 	b->region[3][i] = has_region ? m->region.ymax : 0;
 	b->region_null[i] = !has_region;
+	b->overflow[i] = m->overflow;
 }
 
 /* Write every node of tm as rows of festival.index_node (replacing any). */
@@ -369,7 +390,7 @@ dump_store(OpenIndex *ix, int64 snapshot_id, const TreeMeasure *tm)
 	char	   *postgis = catalog_postgis_schema();
 	Oid			types[NODE_NPARAMS] = {INT8OID, INT8ARRAYOID, INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID,
 		FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID,
-		FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT4OID};
+		FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, BOOLARRAYOID, INT4OID};
 	Datum		values[NODE_NPARAMS];
 	char	   *sql;
 	SPIPlanPtr	plan;
@@ -382,10 +403,10 @@ dump_store(OpenIndex *ix, int64 snapshot_id, const TreeMeasure *tm)
 	Datum		del_values[1] = {Int64GetDatum(snapshot_id)};
 
 	sql = psprintf("INSERT INTO festival.index_node "
-				   "(snapshot_id, page, level, parent, entries, mbr, region) "
-				   "SELECT $1, u.page, u.level, NULLIF(u.parent, 0), u.entries, %s, %s "
-				   "FROM unnest($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) "
-				   "AS u(page, level, parent, entries, x0, y0, x1, y1, rx0, ry0, rx1, ry1)",
+				   "(snapshot_id, page, level, parent, entries, mbr, region, overflow) "
+				   "SELECT $1, u.page, u.level, NULLIF(u.parent, 0), u.entries, %s, %s, u.overflow "
+				   "FROM unnest($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
+				   "AS u(page, level, parent, entries, x0, y0, x1, y1, rx0, ry0, rx1, ry1, overflow)",
 				   box_geometry_sql(postgis, "x0", "y0", "x1", "y1"),
 				   box_geometry_sql(postgis, "rx0", "ry0", "rx1", "ry1"));
 
@@ -395,6 +416,7 @@ dump_store(OpenIndex *ix, int64 snapshot_id, const TreeMeasure *tm)
 	b.entries = palloc(batch * sizeof(int32));
 	b.box_null = palloc(batch * sizeof(bool));
 	b.region_null = palloc(batch * sizeof(bool));
+	b.overflow = palloc(batch * sizeof(bool));
 	for (int k = 0; k < 4; k++)
 	{
 		b.box[k] = palloc(batch * sizeof(double));
@@ -426,6 +448,8 @@ dump_store(OpenIndex *ix, int64 snapshot_id, const TreeMeasure *tm)
 			values[NODE_PARAM_BOX + k] = float8_array(b.box[k], b.box_null, n);
 			values[NODE_PARAM_REGION + k] = float8_array(b.region[k], b.region_null, n);
 		}
+		/* NULL for structures without overflow nodes */
+		values[NODE_PARAM_OVERFLOW] = bool_array(b.overflow, tm->has_overflow, n);
 		values[NODE_PARAM_SRID] = Int32GetDatum(srid);
 		if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
 			elog(ERROR, "could not store the nodes of snapshot " INT64_FORMAT, snapshot_id);
