@@ -167,18 +167,18 @@ CREATE FUNCTION @extschema@.create_device(
 	io text DEFAULT 'direct',
 	engine text DEFAULT 'sync',
 	profile text DEFAULT NULL)
-RETURNS void
+RETURNS text
 AS 'MODULE_PATHNAME', 'festival_create_device'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.create_device(text, text, text, text, text, text) IS
-	'create a device: a directory (default: the device name) inside festival.data_directory; superusers and festival_admin only';
+	'create a device: a directory (default: the device name) inside festival.data_directory; returns the device''s name; superusers and festival_admin only';
 
 CREATE FUNCTION @extschema@.drop_device(name text)
-RETURNS void
+RETURNS text
 AS 'MODULE_PATHNAME', 'festival_drop_device'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.drop_device(text) IS
-	'forget a device that holds no index (its directory is kept)';
+	'forget a device that holds no index (its directory is kept); returns the device''s name';
 
 -------------------------------------------------------------------------------
 -- Index lifetime
@@ -206,11 +206,11 @@ COMMENT ON FUNCTION @extschema@.build(text, text) IS
 	'empty the index and insert every row of its source one at a time; returns the rows inserted';
 
 CREATE FUNCTION @extschema@.flush(index text)
-RETURNS void
+RETURNS bigint
 AS 'MODULE_PATHNAME', 'festival_flush'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.flush(text) IS
-	'write everything the index holds in memory, sync, and mark the file clean';
+	'write everything the index holds in memory, sync, and mark the file clean; returns the pages written';
 
 CREATE FUNCTION @extschema@.close(index text)
 RETURNS boolean
@@ -220,11 +220,11 @@ COMMENT ON FUNCTION @extschema@.close(text) IS
 	'flush and release an index opened in this session; false if it was not open';
 
 CREATE FUNCTION @extschema@.drop_index(index text)
-RETURNS void
+RETURNS boolean
 AS 'MODULE_PATHNAME', 'festival_drop_index'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.drop_index(text) IS
-	'remove an index: its catalog row now, its file when the transaction commits';
+	'remove an index: its catalog row now, its file when the transaction commits; true if its files are removed, false if they are left in place (another database owns them) or it has none (memory device)';
 
 CREATE FUNCTION @extschema@.adopt_index(index text)
 RETURNS text

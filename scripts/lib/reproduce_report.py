@@ -155,7 +155,9 @@ def write(outdir, results, meta, replay):
     head = [f"# {title}", "",
             f"Generated {meta['started']} by `{cmd}`"
             + (" from the runs already stored (`--reuse`)." if meta["reused"]
-               else f" (this invocation {meta['elapsed'] / 60:.0f} min).")
+               else f" (this invocation took {int(meta['elapsed']) // 60} min {int(meta['elapsed']) % 60} s "
+                    "for its runs, claims and charts; installing festival and starting a "
+                    "server not counted).")
             + f" Cells finished: {meta['cells_done']} of {meta['cells']}, "
             f"{meta['cell_wall'] / 3600:.2f} h of wall time in all."
             + (f" **Partial:** the claims whose cells are missing are \"not run yet\"; "
