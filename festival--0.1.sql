@@ -77,8 +77,10 @@ CREATE TABLE @extschema@.run (
 	reads_per_level	jsonb NOT NULL DEFAULT '{}',
 	writes_per_level jsonb NOT NULL DEFAULT '{}',
 	-- elapsed time as the papers measure it (docs/measurements.md)
+	-- NULL when an operation of the run was not CPU-timed (track_cpu_time off)
 	model_elapsed_seconds float8 GENERATED ALWAYS AS
-		(coalesce((metrics->>'index_cpu_seconds')::float8, 0) + device_seconds) STORED,
+		(CASE WHEN coalesce((metrics->>'cpu_untimed_operations')::bigint, 0) = 0
+			  THEN coalesce((metrics->>'index_cpu_seconds')::float8, 0) + device_seconds END) STORED,
 	replay_of		bigint
 );
 CREATE SEQUENCE @extschema@.run_run_id_seq OWNED BY @extschema@.run.run_id;
@@ -97,7 +99,7 @@ COMMENT ON COLUMN @extschema@.run.read_submissions IS 'device read calls; a batc
 COMMENT ON COLUMN @extschema@.run.erases IS 'flash block erases of the simulated FTL (counter device_erases)';
 COMMENT ON COLUMN @extschema@.run.write_amplification IS 'ftl_flash_writes / ftl_host_writes; NULL when the FTL wrote nothing';
 COMMENT ON COLUMN @extschema@.run.model_elapsed_seconds IS
-	'modelled elapsed time of the index work: index CPU seconds (metrics index_cpu_seconds, measured only with festival.track_cpu_time on, else 0) + virtual device seconds; what the papers'' elapsed times are compared with';
+	'modelled elapsed time of the index work: index CPU seconds (metrics index_cpu_seconds) + virtual device seconds; NULL when an operation of the run ran with festival.track_cpu_time off (metrics cpu_untimed_operations > 0: its CPU time is unknown); what the papers'' elapsed times are compared with';
 COMMENT ON COLUMN @extschema@.run.replay_of IS 'for a run made by festival.replay(): the run whose I/O trace it re-costed';
 COMMENT ON COLUMN @extschema@.run.reads_per_level IS
 	'node pages read from the device per node height {"0": leaves, ...} (meta and free pages excluded; buffering stores: stored versions read, buffer hits excluded)';

@@ -231,6 +231,20 @@ FROM festival.run r WHERE run_id = :run3;
 SELECT festival.begin_run('x', trace => NULL);
 \set VERBOSITY default
 
+-- modelled elapsed time (index CPU + device seconds) only when every
+-- operation of the run measured its CPU time; NULL, never the device time
+-- alone, when some ran with festival.track_cpu_time off
+INSERT INTO festival.run (run_id, label, started_at, ended_at, wall_seconds, cpu_seconds,
+	io_seconds, index_seconds, refine_seconds, pages_read, pages_written, nodes_visited,
+	splits, metrics, config, device_seconds)
+SELECT nextval('festival.run_run_id_seq'), label, now(), now(), 1, 0, 0, 0, 0, 0, 0, 0, 0,
+	   m, '{}', 2.5
+FROM (VALUES ('rs timed', '{"index_cpu_seconds": 0.5, "cpu_untimed_operations": 0}'::jsonb),
+			 ('rs untimed', '{"index_cpu_seconds": 0.5, "cpu_untimed_operations": 3}'::jsonb)) v(label, m);
+SELECT label, device_seconds, model_elapsed_seconds FROM festival.run
+WHERE label IN ('rs timed', 'rs untimed') ORDER BY label;
+DELETE FROM festival.run WHERE label IN ('rs timed', 'rs untimed');
+
 -------------------------------------------------------------------------------
 -- compare: medians per label, gain = (baseline - candidate) / baseline * 100
 -------------------------------------------------------------------------------

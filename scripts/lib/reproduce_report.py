@@ -244,7 +244,8 @@ def write(outdir, results, meta, replay):
                "| profile | kind | model | device s | modelled elapsed s | erases | write amplification |",
                "|---|---|---|---|---|---|---|"]
         for name, kind, mv, dev, el, er, wa in (r[:7] for r in rrows):
-            md.append(f"| `{name}` | {kind} | {mv} | {dev:.3f} | {el:.3f} | {er} | "
+            md.append(f"| `{name}` | {kind} | {mv} | {dev:.3f} | "
+                      f"{'—' if el is None else f'{el:.3f}'} | {er} | "
                       f"{'' if wa is None else f'{wa:.3f}'} |")
         md.append("")
     with open(os.path.join(outdir, "report.md"), "w", encoding="utf-8") as f:
@@ -293,6 +294,8 @@ def replay_section(conn, scale):
                      (old, old))
     label = (f"exp=rpreplay structure=rtree split=quadratic page=4096 points={points} "
              "device=rp_replay workload=build")
+    # its modelled elapsed time needs the index CPU time of every operation
+    conn.execute("SET festival.track_cpu_time = on")
     conn.execute("SELECT festival.begin_run(%s, trace => true)", (label,))
     conn.execute("SELECT festival.create_index('rp_replay_ix', 'rtree', 'rp_replay', "
                  "'{\"page_size\": 4096, \"split\": \"quadratic\", \"min_fill\": 50}'::jsonb, "

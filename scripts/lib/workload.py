@@ -742,6 +742,13 @@ class Runner:
         # for 100 GiST windows with enable_seqscan off, more than the queries;
         # off unless the experiment's settings say otherwise
         self.q("SET jit = off", conn=conn)
+        # the index CPU time, without which a run's modelled elapsed time
+        # (index CPU + device seconds) is NULL: on where a device has a
+        # profile (the modelled time is reported), unless the settings say
+        # off; elsewhere off, its clock reads being part of the cost per call
+        # the peers are compared on
+        if any(d.get("profile") for d in self.exp["devices"] + self.exp["tier_devices"]):
+            self.q("SET festival.track_cpu_time = on", conn=conn)
         for k, v in self.exp["settings"].items():
             self.q("SELECT set_config(%s, %s, false)", (k, str(v)), conn=conn)
 
