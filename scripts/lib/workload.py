@@ -29,6 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cells  # noqa: E402
+import config_schema  # noqa: E402
 import datagen  # noqa: E402
 import peers as peer_runs  # noqa: E402  (peers.py imports this module back)
 
@@ -78,6 +79,15 @@ class WorkloadError(Exception):
     """A problem to report to the user in one line."""
 
 
+def check_schema(cfg, shown=None):
+    """The configuration against experiments/schema.json: a WorkloadError naming
+    the path of the first key or value the schema does not accept."""
+    try:
+        config_schema.validate(cfg)
+    except config_schema.SchemaError as e:
+        raise WorkloadError(f"{shown}: {e}" if shown else str(e)) from e
+
+
 def merge_scale(cfg, scale):
     """A configuration file's form for scale: its "scales" entry merged over the rest.
 
@@ -85,6 +95,7 @@ def merge_scale(cfg, scale):
     level deep ({"data": {"points": 20000}} keeps the file's distribution and
     seed).  Without scale the file's "default_scale" (or the file as it is).
     """
+    check_schema(cfg)
     cfg = copy.deepcopy(cfg)
     scales = cfg.pop("scales", {})
     scale = scale or cfg.pop("default_scale", "")
@@ -196,7 +207,9 @@ def load_experiment(args):
             raise WorkloadError(f"cannot read {shown}: {e}") from e
         if not isinstance(user, dict):
             raise WorkloadError(f"{shown}: the top level must be a JSON object")
-        unknown = set(user) - set(DEFAULTS) - {"comment", "description", "paper_method"}
+        check_schema(user, shown)
+        unknown = set(user) - set(DEFAULTS) - {"comment", "description", "paper_method",
+                                               "$schema"}
         if unknown:
             raise WorkloadError(f"{shown}: unknown keys {sorted(unknown)}; "
                                 f"accepted: {sorted(DEFAULTS)}")
