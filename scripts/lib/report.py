@@ -13,11 +13,15 @@ metric over the repetitions and writes DIR/report.md (or report.html) with:
   - bar charts in the style of the papers' figures: elapsed time and device
     time per configuration, grouped by page size (the page= token), one
     panel per device (device= token), each with its own scale;
-  - with --baseline PATTERN: the gain of every other configuration over its
-    baseline, as the papers define it: (baseline - candidate) / baseline * 100
-    (positive: the candidate is faster).  A candidate's baseline is the
-    baseline configuration that agrees with it on every label token except
-    the keys that separate baseline runs from candidate runs (e.g. device=);
+  - with --baseline KEYS or PATTERN: the gain of every other configuration
+    over its baseline, as the papers define it: (baseline - candidate) /
+    baseline * 100 (positive: the candidate is faster).  KEYS are key=value
+    tokens a baseline's label holds (device=hdd); a PATTERN (with %) is LIKE
+    over labels.  A candidate's baseline is the baseline configuration that
+    agrees with it on every key both have except the named keys (for a
+    pattern, those that separate baseline runs from candidate runs);
+  - keys every configuration shares said once at the top, not in rows and
+    legends; values to 4 significant digits;
   - pages read per node height (0 = leaves) when runs have reads_per_level;
   - when the runs include peers (peer= tokens: PostGIS GiST, libspatialindex,
     see docs/experiments.md), "festival / peer": every festival
@@ -41,6 +45,7 @@ matplotlib's Agg backend (Debian's python3-matplotlib and python3-psycopg).
 
 import argparse
 import html
+import math
 import os
 import re
 import statistics
@@ -181,6 +186,8 @@ class Config:
     def __init__(self, key, runs):
         self.key = key
         self.runs = runs
+        # keys every selected configuration shares (group_configs): said once
+        self.hide = ()
         self.toks = tokens(key)
         self.tok = {k: v for k, v in self.toks if k is not None}
         self.median = {}
@@ -199,7 +206,8 @@ class Config:
 
     def short(self, drop=()):
         """The configuration's label without the experiment and workload tokens."""
-        toks = [(k, v) for k, v in self.toks if k not in HIDDEN_KEYS and k not in drop]
+        toks = [(k, v) for k, v in self.toks
+                if k not in HIDDEN_KEYS and k not in drop and k not in self.hide]
         return join_tokens(toks) or self.key
 
     def page(self):
@@ -215,25 +223,47 @@ def group_configs(runs):
     for r in runs:
         key = join_tokens([(k, v) for k, v in tokens(r["label"]) if k != "rep"])
         by_key.setdefault(key, []).append(r)
-    return [Config(k, v) for k, v in by_key.items()]
+    configs = [Config(k, v) for k, v in by_key.items()]
+    hide = tuple(constant_tokens(configs))
+    for c in configs:
+        c.hide = hide
+    return configs
+
+
+def constant_tokens(configs):
+    """{key: value} of the label keys every configuration has with one value
+    (workload keys aside): rows and legends leave them out, the report says
+    them once."""
+    if len(configs) < 2:
+        return {}
+    keys = [k for k, _ in configs[0].toks if k is not None and k not in HIDDEN_KEYS]
+    return {k: configs[0].tok[k] for k in keys
+            if all(c.tok.get(k) == configs[0].tok[k] for c in configs)}
 
 
 # ---------------------------------------------------------------------------
 # Numbers
 # ---------------------------------------------------------------------------
 
+SIGNIFICANT = 4
+
+
+def sig(v, digits=SIGNIFICANT):
+    """v rounded to significant digits, never in exponent notation."""
+    v = float(v)
+    if v == 0 or not math.isfinite(v):
+        return f"{v:g}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(v))))
+    return f"{round(v, decimals):.{decimals}f}"
+
+
 def fmt(name, v):
+    """A measured value as printed: counts whole, the rest to 4 significant digits."""
     if v is None:
         return "-"
-    if name in SECONDS:
-        return f"{v:.6f}"
-    if name == "peak_bytes":
+    if name == "peak_bytes" or (name not in SECONDS and float(v).is_integer()):
         return str(int(v))
-    if name == "write_amplification":
-        return f"{v:.3f}"
-    if float(v).is_integer():
-        return str(int(v))
-    return f"{v:.1f}"
+    return sig(v)
 
 
 def gain(baseline, candidate):
@@ -243,12 +273,35 @@ def gain(baseline, candidate):
     return (baseline - candidate) / baseline * 100.0
 
 
-def pair_with_baseline(configs, baseline_keys):
+def baseline_selector(pattern):
+    """--baseline: a LIKE pattern over labels (with %), or key=value tokens
+    naming a configuration by some of its keys (structure=rtree)."""
+    if "%" in pattern:
+        return None
+    toks = pattern.split()
+    if not toks or any("=" not in t for t in toks):
+        raise ReportError(f"--baseline {pattern!r}: give key=value tokens (e.g. "
+                          "'structure=rtree split=quadratic') or a LIKE pattern with %")
+    return dict(t.split("=", 1) for t in toks)
+
+
+def is_baseline(c, pattern, named):
+    if named is None:
+        return any(like(r["label"], pattern) for r in c.runs)
+    return all(c.tok.get(k) == v for k, v in named.items())
+
+
+def pair_with_baseline(configs, baseline_keys, named=None):
     """For every candidate, the baseline configuration it is compared with.
 
-    The contrast keys are the label keys whose values among baseline
-    configurations never occur among candidates (e.g. device=hdd vs
-    device=ssd); a candidate's baseline agrees with it on every other token.
+    The contrast keys are those --baseline names (key=value form) or, for a
+    LIKE pattern, the label keys whose values among baseline configurations
+    never occur among candidates (e.g. device=hdd vs device=ssd).  A
+    candidate's baseline agrees with it on every other key that both have:
+    a key one of them lacks (a structure's own option, such as the R-tree's
+    split beside the R*-tree's reinsert) does not keep them apart.  A
+    candidate with several such baselines is listed with them, unpaired.
+    Returns (contrast, pairs, unmatched: [(candidate, [baselines])]).
     """
     base = [c for c in configs if c.key in baseline_keys]
     cand = [c for c in configs if c.key not in baseline_keys]
@@ -256,22 +309,26 @@ def pair_with_baseline(configs, baseline_keys):
         raise ReportError("--baseline matches none of the selected runs")
     if not cand:
         raise ReportError("--baseline matches every selected run: nothing to compare with")
-    keys = {k for c in configs for k in c.tok}
-    contrast = []
-    for k in sorted(keys):
-        bv = {c.tok.get(k) for c in base}
-        cv = {c.tok.get(k) for c in cand}
-        if not bv & cv:
-            contrast.append(k)
+    if named is not None:
+        contrast = sorted(named)
+    else:
+        keys = {k for c in configs for k in c.tok}
+        contrast = []
+        for k in sorted(keys):
+            bv = {c.tok.get(k) for c in base}
+            cv = {c.tok.get(k) for c in cand}
+            if not bv & cv:
+                contrast.append(k)
     pairs = []
     unmatched = []
     for c in cand:
-        want = [(k, v) for k, v in c.toks if k not in contrast]
-        match = [b for b in base if [(k, v) for k, v in b.toks if k not in contrast] == want]
+        match = [b for b in base
+                 if all(b.tok[k] == v for k, v in c.tok.items()
+                        if k in b.tok and k not in contrast)]
         if len(match) == 1:
             pairs.append((match[0], c))
         else:
-            unmatched.append(c)
+            unmatched.append((c, match))
     return contrast, pairs, unmatched
 
 
@@ -320,8 +377,8 @@ def bar_chart(configs, metric, ylabel, title, path, dpi, value_of=None):
                             ys.append(v)
             if ys:
                 drawn = True
-            ax.bar(xs, ys, width, label=legend_name(variant),
-                   color=plt.get_cmap("tab10")(vi % 10))
+                shown.add(variant)
+            ax.bar(xs, ys, width, **style[variant])
         ax.set_xticks(range(len(pages)))
         ax.set_xticklabels([f"{p // 1024} KB" if p and p % 1024 == 0 else str(p)
                             for p in pages])
@@ -446,8 +503,13 @@ def build_report(configs, args):
     nruns = sum(len(c.runs) for c in configs)
     blocks.append(("h", 1, title))
     blocks.append(("p", f"{nruns} runs in {len(configs)} configurations; every number is the "
-                        "median over a configuration's repetitions (rep=N). Times in seconds; "
+                        "median over a configuration's repetitions. Times in seconds; "
                         "device s is the virtual time of a device profile (empty without one)."))
+    shared = constant_tokens(configs)
+    if shared:
+        blocks.append(("p", "Every configuration: "
+                            + " ".join(f"{k}={v}" for k, v in shared.items())
+                            + " (left out of the rows and legends below)."))
     present = [m for m in METRICS if any(c.median[m[0]] is not None for c in configs)]
     absent = [m[1] for m in METRICS if m not in present]
     if absent:
@@ -457,18 +519,26 @@ def build_report(configs, args):
         groups.setdefault(c.workload(), []).append(c)
     pairs_by_group = {}
     if args.baseline:
-        baseline_keys = {c.key for c in configs if any(
-            like(r["label"], args.baseline) for r in c.runs)}
-        contrast, pairs, unmatched = pair_with_baseline(configs, baseline_keys)
+        named = baseline_selector(args.baseline)
+        baseline_keys = {c.key for c in configs if is_baseline(c, args.baseline, named)}
+        contrast, pairs, unmatched = pair_with_baseline(configs, baseline_keys, named)
         for b, c in pairs:
             pairs_by_group.setdefault(c.workload(), []).append((b, c))
-        blocks.append(("p", f"Baseline: runs like '{args.baseline}'. Candidates are compared with "
-                            "the baseline configuration that differs only in "
-                            f"{', '.join(contrast) or '(no key)'}. Gain = (baseline - candidate) "
-                            "/ baseline * 100: positive when the candidate is faster."))
-        if unmatched:
-            blocks.append(("p", "Without a baseline: "
-                                + "; ".join(c.key for c in unmatched) + "."))
+        what = (f"the configurations with {args.baseline}" if named is not None
+                else f"runs like '{args.baseline}'")
+        blocks.append(("p", f"Baseline: {what}. A candidate is compared with the baseline "
+                            "configuration that agrees with it on every key both have except "
+                            f"{', '.join(contrast) or '(no key)'}. Gain = (baseline - "
+                            "candidate) / baseline * 100: positive when the candidate is "
+                            "faster."))
+        lone = [c.short() + f" ({c.workload()})" for c, m in unmatched if not m]
+        many = [c.short() + f" ({c.workload()}): " + " or ".join(b.short() for b in m)
+                for c, m in unmatched if m]
+        if lone:
+            blocks.append(("p", "Without a baseline: " + "; ".join(lone) + "."))
+        if many:
+            blocks.append(("p", "With several baselines (name more keys in --baseline to "
+                                "choose one): " + "; ".join(many) + "."))
     blocks += peers_section(configs)
     for gname in sorted(groups, key=workload_order):
         group = sorted(groups[gname], key=lambda c: (c.short(drop=("page",)),
@@ -604,12 +674,12 @@ def peers_section(configs):
             if p.tok["peer"] != "libspatialindex":
                 a, b = f.median["cpu_seconds"], p.median["cpu_seconds"]
                 cpu_rows.setdefault(key, {})[n_key(f)] = \
-                    "-" if not a or not b else f"{a / b:.2f}"
+                    "-" if not a or not b else sig(a / b, 3)
             a, b = f.median["wall_seconds"], p.median["wall_seconds"]
-            cell = "-" if not a or not b else f"{a / b:.2f}"
+            cell = "-" if not a or not b else sig(a / b, 3)
             if f.tok.get("workload") == "empty" and f.median.get("calls") and a and b:
                 calls = f.median["calls"]
-                cell += f" ({a / calls * 1e6:.1f} vs {b / calls * 1e6:.1f} µs/call)"
+                cell += f" ({sig(a / calls * 1e6, 3)} vs {sig(b / calls * 1e6, 3)} µs/call)"
             rows.setdefault(key, {})[n_key(f)] = cell
         # with the heap peer: GiST's index work alone, its INSERT minus the heap's
         if f.tok.get("workload") == "build" and f.tok.get("build") == "insert":
@@ -622,7 +692,7 @@ def peers_section(configs):
                 a = f.median["wall_seconds"]
                 b = gist[0].median["wall_seconds"] - heap[0].median["wall_seconds"]
                 key = (name(f), f.workload(), "peer=gist minus peer=heap (index work only)")
-                rows.setdefault(key, {})[n_key(f)] = f"{a / b:.2f}" if a and b > 0 else "-"
+                rows.setdefault(key, {})[n_key(f)] = sig(a / b, 3) if a and b > 0 else "-"
     blocks = [("h", 2, "festival / peers"),
               ("p", "Median elapsed time of festival divided by the peer's on the same data "
                     "(below 1: festival is faster). One-at-a-time builds are compared with "
@@ -661,7 +731,7 @@ def peers_section(configs):
             mwm = c.median.get("mwm_bytes")
             cell = f"{pk / n:.0f} B/pt, {pk / 1048576:.0f} MB" if n else f"{pk / 1048576:.0f} MB"
             if mwm:
-                cell += f", {pk / mwm:.2f}× mwm"
+                cell += f", {sig(pk / mwm, 3)}× mwm"
             mrows.setdefault(name(c) if "peer" not in c.tok else c.short(drop=DATA_KEYS),
                              {})[n] = cell
         blocks.append(("h", 3, "Peak backend memory of builds"))
@@ -675,7 +745,7 @@ def peers_section(configs):
 
 
 def fmt_gain(v):
-    return "-" if v is None else f"{v:.2f}"
+    return "-" if v is None else sig(v, 3)
 
 
 def like(text, pattern):

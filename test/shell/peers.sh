@@ -26,7 +26,7 @@ args=(--no-setup --config "$ROOT/experiments/peers.json" --name peers_smoke --sc
       --device wl_peers_smoke:io=buffered --reps 1 --warmup 0 --empty-count 200)
 
 "$ROOT/scripts/run-workload" "${args[@]}" --dry-run >"$work/dry" 2>&1
-planned=$(grep -c ' rep=1\.\.1$' "$work/dry")
+planned=$(grep -c ' (1 repetition)$' "$work/dry")
 "$ROOT/scripts/run-workload" "${args[@]}" --report "$work/r" >"$work/out" 2>&1
 tap_is "$?" "0" "run-workload --report runs the smoke version of experiments/peers.json"
 [ "$TAP_LAST_OK" -ne 0 ] && sed 's/^/#   /' "$work/out" | tail -20
