@@ -346,21 +346,35 @@ def panel_layout(n):
     return rows, cols
 
 
+HATCHES = ("", "//", "..", "xx", "\\\\", "++")
+
+
+def variant_style(i):
+    """Fill colour and hatch of the i-th variant: one style per variant in
+    every panel and in the legend, told apart beyond ten by the hatch."""
+    return {"facecolor": plt.get_cmap("tab10")(i % 10), "hatch": HATCHES[(i // 10) % len(HATCHES)],
+            "edgecolor": "black", "linewidth": 0.4}
+
+
 def bar_chart(configs, metric, ylabel, title, path, dpi, value_of=None):
     """Seeds' style: bars per configuration, grouped by page size, one panel per device."""
+    from matplotlib.patches import Patch
     value_of = value_of or (lambda c: c.median[metric])
     devices = sorted({c.tok.get("device", "") for c in configs})
     rows, cols = panel_layout(len(devices))
     fig, axes = plt.subplots(rows, cols, figsize=(6.4 * cols, 4.2 * rows), squeeze=False)
     drawn = False
     # tokens every bar shares go to the title, so the legend names only differences
-    all_variants = {c.short(drop=("page", "device")) for c in configs}
+    all_variants = sorted({c.short(drop=("page", "device")) for c in configs})
     common = set.intersection(*(set(v.split()) for v in all_variants)) if all_variants else set()
+    # one style per variant over all panels: the legend's colours are every panel's
+    style = {v: variant_style(i) for i, v in enumerate(all_variants)}
+    shown = set()
 
     def legend_name(variant):
         return " ".join(t for t in variant.split() if t not in common) or variant
     if common:
-        title = f"{title}\n{' '.join(t for t in sorted(all_variants)[0].split() if t in common)}"
+        title = f"{title}\n{' '.join(t for t in all_variants[0].split() if t in common)}"
     for ax, device in zip(axes.flat, devices):
         mine = [c for c in configs if c.tok.get("device", "") == device]
         pages = sorted({c.page() for c in mine}, key=lambda p: (p is None, p or 0))
@@ -391,26 +405,32 @@ def bar_chart(configs, metric, ylabel, title, path, dpi, value_of=None):
         ax.margins(y=0.05)
     for ax in list(axes.flat)[len(devices):]:
         ax.set_visible(False)
-    handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.suptitle(title, fontsize=11)
-    ncol = max(1, min(len(labels), 2 * cols))
-    legend_rows = (len(labels) + ncol - 1) // ncol
-    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, (0.3 + 0.25 * legend_rows) / (4.2 * rows + 0.5), 1, 1))
+    names = [v for v in all_variants if v in shown]
+    handles = [Patch(label=legend_name(v), **style[v]) for v in names]
+    ncol = max(1, min(len(names), 2 * cols))
+    fig.tight_layout()
+    # below the panels, and saved with a box fitted to everything drawn: the
+    # legend is never cut off, however many rows it takes
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol,
+               fontsize=8, frameon=False)
     if drawn:
-        fig.savefig(path, dpi=dpi)
+        fig.savefig(path, dpi=dpi, bbox_inches="tight", pad_inches=0.15)
     plt.close(fig)
     return drawn
 
 
 def height_chart(configs, title, path, dpi):
-    """Pages read per node height, stacked, per page size; one panel per variant+device."""
+    """Pages read per node height, stacked, per page size; one panel per variant+device.
+
+    The panels share the y axis: equal bars are equal counts in every panel."""
     mine = [c for c in configs if c.reads_per_level]
     if not mine:
         return False
     panels = sorted({c.short(drop=("page",)) for c in mine})[:9]
     rows, cols = panel_layout(len(panels))
-    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.8 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.8 * rows), squeeze=False,
+                             sharey=True)
     heights = sorted({h for c in mine for h in c.reads_per_level})
     for ax, panel in zip(axes.flat, panels):
         cs = sorted([c for c in mine if c.short(drop=("page",)) == panel],
@@ -424,14 +444,18 @@ def height_chart(configs, title, path, dpi):
         ax.set_xticks(range(len(cs)))
         ax.set_xticklabels([f"{c.page() // 1024} KB" if c.page() and c.page() % 1024 == 0
                             else str(c.page() or c.short()) for c in cs])
-        ax.set_ylabel("pages read (median)")
         ax.set_title(panel, fontsize=8)
-        ax.legend(fontsize=7)
+        ax.grid(axis="y", alpha=0.3)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("pages read (median)")
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
     fig.suptitle(title)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.tight_layout()
-    fig.savefig(path, dpi=dpi)
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=max(1, min(len(labels), 6)), fontsize=8, frameon=False)
+    fig.savefig(path, dpi=dpi, bbox_inches="tight", pad_inches=0.15)
     plt.close(fig)
     return True
 

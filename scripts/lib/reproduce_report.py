@@ -77,6 +77,25 @@ def residual(c, ours):
     return ours / float(pv)
 
 
+def claim_note(c, r, verdict_note, res):
+    """Everything known about a claim's verdict, whatever it is: the claim's
+    own note (experiments/claims/*.json), the verdict note of this scale
+    (experiments/verdict-notes.json; a failing claim without one says so),
+    and how far ours is from the paper's value when it is off by 2x or
+    more, for a claim that holds as much as for one that fails."""
+    parts = []
+    if c.get("note"):
+        parts.append(c["note"])
+    if verdict_note:
+        parts.append(verdict_note)
+    elif r["status"] == FAILS:
+        parts.append("No reason recorded yet.")
+    if res is not None and res > 0 and (res >= 2 or res <= 0.5):
+        parts.append(f"Ours is {fmt_num(res)}× the paper's value "
+                     f"({fmt_num(r['ours'])} against {fmt_num(c['paper_value'])}).")
+    return " ".join(p.strip() for p in parts)
+
+
 def method_text(c, cfgs):
     m = dict(cfgs.get(c["experiment"], {}).get("paper_method", {})) if c["experiment"] else {}
     m.update(c.get("method", {}))
@@ -191,12 +210,8 @@ def write(outdir, results, meta, replay):
             verdict += " (real-data figure, decided on synthetic data)"
         if r["frozen"] != "frozen":
             verdict += f" [rule {r['frozen']}]"
-        note = ""
-        if r["status"] == FAILS:
-            note = notes.get(c["id"], "no reason recorded yet")
-        elif r["status"] == HOLDS and c["id"] in notes:
-            note = notes[c["id"]]
         res = residual(c, r["ours"])
+        note = claim_note(c, r, notes.get(c["id"]), res)
         rows.append([f"{c['claim']} (`{c['id']}`)", f"{c['paper']}, {c['where']}", r["set"],
                      paper_range(c), band_text(c), fmt_num(r["ours"]),
                      fmt_num(res) if res is not None else "—",
