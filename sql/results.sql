@@ -231,6 +231,20 @@ FROM festival.run r WHERE run_id = :run3;
 SELECT festival.begin_run('x', trace => NULL);
 \set VERBOSITY default
 
+-- modelled elapsed time (index CPU + device seconds) only when every
+-- operation of the run measured its CPU time; NULL, never the device time
+-- alone, when some ran with festival.track_cpu_time off
+INSERT INTO festival.run (run_id, label, started_at, ended_at, wall_seconds, cpu_seconds,
+	io_seconds, index_seconds, refine_seconds, pages_read, pages_written, nodes_visited,
+	splits, metrics, config, device_seconds)
+SELECT nextval('festival.run_run_id_seq'), label, now(), now(), 1, 0, 0, 0, 0, 0, 0, 0, 0,
+	   m, '{}', 2.5
+FROM (VALUES ('rs timed', '{"index_cpu_seconds": 0.5, "cpu_untimed_operations": 0}'::jsonb),
+			 ('rs untimed', '{"index_cpu_seconds": 0.5, "cpu_untimed_operations": 3}'::jsonb)) v(label, m);
+SELECT label, device_seconds, model_elapsed_seconds FROM festival.run
+WHERE label IN ('rs timed', 'rs untimed') ORDER BY label;
+DELETE FROM festival.run WHERE label IN ('rs timed', 'rs untimed');
+
 -------------------------------------------------------------------------------
 -- compare: medians per label, gain = (baseline - candidate) / baseline * 100
 -------------------------------------------------------------------------------
@@ -263,6 +277,33 @@ SELECT * FROM festival.compare('rs base', 'nothing like it at all');
 SELECT * FROM festival.compare(NULL, 'rs cand');
 SELECT * FROM festival.compare('rs base', NULL);
 \set VERBOSITY default
+
+-- a configuration named by some of its keys: every repetition of it (rep=
+-- is no key of a configuration), whatever the keys it shares with others
+INSERT INTO festival.run (run_id, label, started_at, ended_at, wall_seconds, cpu_seconds,
+	io_seconds, index_seconds, refine_seconds, pages_read, pages_written, nodes_visited,
+	splits, metrics, config, device_seconds)
+SELECT nextval('festival.run_run_id_seq'), label, now(), now(), wall, 0, 0, 0, 0,
+	   0, 0, 0, 0, jsonb_build_object('index_cpu_seconds', 0), '{}', 0
+FROM (VALUES ('exp=rsk structure=rtree split=linear page=4096 workload=build rep=1', 10.0),
+			 ('exp=rsk structure=rtree split=linear page=4096 workload=build rep=2', 14.0),
+			 ('exp=rsk structure=rtree split=linear page=4096 workload=build rep=3', 30.0),
+			 ('exp=rsk structure=rtree split=quadratic page=4096 workload=build', 11.0),
+			 ('exp=rsk structure=rstartree reinsert=30 page=4096 workload=build', 7.0),
+			 ('exp=rsk structure=rstartree reinsert=30 page=4096 workload=build', 8.0)) v(label, wall);
+-- by hand: median of 10, 14, 30 = 14 against median of 7, 8 = 7.5 -> 46.4286
+SELECT metric, baseline_value, candidate_value, round(gain_percent::numeric, 4) AS gain_percent
+FROM festival.compare('structure=rtree split=linear', 'workload=build structure=rstartree')
+WHERE metric = 'wall_seconds';
+-- a label names its runs only: rep=2's alone
+SELECT baseline_value FROM festival.compare(
+	'exp=rsk structure=rtree split=linear page=4096 workload=build rep=2', 'structure=rstartree')
+WHERE metric = 'wall_seconds';
+SELECT cardinality(festival.runs_named('exp=rsk split=quadratic')) AS quadratic_runs;
+-- two configurations have structure=rtree: name more keys
+SELECT * FROM festival.compare('structure=rtree', 'structure=rstartree');
+SELECT * FROM festival.compare('structure=rtree split=exponential', 'structure=rstartree');
+DELETE FROM festival.run WHERE label LIKE 'exp=rsk %';
 
 -------------------------------------------------------------------------------
 -- Clean up

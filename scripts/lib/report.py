@@ -13,11 +13,15 @@ metric over the repetitions and writes DIR/report.md (or report.html) with:
   - bar charts in the style of the papers' figures: elapsed time and device
     time per configuration, grouped by page size (the page= token), one
     panel per device (device= token), each with its own scale;
-  - with --baseline PATTERN: the gain of every other configuration over its
-    baseline, as the papers define it: (baseline - candidate) / baseline * 100
-    (positive: the candidate is faster).  A candidate's baseline is the
-    baseline configuration that agrees with it on every label token except
-    the keys that separate baseline runs from candidate runs (e.g. device=);
+  - with --baseline KEYS or PATTERN: the gain of every other configuration
+    over its baseline, as the papers define it: (baseline - candidate) /
+    baseline * 100 (positive: the candidate is faster).  KEYS are key=value
+    tokens a baseline's label holds (device=hdd); a PATTERN (with %) is LIKE
+    over labels.  A candidate's baseline is the baseline configuration that
+    agrees with it on every key both have except the named keys (for a
+    pattern, those that separate baseline runs from candidate runs);
+  - keys every configuration shares said once at the top, not in rows and
+    legends; values to 4 significant digits;
   - pages read per node height (0 = leaves) when runs have reads_per_level;
   - when the runs include peers (peer= tokens: PostGIS GiST, libspatialindex,
     see docs/experiments.md), "festival / peer": every festival
@@ -41,6 +45,7 @@ matplotlib's Agg backend (Debian's python3-matplotlib and python3-psycopg).
 
 import argparse
 import html
+import math
 import os
 import re
 import statistics
@@ -181,6 +186,8 @@ class Config:
     def __init__(self, key, runs):
         self.key = key
         self.runs = runs
+        # keys every selected configuration shares (group_configs): said once
+        self.hide = ()
         self.toks = tokens(key)
         self.tok = {k: v for k, v in self.toks if k is not None}
         self.median = {}
@@ -199,7 +206,8 @@ class Config:
 
     def short(self, drop=()):
         """The configuration's label without the experiment and workload tokens."""
-        toks = [(k, v) for k, v in self.toks if k not in HIDDEN_KEYS and k not in drop]
+        toks = [(k, v) for k, v in self.toks
+                if k not in HIDDEN_KEYS and k not in drop and k not in self.hide]
         return join_tokens(toks) or self.key
 
     def page(self):
@@ -215,25 +223,47 @@ def group_configs(runs):
     for r in runs:
         key = join_tokens([(k, v) for k, v in tokens(r["label"]) if k != "rep"])
         by_key.setdefault(key, []).append(r)
-    return [Config(k, v) for k, v in by_key.items()]
+    configs = [Config(k, v) for k, v in by_key.items()]
+    hide = tuple(constant_tokens(configs))
+    for c in configs:
+        c.hide = hide
+    return configs
+
+
+def constant_tokens(configs):
+    """{key: value} of the label keys every configuration has with one value
+    (workload keys aside): rows and legends leave them out, the report says
+    them once."""
+    if len(configs) < 2:
+        return {}
+    keys = [k for k, _ in configs[0].toks if k is not None and k not in HIDDEN_KEYS]
+    return {k: configs[0].tok[k] for k in keys
+            if all(c.tok.get(k) == configs[0].tok[k] for c in configs)}
 
 
 # ---------------------------------------------------------------------------
 # Numbers
 # ---------------------------------------------------------------------------
 
+SIGNIFICANT = 4
+
+
+def sig(v, digits=SIGNIFICANT):
+    """v rounded to significant digits, never in exponent notation."""
+    v = float(v)
+    if v == 0 or not math.isfinite(v):
+        return f"{v:g}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(v))))
+    return f"{round(v, decimals):.{decimals}f}"
+
+
 def fmt(name, v):
+    """A measured value as printed: counts whole, the rest to 4 significant digits."""
     if v is None:
         return "-"
-    if name in SECONDS:
-        return f"{v:.6f}"
-    if name == "peak_bytes":
+    if name == "peak_bytes" or (name not in SECONDS and float(v).is_integer()):
         return str(int(v))
-    if name == "write_amplification":
-        return f"{v:.3f}"
-    if float(v).is_integer():
-        return str(int(v))
-    return f"{v:.1f}"
+    return sig(v)
 
 
 def gain(baseline, candidate):
@@ -243,12 +273,35 @@ def gain(baseline, candidate):
     return (baseline - candidate) / baseline * 100.0
 
 
-def pair_with_baseline(configs, baseline_keys):
+def baseline_selector(pattern):
+    """--baseline: a LIKE pattern over labels (with %), or key=value tokens
+    naming a configuration by some of its keys (structure=rtree)."""
+    if "%" in pattern:
+        return None
+    toks = pattern.split()
+    if not toks or any("=" not in t for t in toks):
+        raise ReportError(f"--baseline {pattern!r}: give key=value tokens (e.g. "
+                          "'structure=rtree split=quadratic') or a LIKE pattern with %")
+    return dict(t.split("=", 1) for t in toks)
+
+
+def is_baseline(c, pattern, named):
+    if named is None:
+        return any(like(r["label"], pattern) for r in c.runs)
+    return all(c.tok.get(k) == v for k, v in named.items())
+
+
+def pair_with_baseline(configs, baseline_keys, named=None):
     """For every candidate, the baseline configuration it is compared with.
 
-    The contrast keys are the label keys whose values among baseline
-    configurations never occur among candidates (e.g. device=hdd vs
-    device=ssd); a candidate's baseline agrees with it on every other token.
+    The contrast keys are those --baseline names (key=value form) or, for a
+    LIKE pattern, the label keys whose values among baseline configurations
+    never occur among candidates (e.g. device=hdd vs device=ssd).  A
+    candidate's baseline agrees with it on every other key that both have:
+    a key one of them lacks (a structure's own option, such as the R-tree's
+    split beside the R*-tree's reinsert) does not keep them apart.  A
+    candidate with several such baselines is listed with them, unpaired.
+    Returns (contrast, pairs, unmatched: [(candidate, [baselines])]).
     """
     base = [c for c in configs if c.key in baseline_keys]
     cand = [c for c in configs if c.key not in baseline_keys]
@@ -256,22 +309,26 @@ def pair_with_baseline(configs, baseline_keys):
         raise ReportError("--baseline matches none of the selected runs")
     if not cand:
         raise ReportError("--baseline matches every selected run: nothing to compare with")
-    keys = {k for c in configs for k in c.tok}
-    contrast = []
-    for k in sorted(keys):
-        bv = {c.tok.get(k) for c in base}
-        cv = {c.tok.get(k) for c in cand}
-        if not bv & cv:
-            contrast.append(k)
+    if named is not None:
+        contrast = sorted(named)
+    else:
+        keys = {k for c in configs for k in c.tok}
+        contrast = []
+        for k in sorted(keys):
+            bv = {c.tok.get(k) for c in base}
+            cv = {c.tok.get(k) for c in cand}
+            if not bv & cv:
+                contrast.append(k)
     pairs = []
     unmatched = []
     for c in cand:
-        want = [(k, v) for k, v in c.toks if k not in contrast]
-        match = [b for b in base if [(k, v) for k, v in b.toks if k not in contrast] == want]
+        match = [b for b in base
+                 if all(b.tok[k] == v for k, v in c.tok.items()
+                        if k in b.tok and k not in contrast)]
         if len(match) == 1:
             pairs.append((match[0], c))
         else:
-            unmatched.append(c)
+            unmatched.append((c, match))
     return contrast, pairs, unmatched
 
 
@@ -289,21 +346,35 @@ def panel_layout(n):
     return rows, cols
 
 
+HATCHES = ("", "//", "..", "xx", "\\\\", "++")
+
+
+def variant_style(i):
+    """Fill colour and hatch of the i-th variant: one style per variant in
+    every panel and in the legend, told apart beyond ten by the hatch."""
+    return {"facecolor": plt.get_cmap("tab10")(i % 10), "hatch": HATCHES[(i // 10) % len(HATCHES)],
+            "edgecolor": "black", "linewidth": 0.4}
+
+
 def bar_chart(configs, metric, ylabel, title, path, dpi, value_of=None):
     """Seeds' style: bars per configuration, grouped by page size, one panel per device."""
+    from matplotlib.patches import Patch
     value_of = value_of or (lambda c: c.median[metric])
     devices = sorted({c.tok.get("device", "") for c in configs})
     rows, cols = panel_layout(len(devices))
     fig, axes = plt.subplots(rows, cols, figsize=(6.4 * cols, 4.2 * rows), squeeze=False)
     drawn = False
     # tokens every bar shares go to the title, so the legend names only differences
-    all_variants = {c.short(drop=("page", "device")) for c in configs}
+    all_variants = sorted({c.short(drop=("page", "device")) for c in configs})
     common = set.intersection(*(set(v.split()) for v in all_variants)) if all_variants else set()
+    # one style per variant over all panels: the legend's colours are every panel's
+    style = {v: variant_style(i) for i, v in enumerate(all_variants)}
+    shown = set()
 
     def legend_name(variant):
         return " ".join(t for t in variant.split() if t not in common) or variant
     if common:
-        title = f"{title}\n{' '.join(t for t in sorted(all_variants)[0].split() if t in common)}"
+        title = f"{title}\n{' '.join(t for t in all_variants[0].split() if t in common)}"
     for ax, device in zip(axes.flat, devices):
         mine = [c for c in configs if c.tok.get("device", "") == device]
         pages = sorted({c.page() for c in mine}, key=lambda p: (p is None, p or 0))
@@ -320,8 +391,8 @@ def bar_chart(configs, metric, ylabel, title, path, dpi, value_of=None):
                             ys.append(v)
             if ys:
                 drawn = True
-            ax.bar(xs, ys, width, label=legend_name(variant),
-                   color=plt.get_cmap("tab10")(vi % 10))
+                shown.add(variant)
+            ax.bar(xs, ys, width, **style[variant])
         ax.set_xticks(range(len(pages)))
         ax.set_xticklabels([f"{p // 1024} KB" if p and p % 1024 == 0 else str(p)
                             for p in pages])
@@ -334,26 +405,32 @@ def bar_chart(configs, metric, ylabel, title, path, dpi, value_of=None):
         ax.margins(y=0.05)
     for ax in list(axes.flat)[len(devices):]:
         ax.set_visible(False)
-    handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.suptitle(title, fontsize=11)
-    ncol = max(1, min(len(labels), 2 * cols))
-    legend_rows = (len(labels) + ncol - 1) // ncol
-    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, (0.3 + 0.25 * legend_rows) / (4.2 * rows + 0.5), 1, 1))
+    names = [v for v in all_variants if v in shown]
+    handles = [Patch(label=legend_name(v), **style[v]) for v in names]
+    ncol = max(1, min(len(names), 2 * cols))
+    fig.tight_layout()
+    # below the panels, and saved with a box fitted to everything drawn: the
+    # legend is never cut off, however many rows it takes
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol,
+               fontsize=8, frameon=False)
     if drawn:
-        fig.savefig(path, dpi=dpi)
+        fig.savefig(path, dpi=dpi, bbox_inches="tight", pad_inches=0.15)
     plt.close(fig)
     return drawn
 
 
 def height_chart(configs, title, path, dpi):
-    """Pages read per node height, stacked, per page size; one panel per variant+device."""
+    """Pages read per node height, stacked, per page size; one panel per variant+device.
+
+    The panels share the y axis: equal bars are equal counts in every panel."""
     mine = [c for c in configs if c.reads_per_level]
     if not mine:
         return False
     panels = sorted({c.short(drop=("page",)) for c in mine})[:9]
     rows, cols = panel_layout(len(panels))
-    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.8 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.8 * rows), squeeze=False,
+                             sharey=True)
     heights = sorted({h for c in mine for h in c.reads_per_level})
     for ax, panel in zip(axes.flat, panels):
         cs = sorted([c for c in mine if c.short(drop=("page",)) == panel],
@@ -367,14 +444,18 @@ def height_chart(configs, title, path, dpi):
         ax.set_xticks(range(len(cs)))
         ax.set_xticklabels([f"{c.page() // 1024} KB" if c.page() and c.page() % 1024 == 0
                             else str(c.page() or c.short()) for c in cs])
-        ax.set_ylabel("pages read (median)")
         ax.set_title(panel, fontsize=8)
-        ax.legend(fontsize=7)
+        ax.grid(axis="y", alpha=0.3)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("pages read (median)")
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
     fig.suptitle(title)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.tight_layout()
-    fig.savefig(path, dpi=dpi)
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=max(1, min(len(labels), 6)), fontsize=8, frameon=False)
+    fig.savefig(path, dpi=dpi, bbox_inches="tight", pad_inches=0.15)
     plt.close(fig)
     return True
 
@@ -446,8 +527,13 @@ def build_report(configs, args):
     nruns = sum(len(c.runs) for c in configs)
     blocks.append(("h", 1, title))
     blocks.append(("p", f"{nruns} runs in {len(configs)} configurations; every number is the "
-                        "median over a configuration's repetitions (rep=N). Times in seconds; "
+                        "median over a configuration's repetitions. Times in seconds; "
                         "device s is the virtual time of a device profile (empty without one)."))
+    shared = constant_tokens(configs)
+    if shared:
+        blocks.append(("p", "Every configuration: "
+                            + " ".join(f"{k}={v}" for k, v in shared.items())
+                            + " (left out of the rows and legends below)."))
     present = [m for m in METRICS if any(c.median[m[0]] is not None for c in configs)]
     absent = [m[1] for m in METRICS if m not in present]
     if absent:
@@ -457,18 +543,26 @@ def build_report(configs, args):
         groups.setdefault(c.workload(), []).append(c)
     pairs_by_group = {}
     if args.baseline:
-        baseline_keys = {c.key for c in configs if any(
-            like(r["label"], args.baseline) for r in c.runs)}
-        contrast, pairs, unmatched = pair_with_baseline(configs, baseline_keys)
+        named = baseline_selector(args.baseline)
+        baseline_keys = {c.key for c in configs if is_baseline(c, args.baseline, named)}
+        contrast, pairs, unmatched = pair_with_baseline(configs, baseline_keys, named)
         for b, c in pairs:
             pairs_by_group.setdefault(c.workload(), []).append((b, c))
-        blocks.append(("p", f"Baseline: runs like '{args.baseline}'. Candidates are compared with "
-                            "the baseline configuration that differs only in "
-                            f"{', '.join(contrast) or '(no key)'}. Gain = (baseline - candidate) "
-                            "/ baseline * 100: positive when the candidate is faster."))
-        if unmatched:
-            blocks.append(("p", "Without a baseline: "
-                                + "; ".join(c.key for c in unmatched) + "."))
+        what = (f"the configurations with {args.baseline}" if named is not None
+                else f"runs like '{args.baseline}'")
+        blocks.append(("p", f"Baseline: {what}. A candidate is compared with the baseline "
+                            "configuration that agrees with it on every key both have except "
+                            f"{', '.join(contrast) or '(no key)'}. Gain = (baseline - "
+                            "candidate) / baseline * 100: positive when the candidate is "
+                            "faster."))
+        lone = [c.short() + f" ({c.workload()})" for c, m in unmatched if not m]
+        many = [c.short() + f" ({c.workload()}): " + " or ".join(b.short() for b in m)
+                for c, m in unmatched if m]
+        if lone:
+            blocks.append(("p", "Without a baseline: " + "; ".join(lone) + "."))
+        if many:
+            blocks.append(("p", "With several baselines (name more keys in --baseline to "
+                                "choose one): " + "; ".join(many) + "."))
     blocks += peers_section(configs)
     for gname in sorted(groups, key=workload_order):
         group = sorted(groups[gname], key=lambda c: (c.short(drop=("page",)),
@@ -491,8 +585,12 @@ def build_report(configs, args):
                          os.path.join(args.output, fname), args.dpi):
                 blocks.append(("img", fname, f"{gname}: {what}"))
             else:
+                why = ("(it needs festival.track_cpu_time on for every operation of a run: "
+                       "without the index CPU time it is NULL, never the device time alone)"
+                       if metric == "model_elapsed_seconds"
+                       else "(device time needs a device with a profile)")
                 blocks.append(("p", f"No {what} chart: no run of this workload has {what} "
-                                    "(device time needs a device with a profile)."))
+                                    f"{why}."))
         pairs = pairs_by_group.get(gname, [])
         if args.baseline and pairs:
             blocks.append(("h", 3, f"Gains over the baseline: {gname}"))
@@ -508,14 +606,19 @@ def build_report(configs, args):
                                      "device gain %", "modelled elapsed gain %",
                                      "pages read gain %",
                                      "pages written gain %"], grows))
-            # with device profiles the papers' comparison is the modelled elapsed time
-            gm = ("model_elapsed_seconds" if any(c.median.get("device_seconds") for _, c in pairs)
-                  else "wall_seconds")
+            # with device profiles the papers' comparison is the modelled elapsed
+            # time; the device time when a run lacks its CPU part (and named so)
+            profiled = any(c.median.get("device_seconds") for _, c in pairs)
+            timed = all(b.median.get("model_elapsed_seconds") is not None
+                        and c.median.get("model_elapsed_seconds") is not None for b, c in pairs)
+            gm = ("wall_seconds" if not profiled
+                  else "model_elapsed_seconds" if timed else "device_seconds")
+            gwhat = {"wall_seconds": "elapsed-time", "device_seconds": "device-time",
+                     "model_elapsed_seconds": "modelled elapsed-time"}[gm]
             gmap = {c.key: gain(b.median[gm], c.median[gm]) for b, c in pairs}
             fname = f"gain_{s}.png"
             if bar_chart([c for _, c in pairs], "gain", "gain over baseline (%)",
-                         f"{gname}: {'modelled ' if gm != 'wall_seconds' else ''}"
-                         "elapsed-time gain over the baseline",
+                         f"{gname}: {gwhat} gain over the baseline",
                          os.path.join(args.output, fname), args.dpi,
                          value_of=lambda c: gmap.get(c.key)):
                 blocks.append(("img", fname, f"{gname}: gain"))
@@ -595,12 +698,12 @@ def peers_section(configs):
             if p.tok["peer"] != "libspatialindex":
                 a, b = f.median["cpu_seconds"], p.median["cpu_seconds"]
                 cpu_rows.setdefault(key, {})[n_key(f)] = \
-                    "-" if not a or not b else f"{a / b:.2f}"
+                    "-" if not a or not b else sig(a / b, 3)
             a, b = f.median["wall_seconds"], p.median["wall_seconds"]
-            cell = "-" if not a or not b else f"{a / b:.2f}"
+            cell = "-" if not a or not b else sig(a / b, 3)
             if f.tok.get("workload") == "empty" and f.median.get("calls") and a and b:
                 calls = f.median["calls"]
-                cell += f" ({a / calls * 1e6:.1f} vs {b / calls * 1e6:.1f} µs/call)"
+                cell += f" ({sig(a / calls * 1e6, 3)} vs {sig(b / calls * 1e6, 3)} µs/call)"
             rows.setdefault(key, {})[n_key(f)] = cell
         # with the heap peer: GiST's index work alone, its INSERT minus the heap's
         if f.tok.get("workload") == "build" and f.tok.get("build") == "insert":
@@ -613,7 +716,7 @@ def peers_section(configs):
                 a = f.median["wall_seconds"]
                 b = gist[0].median["wall_seconds"] - heap[0].median["wall_seconds"]
                 key = (name(f), f.workload(), "peer=gist minus peer=heap (index work only)")
-                rows.setdefault(key, {})[n_key(f)] = f"{a / b:.2f}" if a and b > 0 else "-"
+                rows.setdefault(key, {})[n_key(f)] = sig(a / b, 3) if a and b > 0 else "-"
     blocks = [("h", 2, "festival / peers"),
               ("p", "Median elapsed time of festival divided by the peer's on the same data "
                     "(below 1: festival is faster). One-at-a-time builds are compared with "
@@ -652,7 +755,7 @@ def peers_section(configs):
             mwm = c.median.get("mwm_bytes")
             cell = f"{pk / n:.0f} B/pt, {pk / 1048576:.0f} MB" if n else f"{pk / 1048576:.0f} MB"
             if mwm:
-                cell += f", {pk / mwm:.2f}× mwm"
+                cell += f", {sig(pk / mwm, 3)}× mwm"
             mrows.setdefault(name(c) if "peer" not in c.tok else c.short(drop=DATA_KEYS),
                              {})[n] = cell
         blocks.append(("h", 3, "Peak backend memory of builds"))
@@ -666,7 +769,7 @@ def peers_section(configs):
 
 
 def fmt_gain(v):
-    return "-" if v is None else f"{v:.2f}"
+    return "-" if v is None else sig(v, 3)
 
 
 def like(text, pattern):

@@ -358,7 +358,6 @@ def main(argv):
                     "cell_wall": wall, "experiments": [(p, n) for p, n, _ in plan],
                     "complete": complete, "calibration": cal,
                     "notes": report.load_notes(ROOT, args.scale)}
-            summary, counts = report.write(outdir, results, meta, replay)
         if not args.no_charts:
             for p, name, _ in plan:
                 if not complete[p]:
@@ -372,12 +371,17 @@ def main(argv):
                                          stdout=subprocess.DEVNULL)
                     if rc != 0:
                         raise ReproduceError(f"scripts/report failed for {name} (exit {rc})")
+        # written last, so its time is the whole invocation's, charts included
+        meta["elapsed"] = time.monotonic() - t0
+        summary, counts = report.write(outdir, results, meta, replay)
         for r in results:
             print(f"{r['status']:32s} {r['claim']['id']}  ours={report.fmt_num(r['ours'])}"
                   f"  direction={report.yes_no(r['direction'])}"
                   f"  magnitude={report.yes_no(r['magnitude'], '—')}  ({r['set']})",
                   file=sys.stderr)
-        print(f"reproduce: {summary}; wrote {outdir}/report.md and {outdir}/report.html", file=sys.stderr)
+        print(f"reproduce: {summary}; wrote {outdir}/report.md and {outdir}/report.html "
+              f"({cells.fmt_duration(meta['elapsed'])} for the runs, claims and charts)",
+              file=sys.stderr)
         if counts.get(ERROR, 0):
             return 1
         failing = {r["claim"]["id"] for r in results if r["status"] == FAILS}

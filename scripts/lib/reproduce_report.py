@@ -77,6 +77,25 @@ def residual(c, ours):
     return ours / float(pv)
 
 
+def claim_note(c, r, verdict_note, res):
+    """Everything known about a claim's verdict, whatever it is: the claim's
+    own note (experiments/claims/*.json), the verdict note of this scale
+    (experiments/verdict-notes.json; a failing claim without one says so),
+    and how far ours is from the paper's value when it is off by 2x or
+    more, for a claim that holds as much as for one that fails."""
+    parts = []
+    if c.get("note"):
+        parts.append(c["note"])
+    if verdict_note:
+        parts.append(verdict_note)
+    elif r["status"] == FAILS:
+        parts.append("No reason recorded yet.")
+    if res is not None and res > 0 and (res >= 2 or res <= 0.5):
+        parts.append(f"Ours is {fmt_num(res)}× the paper's value "
+                     f"({fmt_num(r['ours'])} against {fmt_num(c['paper_value'])}).")
+    return " ".join(p.strip() for p in parts)
+
+
 def method_text(c, cfgs):
     m = dict(cfgs.get(c["experiment"], {}).get("paper_method", {})) if c["experiment"] else {}
     m.update(c.get("method", {}))
@@ -155,7 +174,9 @@ def write(outdir, results, meta, replay):
     head = [f"# {title}", "",
             f"Generated {meta['started']} by `{cmd}`"
             + (" from the runs already stored (`--reuse`)." if meta["reused"]
-               else f" (this invocation {meta['elapsed'] / 60:.0f} min).")
+               else f" (this invocation took {int(meta['elapsed']) // 60} min {int(meta['elapsed']) % 60} s "
+                    "for its runs, claims and charts; installing festival and starting a "
+                    "server not counted).")
             + f" Cells finished: {meta['cells_done']} of {meta['cells']}, "
             f"{meta['cell_wall'] / 3600:.2f} h of wall time in all."
             + (f" **Partial:** the claims whose cells are missing are \"not run yet\"; "
@@ -189,12 +210,8 @@ def write(outdir, results, meta, replay):
             verdict += " (real-data figure, decided on synthetic data)"
         if r["frozen"] != "frozen":
             verdict += f" [rule {r['frozen']}]"
-        note = ""
-        if r["status"] == FAILS:
-            note = notes.get(c["id"], "no reason recorded yet")
-        elif r["status"] == HOLDS and c["id"] in notes:
-            note = notes[c["id"]]
         res = residual(c, r["ours"])
+        note = claim_note(c, r, notes.get(c["id"]), res)
         rows.append([f"{c['claim']} (`{c['id']}`)", f"{c['paper']}, {c['where']}", r["set"],
                      paper_range(c), band_text(c), fmt_num(r["ours"]),
                      fmt_num(res) if res is not None else "—",
@@ -242,7 +259,8 @@ def write(outdir, results, meta, replay):
                "| profile | kind | model | device s | modelled elapsed s | erases | write amplification |",
                "|---|---|---|---|---|---|---|"]
         for name, kind, mv, dev, el, er, wa in (r[:7] for r in rrows):
-            md.append(f"| `{name}` | {kind} | {mv} | {dev:.3f} | {el:.3f} | {er} | "
+            md.append(f"| `{name}` | {kind} | {mv} | {dev:.3f} | "
+                      f"{'—' if el is None else f'{el:.3f}'} | {er} | "
                       f"{'' if wa is None else f'{wa:.3f}'} |")
         md.append("")
     with open(os.path.join(outdir, "report.md"), "w", encoding="utf-8") as f:
@@ -291,6 +309,8 @@ def replay_section(conn, scale):
                      (old, old))
     label = (f"exp=rpreplay structure=rtree split=quadratic page=4096 points={points} "
              "device=rp_replay workload=build")
+    # its modelled elapsed time needs the index CPU time of every operation
+    conn.execute("SET festival.track_cpu_time = on")
     conn.execute("SELECT festival.begin_run(%s, trace => true)", (label,))
     conn.execute("SELECT festival.create_index('rp_replay_ix', 'rtree', 'rp_replay', "
                  "'{\"page_size\": 4096, \"split\": \"quadratic\", \"min_fill\": 50}'::jsonb, "

@@ -29,6 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cells  # noqa: E402
+import config_schema  # noqa: E402
 import datagen  # noqa: E402
 import peers as peer_runs  # noqa: E402  (peers.py imports this module back)
 
@@ -78,6 +79,15 @@ class WorkloadError(Exception):
     """A problem to report to the user in one line."""
 
 
+def check_schema(cfg, shown=None):
+    """The configuration against experiments/schema.json: a WorkloadError naming
+    the path of the first key or value the schema does not accept."""
+    try:
+        config_schema.validate(cfg)
+    except config_schema.SchemaError as e:
+        raise WorkloadError(f"{shown}: {e}" if shown else str(e)) from e
+
+
 def merge_scale(cfg, scale):
     """A configuration file's form for scale: its "scales" entry merged over the rest.
 
@@ -85,6 +95,7 @@ def merge_scale(cfg, scale):
     level deep ({"data": {"points": 20000}} keeps the file's distribution and
     seed).  Without scale the file's "default_scale" (or the file as it is).
     """
+    check_schema(cfg)
     cfg = copy.deepcopy(cfg)
     scales = cfg.pop("scales", {})
     scale = scale or cfg.pop("default_scale", "")
@@ -196,7 +207,9 @@ def load_experiment(args):
             raise WorkloadError(f"cannot read {shown}: {e}") from e
         if not isinstance(user, dict):
             raise WorkloadError(f"{shown}: the top level must be a JSON object")
-        unknown = set(user) - set(DEFAULTS) - {"comment", "description", "paper_method"}
+        check_schema(user, shown)
+        unknown = set(user) - set(DEFAULTS) - {"comment", "description", "paper_method",
+                                               "$schema"}
         if unknown:
             raise WorkloadError(f"{shown}: unknown keys {sorted(unknown)}; "
                                 f"accepted: {sorted(DEFAULTS)}")
@@ -571,14 +584,66 @@ def matrix(exp, structures=None):
     return out
 
 
+def config_tokens(exp, c):
+    """Every key=value token of a configuration, in label order."""
+    toks = [("exp", exp["name"]), ("structure", c["structure"]["structure"])]
+    toks += [(k, fmt_value(v)) for k, v in sorted(c["structure"]["options"].items())]
+    toks.append(("framework", c["framework"]["framework"]))
+    toks += [(k, fmt_value(v)) for k, v in sorted(c["framework"].items()) if k != "framework"]
+    toks += [("page", str(c["page_size"])), ("device", c["device"]["name"]),
+             ("build", c["build"]["method"])]
+    return toks
+
+
 def base_label(exp, c):
-    toks = [f"exp={exp['name']}", f"structure={c['structure']['structure']}"]
-    toks += [f"{k}={fmt_value(v)}" for k, v in sorted(c["structure"]["options"].items())]
-    toks.append(f"framework={c['framework']['framework']}")
-    toks += [f"{k}={fmt_value(v)}" for k, v in sorted(c["framework"].items()) if k != "framework"]
-    toks += [f"page={c['page_size']}", f"device={c['device']['name']}",
-             f"build={c['build']['method']}"]
+    """A configuration's run label prefix: every key.  The stored labels keep
+    them all (the claims' rules and the cells name runs by them); what prints
+    labels for a reader shows only the keys that vary (shown_label)."""
+    return " ".join(f"{k}={v}" for k, v in config_tokens(exp, c))
+
+
+# Keys a shown label keeps even when constant: the experiment, and what was
+# measured (a structure, or peer= for the peers).
+ALWAYS_SHOWN = ("exp", "structure", "peer")
+REP_RE = re.compile(r"(^| )rep=\S+")
+
+
+def label_keys(exp, configs):
+    """{key: value} of the label keys every configuration of exp has with one
+    value (ALWAYS_SHOWN aside): what shown_label leaves out and the header
+    says once.  A key some configurations lack varies."""
+    rows = [dict(config_tokens(exp, c)) for c in configs]
+    if not rows:
+        return {}
+    keys = []
+    for c in configs:
+        for k, _ in config_tokens(exp, c):
+            if k not in keys:
+                keys.append(k)
+    return {k: rows[0][k] for k in keys
+            if k not in ALWAYS_SHOWN and k in rows[0]
+            and all(r.get(k) == rows[0][k] for r in rows)}
+
+
+def shown_label(label, constant):
+    """A label as printed for a reader: without the keys every configuration
+    shares (label_keys) and without rep=, a repetition and not a key of the
+    configuration (festival.compare and scripts/report take medians over the
+    repetitions)."""
+    toks = [t for t in label.split()
+            if not REP_RE.match(" " + t) and t.split("=", 1)[0] not in constant]
     return " ".join(toks)
+
+
+def reps(exp):
+    n = int(exp["repetitions"])
+    return f"{n} repetition{'s' if n != 1 else ''}"
+
+
+def constant_header(constant):
+    """The line that names what every configuration of the experiment shares."""
+    return ("every configuration: " + " ".join(f"{k}={v}" for k, v in constant.items())
+            if constant else "no label key is the same in every configuration")
 
 
 def peer_label(exp, p, build=None):
@@ -742,6 +807,13 @@ class Runner:
         # for 100 GiST windows with enable_seqscan off, more than the queries;
         # off unless the experiment's settings say otherwise
         self.q("SET jit = off", conn=conn)
+        # the index CPU time, without which a run's modelled elapsed time
+        # (index CPU + device seconds) is NULL: on where a device has a
+        # profile (the modelled time is reported), unless the settings say
+        # off; elsewhere off, its clock reads being part of the cost per call
+        # the peers are compared on
+        if any(d.get("profile") for d in self.exp["devices"] + self.exp["tier_devices"]):
+            self.q("SET festival.track_cpu_time = on", conn=conn)
         for k, v in self.exp["settings"].items():
             self.q("SELECT set_config(%s, %s, false)", (k, str(v)), conn=conn)
 
@@ -1131,6 +1203,8 @@ def main(argv):
                 print("needs: rtree")
             return 0
         if args.dry_run:
+            constant = label_keys(exp, configs)
+            print(constant_header(constant))
             for ds in datasets(exp):
                 dl = data_label(exp, ds)
                 for p in exp["peers"]:
@@ -1138,14 +1212,14 @@ def main(argv):
                         if not fits(ds["points"], p.get("max_points"),
                                     b["max_points"] if b else None):
                             continue
-                        print(f"{peer_label(exp, p, b)}{dl} {workload_label(w)} "
-                              f"rep=1..{exp['repetitions']}")
+                        print(shown_label(f"{peer_label(exp, p, b)}{dl} {workload_label(w)}",
+                                          constant) + f" ({reps(exp)})")
                 for c in configs:
                     if not fits(ds["points"], c["max_points"], c["build"]["max_points"]):
                         continue
                     for w in workloads(exp):
-                        print(f"{base_label(exp, c)}{dl} {workload_label(w)} "
-                              f"rep=1..{exp['repetitions']}")
+                        print(shown_label(f"{base_label(exp, c)}{dl} {workload_label(w)}",
+                                          constant) + f" ({reps(exp)})")
             print(f"{len(configs)} configurations x {len(datasets(exp))} data sets"
                   + (" (structure=catalog: every structure festival knows)"
                      if any(s.get("catalog") for s in exp["structures"]) else ""))
@@ -1155,11 +1229,14 @@ def main(argv):
             runner = Runner(conn, exp, args.keep_indices)
             runner.prepare()
             configs = matrix(exp, runner.structures)
+            # the catalog expanded: the keys every configuration shares
+            constant = label_keys(exp, configs)
             sets = datasets(exp)
             total = total_configs(exp, configs)
             print(f"experiment {exp['name']}: {total} configurations over {len(sets)} data "
                   f"set(s), {exp['repetitions']} measured repetitions each, database "
                   f"{conn.info.dbname}", file=sys.stderr, flush=True)
+            print(constant_header(constant), file=sys.stderr, flush=True)
             started = time.monotonic()
             tracker = cells.Tracker() if args.resume else None
             if args.resume:
@@ -1177,7 +1254,8 @@ def main(argv):
                         label = base_label(exp, c) + dl
                         if cells.finished(conn, label, cells.digest(exp, c, ds)):
                             i += 1
-                            print(f"[{i}/{total}] finished before, skipped: {label}",
+                            print(f"[{i}/{total}] finished before, skipped: "
+                                  f"{shown_label(label, constant)}",
                                   file=sys.stderr, flush=True)
                         else:
                             pending.append(c)
@@ -1187,7 +1265,7 @@ def main(argv):
                 runner.prepare_data(ds, single=len(sets) == 1)
                 for p in exp["peers"]:
                     i += 1
-                    progress(i, total, started, peer_label(exp, p) + dl)
+                    progress(i, total, started, shown_label(peer_label(exp, p) + dl, constant))
                     runner.peers.run(p, dl, ds)
                 for c in todo:
                     if not fits(runner.npoints, c["max_points"], c["build"]["max_points"]):
@@ -1196,7 +1274,7 @@ def main(argv):
                     label = base_label(exp, c) + dl
                     if args.resume and not tracker.may_start(conn, label):
                         break
-                    progress(i, total, started, label)
+                    progress(i, total, started, shown_label(label, constant))
                     if args.resume:
                         cells.clear(conn, label)
                     t0 = time.monotonic()

@@ -44,7 +44,7 @@ require_device_admin(const char *action, const char *name)
 /*
  * festival.create_device(name, directory, kind, io, engine, profile):
  * validate, create the directory inside festival.data_directory, and
- * record the device.
+ * record the device; returns its name.
  */
 Datum
 festival_create_device(PG_FUNCTION_ARGS)
@@ -77,12 +77,14 @@ festival_create_device(PG_FUNCTION_ARGS)
 	(void) device_resolve_directory(data_dir, spec.directory, true);
 
 	catalog_insert_device(&spec);
-	PG_RETURN_VOID();
+	/* psql then shows what was made rather than an empty row */
+	PG_RETURN_TEXT_P(cstring_to_text(spec.name));
 }
 
 /*
- * festival.drop_device(name): forget a device no index uses.  Its
- * directory is left in place; it may hold files festival does not own.
+ * festival.drop_device(name): forget a device no index uses; returns its
+ * name.  Its directory is left in place; it may hold files festival does
+ * not own.
  */
 Datum
 festival_drop_device(PG_FUNCTION_ARGS)
@@ -100,5 +102,5 @@ festival_drop_device(PG_FUNCTION_ARGS)
 						nindices == 1 ? "index" : "indices"),
 				 errhint("Drop them first with festival.drop_index(); festival.index lists them.")));
 	catalog_delete_device(name);
-	PG_RETURN_VOID();
+	PG_RETURN_TEXT_P(cstring_to_text(name));
 }

@@ -182,7 +182,9 @@ dropped_index_file(const IndexCatalog *cat)
 
 /*
  * festival.drop_index(name): remove the catalog row, and the file when the
- * transaction commits.  No other session may have the index open.
+ * transaction commits.  No other session may have the index open.  Returns
+ * whether files are removed: false when another database owns them (left in
+ * place) or the index has none (a memory device).
  */
 Datum
 festival_drop_index(PG_FUNCTION_ARGS)
@@ -237,21 +239,25 @@ festival_drop_index(PG_FUNCTION_ARGS)
 		if (fast_path != NULL)
 			pending_unlink_on_commit(fast_path);
 	}
-	PG_RETURN_VOID();
+	/* whether files go at commit: false for another database's or none */
+	PG_RETURN_BOOL(path != NULL && device_has(&cat->device, DEVICE_CAP_FILE));
 }
 
 /*
- * festival.flush(index): write everything and mark the file clean.  It
- * writes the file (and may drop a FAST or eFIND buffer), so it is a change.
+ * festival.flush(index): write everything and mark the file clean; returns
+ * the pages written (meta pages included).  It writes the file (and may
+ * drop a FAST or eFIND buffer), so it is a change.
  */
 Datum
 festival_flush(PG_FUNCTION_ARGS)
 {
 	OpenIndex  *ix = ix_begin_op(fest_name_arg(fcinfo, 0, "index"), IX_MODIFY);
+	int64		written;
 
 	ix_flush(ix);
+	written = ix->op.stats.pages_written;	/* drained by ix_end_op */
 	ix_end_op(ix);
-	PG_RETURN_VOID();
+	PG_RETURN_INT64(written);
 }
 
 /* festival.close(index): flush and release; a closed index is a no-op. */

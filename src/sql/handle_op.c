@@ -201,6 +201,8 @@ ix_end_op(OpenIndex *ix)
 	op->index_ns += (fest_now_ns() - ix->op.start_ns) - op->refine_ns;
 	if (ix->op.track_cpu)
 		op->index_cpu_ns += (fest_cpu_ns() - ix->op.start_cpu_ns) - op->refine_cpu_ns;
+	else
+		op->cpu_untimed_operations++;	/* a run's modelled time is then unknown */
 	/* into the index's totals and the run's, and zeroed, in one pass */
 	fest_stats_drain(op, &ix->totals, run_account(ix));
 	ix->ns->write_pages_singly = false;

@@ -88,6 +88,8 @@
 	X(log_compactions) \
 	X(recoveries) \
 	X(recovery_records)		/* log records replayed */ \
+	/* operations whose CPU time index_cpu_ns lacks (track_cpu_time off) */ \
+	X(cpu_untimed_operations) \
 	/* times */ \
 	X(index_ns)				/* wall time of index work */ \
 	X(index_cpu_ns)			/* CPU time of index work (festival.track_cpu_time) */ \

@@ -18,7 +18,7 @@ source "$(dirname "$0")/lib/crash.bash"
 if [ "$(psql -X -qAt -d postgres -c "SELECT inet_server_addr() IS NULL")" != "t" ]; then
     tap_skip_all "needs a server on a local Unix socket (the test kills a backend)"
 fi
-tap_plan 38
+tap_plan 39
 work=$(mktemp -d)
 cleanup() {
     # the copy's own files go with its index, not left as orphans
@@ -73,6 +73,7 @@ out=$(q -d own_restored -c "SELECT festival.insert('my_gf', 99999, 'POINT(1 1)')
 tap_like "$out" "belongs to database \"own_scratch\"" "nor does it change it"
 out=$(q -d own_restored -c "SELECT festival.drop_index('my_gf')")
 tap_like "$out" "left in place" "drop_index in the restored database leaves the original's file"
+tap_like "$out" "^f$" "and returns false: no file is removed"
 tap_ok "$([ -f "$file" ]; echo $?)" "the original's file is still there"
 tap_is "$(count_in own_scratch)" "$expected" "and the original still answers"
 q -d own_restored -c "SELECT festival.drop_index('my_tier')" >/dev/null

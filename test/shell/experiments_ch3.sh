@@ -31,7 +31,8 @@ s = d['scales']['small'].get('structures') or d['structures']
 s[1]['frameworks'] = [{'buffer_size': 1}]; json.dump(d, open('$bad', 'w'))"
 out=$("$ROOT/scripts/run-workload" --no-setup --config "$bad" --scale small --dry-run 2>&1)
 tap_is "$?" "2" "a structure's framework entry without \"framework\" is refused"
-tap_like "$out" "structure lbgrid: framework entry .* has no \"framework\" key" "with a message naming the structure"
+tap_like "$out" "scales.small.structures\\[1\\].frameworks\\[0\\] needs the key 'framework'" \
+    "with a message naming the entry's path (experiments/schema.json)"
 
 out=$("$ROOT/scripts/run-workload" --no-setup --config "$ROOT/experiments/thesis-ch3-group.json" --scale small 2>&1)
 tap_is "$?" "0" "the group point query configuration runs at small scale"

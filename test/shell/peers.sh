@@ -26,7 +26,7 @@ args=(--no-setup --config "$ROOT/experiments/peers.json" --name peers_smoke --sc
       --device wl_peers_smoke:io=buffered --reps 1 --warmup 0 --empty-count 200)
 
 "$ROOT/scripts/run-workload" "${args[@]}" --dry-run >"$work/dry" 2>&1
-planned=$(grep -c ' rep=1\.\.1$' "$work/dry")
+planned=$(grep -c ' (1 repetition)$' "$work/dry")
 "$ROOT/scripts/run-workload" "${args[@]}" --report "$work/r" >"$work/out" 2>&1
 tap_is "$?" "0" "run-workload --report runs the smoke version of experiments/peers.json"
 [ "$TAP_LAST_OK" -ne 0 ] && sed 's/^/#   /' "$work/out" | tail -20
@@ -58,6 +58,10 @@ build_ratios() {   # build_ratios FIRST-LINE-REGEX: the build rows of the table 
 }
 medians_ratios() {   # medians_ratios COLUMN: the same ratios from festival.run
     qv <<SQL | sort
+-- a ratio to 3 significant digits, as scripts/report prints it
+CREATE FUNCTION pg_temp.sig3(v float8) RETURNS text LANGUAGE sql AS \$q\$
+    SELECT CASE WHEN v = 0 THEN '0' ELSE
+        round(v::numeric, greatest(0, 2 - floor(log(abs(v::numeric)))::int))::text END \$q\$;
 WITH m AS (
     SELECT regexp_replace(regexp_replace(label, ' (framework=none|page=4096|device=wl_peers_smoke|n=\d+|workload=build|rep=\d+)', '', 'g'), '^exp=peers_smoke ', '') AS conf,
            substring(label FROM ' n=(\d+)')::int AS n,
@@ -65,7 +69,7 @@ WITH m AS (
     FROM festival.run WHERE label LIKE 'exp=peers_smoke % workload=build %' GROUP BY 1, 2
 ), sizes AS (SELECT n, row_number() OVER (ORDER BY n) AS col FROM (SELECT DISTINCT n FROM m) s)
 SELECT format('%s|%s|%s|%s', f.conf, split_part(p.conf, ' ', 1), s.col,
-              CASE WHEN f.t > 0 AND p.t > 0 THEN to_char(f.t / p.t, 'FM9999990.00') ELSE '-' END)
+              CASE WHEN f.t > 0 AND p.t > 0 THEN pg_temp.sig3(f.t / p.t) ELSE '-' END)
 FROM m f JOIN m p USING (n) JOIN sizes s USING (n)
 WHERE f.conf LIKE 'structure=%' AND (
       (p.conf = 'peer=gist build=insert' AND f.conf LIKE '% build=insert')

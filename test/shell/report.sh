@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib/tap.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 fresh_database festival_report
-tap_plan 29
+tap_plan 35
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -54,7 +54,7 @@ table_rows() {
         w != "" && /^[|] configuration / {
             for (i = 1; i <= NF; i++) { h = $i; gsub(/^[|] | [|]$/, "", h); col[h] = i }
             header = 1; next }
-        w != "" && header && /^[|] structure/ {
+        w != "" && header && /^[|] [a-z]/ {
             c = $1; sub(/^[|] /, "", c)
             d = $col["device s"]; sub(/ [|]$/, "", d)
             p = $col["pages read"]; sub(/ [|]$/, "", p)
@@ -68,7 +68,8 @@ SELECT format('%s|%s|%s|%s|%s|%s', workload, config, n,
               to_char(pr, 'FM99999990.000000'))
 FROM (
     SELECT substring(key FROM 'workload=.*$') AS workload,
-           regexp_replace(regexp_replace(key, '^exp=\S+ ', ''), ' workload=.*$', '') AS config,
+           btrim(regexp_replace(regexp_replace(regexp_replace(key, '^exp=\S+ ', ''), ' workload=.*$', ''),
+                                '(structure=rtree|framework=none|build=insert) ?', '', 'g')) AS config,
            count(*) AS n,
            percentile_cont(0.5) WITHIN GROUP (ORDER BY wall_seconds)::numeric AS wall,
            percentile_cont(0.5) WITHIN GROUP (ORDER BY (metrics ->> 'device_seconds')::float8)::numeric AS dev,
@@ -85,26 +86,30 @@ tap_is "$(wc -l <"$work/md.txt")" "24" "the tables have one row per configuratio
 diff "$work/md.txt" "$work/sql.txt" >"$work/diff.txt"
 tap_ok "$?" "every table row (runs, median elapsed, device time, pages read) equals SQL's medians"
 [ -s "$work/diff.txt" ] && sed 's/^/#   /' "$work/diff.txt" | head -10
-tap_like "$(grep -F 'split=linear framework=none page=2048 device=ssd build=insert' "$work/md.txt" | grep '^workload=build|')" \
+tap_like "$(grep -F 'split=linear page=2048 device=ssd|' "$work/md.txt" | grep '^workload=build|')" \
     '\|2\|' "the configuration with two repetitions shows 2 runs (median of an even count)"
 
-# Gains: every ssd configuration against the hdd one, elapsed time, 2 decimals.
+# Gains: every ssd configuration against the hdd one, elapsed time, 3 significant digits.
 gains_md() {
     awk -F' [|] ' '
         /^### Gains over the baseline: / { w = substr($0, 30); next }
         /^## / { w = "" }
-        w != "" && /^[|] structure/ { c = $1; sub(/^[|] /, "", c); printf "%s|%s|%s\n", w, c, $3 }' "$1" | sort
+        w != "" && /^[|] split/ { c = $1; sub(/^[|] /, "", c); printf "%s|%s|%s\n", w, c, $3 }' "$1" | sort
 }
 gains_sql() {
     qv <<'SQL' | sort
+CREATE FUNCTION pg_temp.sig3(v float8) RETURNS text LANGUAGE sql AS $$
+    SELECT CASE WHEN v = 0 THEN '0' ELSE
+        round(v::numeric, greatest(0, 2 - floor(log(abs(v::numeric)))::int))::text END $$;
 WITH m AS (
     SELECT regexp_replace(label, ' rep=\S+', '') AS key,
            percentile_cont(0.5) WITHIN GROUP (ORDER BY wall_seconds) AS wall
     FROM festival.run WHERE label LIKE 'exp=fixture %' GROUP BY 1
 )
 SELECT format('%s|%s|%s', substring(c.key FROM 'workload=.*$'),
-              regexp_replace(regexp_replace(c.key, '^exp=\S+ ', ''), ' workload=.*$', ''),
-              to_char(round(((b.wall - c.wall) / b.wall * 100)::numeric, 2), 'FM99990.00'))
+              btrim(regexp_replace(regexp_replace(regexp_replace(c.key, '^exp=\S+ ', ''), ' workload=.*$', ''),
+                                   '(structure=rtree|framework=none|build=insert) ?', '', 'g')),
+              pg_temp.sig3((b.wall - c.wall) / b.wall * 100))
 FROM m c JOIN m b ON b.key = replace(c.key, ' device=ssd ', ' device=hdd ')
 WHERE c.key LIKE '% device=ssd %';
 SQL
@@ -115,8 +120,14 @@ tap_is "$(wc -l <"$work/gmd.txt")" "12" "twelve candidates (ssd) have a baseline
 diff "$work/gmd.txt" "$work/gsql.txt" >"$work/gdiff.txt"
 tap_ok "$?" "every elapsed-time gain equals (baseline - candidate) / baseline * 100 from SQL"
 [ -s "$work/gdiff.txt" ] && sed 's/^/#   /' "$work/gdiff.txt" | head -10
-tap_like "$(grep -F 'differs only in' "$md")" 'differs only in device\.' \
+tap_like "$(grep -F 'every key both have except' "$md")" 'except device\.' \
     "the report says candidates differ from their baseline only in device"
+tap_like "$(grep -F 'Every configuration:' "$md")" '^Every configuration: structure=rtree framework=none build=insert ' \
+    "the keys every configuration shares are said once, not in every row (issue 28 item 6)"
+out=$("$ROOT/scripts/report" --output "$work/k" --label 'exp=fixture %' --baseline 'device=hdd' 2>&1)
+gains_md "$work/k/report.md" >"$work/gk.txt"
+tap_ok "$(diff -q "$work/gk.txt" "$work/gsql.txt" >/dev/null; echo $?)" \
+    "--baseline device=hdd (a key, not a LIKE pattern) pairs and computes the same gains"
 
 out=$("$ROOT/scripts/report" --output "$work/h" --label 'exp=fixture %' --format html 2>&1)
 tap_like "$(head -c 200 "$work/h/report.html" 2>/dev/null)" '<!DOCTYPE html>' "--format html writes report.html ($out)"
@@ -136,6 +147,12 @@ tap_is "$(qv -c "SELECT count(*) FROM festival.run WHERE label LIKE 'exp=tiny %'
     "2 page sizes x (build, windows, kNN) x 2 repetitions = 12 runs"
 tap_is "$(qv -c "SELECT count(*) FROM festival.run WHERE label ~ '^exp=tiny structure=rtree split=linear framework=none page=(1024|4096) device=wl_test build=insert workload=(build|windows area=0.5|knn k=5) rep=[12]\$' AND (config -> 'experiment' ->> 'rep')::int = substring(label FROM 'rep=(\d+)')::int")" "12" \
     "every label is structured and config.experiment holds the settings"
+tap_like "$out" 'every configuration: split=linear framework=none device=wl_test build=insert' \
+    "run-workload names the keys every configuration shares once (issue 28 item 6)"
+tap_like "$(grep -E '^\[[0-9]/2\]' <<<"$out")" '^\[1/2\] .*exp=tiny structure=rtree page=1024$' \
+    "and its progress lines show what varies, without rep="
+tap_is "$(qv -c "SELECT count(*) FROM festival.compare('exp=tiny page=1024 workload=build', 'exp=tiny page=4096 workload=build')")" "16" \
+    "festival.compare names a configuration by the keys that vary and takes both repetitions"
 brute=$(qv -c "SELECT count(*) FROM wl_tiny_windows_0 w JOIN wl_tiny_points p ON ST_Intersects(p.geom, w.geom)")
 tap_is "$(qv -c "SELECT DISTINCT config -> 'experiment' ->> 'result' FROM festival.run WHERE label LIKE 'exp=tiny % workload=windows %'")" \
     "$brute" "every window run found the PostGIS brute-force answer count ($brute)"
