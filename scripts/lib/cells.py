@@ -169,8 +169,9 @@ def clear(conn, cell):
     out = os.environ.get("FEST_CELL_DATA_DIGEST")
     if out and os.environ.get("FEST_CELL_DATA_TABLES"):
         dg, names = data_digest(conn, os.environ["FEST_CELL_DATA_TABLES"])
-        with open(out, "w", encoding="utf-8") as f:
+        with open(out + ".new", "w", encoding="utf-8") as f:
             json.dump({"cell": cell, "digest": dg, "tables": names}, f)
+        os.replace(out + ".new", out)   # whole, for a reader polling it
     ids = [r[0] for r in conn.execute(
         "SELECT run_id FROM festival.run WHERE starts_with(label, %s)", (cell + " ",))]
     if ids:

@@ -227,70 +227,102 @@ def data_tables(exp, ds, n_sets):
     return "^" + re.escape(f"wl_{exp['name'].lower()}_") + "[a-z]+(_[0-9]+)?" + re.escape(suffix) + "$"
 
 
-def run_cell_job(context, cell, digest, experiment, data_set, data_tables, config, argv, source):
-    """One cell on this worker's server, its runs copied into the coordinator's."""
+def run_cell_job(context, cells_, experiment, data_set, data_tables, config, argv, source):
+    """Cells of one data set on this worker's server, each one's runs copied into the
+    coordinator's as soon as it finishes."""
     attempt = context.job.attempts + 1
-    tag = f"{cell} (job {context.job.id}, attempt {attempt})"
     with psycopg.connect(Worker.coordinator, autocommit=True) as coord:
-        if coord.execute(f"SELECT 1 FROM {cells.TABLE} WHERE cell = %s AND digest = %s",
-                         (cell, digest)).fetchone():
-            print(f"festival-worker {Worker.name}: finished before: {cell}",
-                  file=sys.stderr, flush=True)
-            return
+        done = {r[0] for r in coord.execute(
+            f"SELECT cell FROM {cells.TABLE} c JOIN unnest(%s::text[], %s::text[]) j(cell, dg) "
+            "USING (cell) WHERE c.digest = j.dg",
+            ([c for c, _ in cells_], [d for _, d in cells_]))}
+    pending = {c: d for c, d in cells_ if c not in done}
+    if not pending:
+        print(f"festival-worker {Worker.name}: finished before: job {context.job.id}",
+              file=sys.stderr, flush=True)
+        return
     try:
         local = psycopg.connect(Worker.local, autocommit=True, connect_timeout=10)
     except psycopg.Error as e:
         if local_alive():
             raise CellLost(f"{Worker.name}: its server was restarting: {e}") from e
-        report_error(cell, "retried", f"{Worker.name}: its server is unreachable: {e}")
+        for c in pending:
+            report_error(c, "retried", f"{Worker.name}: its server is unreachable: {e}")
         stop_worker("its server is unreachable")
         raise CellLost(str(e)) from e
     with local:
         cells.ensure(local)
-        cells.clear(local, cell)
+        for c in pending:
+            cells.clear(local, c)
         before = local.execute("SELECT coalesce(max(run_id), 0) FROM festival.run").fetchone()[0]
         Worker.machine = Worker.machine or machine(local)
-    print(f"festival-worker {Worker.name}: running {tag}", file=sys.stderr, flush=True)
+    for c in pending:
+        print(f"festival-worker {Worker.name}: running {c} (job {context.job.id}, attempt "
+              f"{attempt})", file=sys.stderr, flush=True)
     cfg = dict(config, peers=[])
     with tempfile.TemporaryDirectory(prefix="festival-cell-") as tmp:
         cfg_path = os.path.join(tmp, "experiment.json")
         digest_path = os.path.join(tmp, "data-digest.json")
+        err_path = os.path.join(tmp, "stderr")
         with open(cfg_path, "w", encoding="utf-8") as f:
             json.dump(cfg, f)
         env = env_for(Worker.local)
-        env.update(FEST_ONLY_CELLS=cell, FEST_CELL_DATA_DIGEST=digest_path,
+        env.update(FEST_ONLY_CELLS="\n".join(pending), FEST_CELL_DATA_DIGEST=digest_path,
                    FEST_CELL_DATA_TABLES=data_tables, FEST_CONFIG_SOURCE=source)
         env.pop("FEST_CELL_PLAN", None)
-        t0 = time.monotonic()
-        proc = subprocess.run([os.path.join(ROOT, "scripts", "run-workload"), "--no-setup",
-                               "--resume", "--config", cfg_path, *argv],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              text=True, preexec_fn=die_with_parent)
-        wall = time.monotonic() - t0
-        tail = "\n".join([line for line in proc.stderr.strip().splitlines()
-                          if "finished before, skipped" not in line][-6:])
-        if proc.returncode != 0:
-            alive = local_alive()
-            if proc.returncode != 2 and (proc.returncode < 0 or LOST.search(proc.stderr)
-                                         or not alive):
-                report_error(cell, "retried", f"{Worker.name}: {tail}")
-                if not alive:
-                    stop_worker("its server went away")
-                raise CellLost(tail)
-            report_error(cell, "failed", f"{Worker.name}: exit {proc.returncode}: {tail}")
-            raise CellFailed(tail)
-        data = None
-        if os.path.exists(digest_path):
-            with open(digest_path, encoding="utf-8") as f:
-                data = json.load(f)
-    try:
-        store(cell, digest, experiment, data_set, data, before, wall, context.job.id, attempt)
-    except CellFailed as e:
-        report_error(cell, "failed", f"{Worker.name}: {e}")
-        raise
-    except psycopg.OperationalError as e:
-        report_error(cell, "retried", f"{Worker.name}: storing the runs: {e}")
-        raise CellLost(str(e)) from e
+        with open(err_path, "w", encoding="utf-8") as err:
+            proc = subprocess.Popen([os.path.join(ROOT, "scripts", "run-workload"), "--no-setup",
+                                     "--resume", "--config", cfg_path, *argv],
+                                    env=env, stdout=subprocess.DEVNULL, stderr=err,
+                                    preexec_fn=die_with_parent)
+
+        lost = []
+
+        def copy_finished():
+            """Store every pending cell the runner finished; a failure stops the runner."""
+            try:
+                with psycopg.connect(Worker.local, autocommit=True) as lc:
+                    finished = lc.execute(f"SELECT cell, wall_seconds FROM {cells.TABLE} "
+                                          "WHERE cell = ANY(%s)", (list(pending),)).fetchall()
+                for c, wall in finished:
+                    with open(digest_path, encoding="utf-8") as f:
+                        data = json.load(f)
+                    store(c, pending.pop(c), experiment, data_set, data, before, wall,
+                          context.job.id, attempt)
+            except psycopg.OperationalError as e:
+                lost.append(str(e))     # a server went away: retried below
+            except CellFailed as e:
+                proc.kill()
+                proc.wait()
+                for c in pending:
+                    report_error(c, "failed", f"{Worker.name}: {e}")
+                raise
+
+        while proc.poll() is None:
+            time.sleep(0.5)
+            copy_finished()
+        copy_finished()
+        with open(err_path, encoding="utf-8") as f:
+            stderr = f.read()
+    tail = "\n".join([line for line in stderr.strip().splitlines()
+                      if "finished before, skipped" not in line][-6:])
+    if not pending:
+        return
+    if proc.returncode == 0:
+        tail = f"the runner ended without finishing these cells\n{tail}"
+    alive = local_alive()
+    if lost:
+        tail += f"\nstoring: {lost[-1]}"
+    if proc.returncode != 2 and (proc.returncode < 0 or LOST.search(stderr) or not alive
+                                 or lost):
+        for c in pending:
+            report_error(c, "retried", f"{Worker.name}: {tail}")
+        if not alive:
+            stop_worker("its server went away")
+        raise CellLost(tail)
+    for c in pending:
+        report_error(c, "failed", f"{Worker.name}: exit {proc.returncode}: {tail}")
+    raise CellFailed(tail)
 
 
 def store(cell, digest, experiment, data_set, data, before, wall, job, attempt):
@@ -393,19 +425,17 @@ def plan_estimates():
     return {}
 
 
-def eta(todo, done_walls, estimates, workers):
-    """Seconds the cells in todo still need on `workers` parallel workers, or None."""
+def eta(todo, recent, elapsed, estimates):
+    """Seconds the cells in todo still need at the pace of this invocation's finished
+    cells (recent; weighted by scripts/reproduce's estimates when it gave them), or None."""
     if not todo:
         return 0.0
-    if estimates:
-        have = [(w, estimates[c]) for c, w in done_walls.items() if c in estimates]
-        scale = (sum(w for w, _ in have) / sum(e for _, e in have)) if have else 1.0
-        left = sum(estimates.get(c, 60.0) for c in todo) * scale
-    elif done_walls:
-        left = len(todo) * sum(done_walls.values()) / len(done_walls)
-    else:
+    if not recent:
         return None
-    return left / max(1, workers)
+    if estimates:
+        return elapsed * (sum(estimates.get(c, 60.0) for c in todo)
+                          / sum(estimates.get(c, 60.0) for c in recent))
+    return elapsed * len(todo) / len(recent)
 
 
 def coordinate(args):
@@ -439,28 +469,37 @@ def coordinate(args):
         async with app.open_async():
             if conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()[0] is None:
                 await app.schema_manager.apply_schema_async()
-            queued = 0
+            # cells queued or running already (an earlier invocation's jobs)
+            busy = {(r[0], r[1]) for r in conn.execute(
+                "SELECT c->>0, c->>1 FROM procrastinate_jobs j, "
+                "jsonb_array_elements(j.args->'cells_') c "
+                "WHERE j.task_name = %s AND j.status IN ('todo', 'doing')", (TASK,))}
+            batches = {}        # data label -> [(cell, digest)], in the runner's order
             for cid, dg, ds in todo_list:
-                if cells.finished(conn, cid, dg):
-                    continue
-                busy = conn.execute(
-                    "SELECT 1 FROM procrastinate_jobs WHERE task_name = %s AND args->>'cell' = %s "
-                    "AND args->>'digest' = %s AND status IN ('todo', 'doing')",
-                    (TASK, cid, dg)).fetchone()
-                if busy:
+                if cells.finished(conn, cid, dg) or (cid, dg) in busy:
                     continue
                 cells.clear(conn, cid)
-                dl = workload.data_label(exp, ds)
-                try:
-                    await app.configure_task(TASK, queueing_lock=cid, lock=cid).defer_async(
-                        cell=cid, digest=dg, experiment=exp["name"],
-                        data_set=f"exp={exp['name']}{dl}",
-                        data_tables=data_tables(exp, ds, n_sets), config=cfg,
-                        argv=list(args.runner_args), source=source)
-                    queued += 1
-                except procrastinate.exceptions.AlreadyEnqueued:
-                    pass
-            print(f"distributed: experiment {exp['name']}: {len(ids)} cells, {queued} queued now, "
+                batches.setdefault(workload.data_label(exp, ds), (ds, []))[1].append([cid, dg])
+            pending = sum(len(b) for _, b in batches.values())
+            per_job = args.cells_per_job or (
+                1 if args.queue_only else
+                max(1, min(8, pending // (3 * max(1, len(args.worker))))))
+            queued = 0
+            for dl, (ds, batch) in batches.items():
+                for k in range(0, len(batch), per_job):
+                    part = batch[k:k + per_job]
+                    try:
+                        await app.configure_task(TASK, queueing_lock=part[0][0],
+                                                 lock=part[0][0]).defer_async(
+                            cells_=part, experiment=exp["name"],
+                            data_set=f"exp={exp['name']}{dl}",
+                            data_tables=data_tables(exp, ds, n_sets), config=cfg,
+                            argv=list(args.runner_args), source=source)
+                        queued += len(part)
+                    except procrastinate.exceptions.AlreadyEnqueued:
+                        pass
+            print(f"distributed: experiment {exp['name']}: {len(ids)} cells, {queued} queued now "
+                  f"({per_job} a job), "
                   f"{sum(1 for c, d, _ in todo_list if cells.finished(conn, c, d))} finished "
                   f"before; queue and results in database {conn.info.dbname}",
                   file=sys.stderr, flush=True)
@@ -497,7 +536,9 @@ def coordinate(args):
                           f"{args.stall_seconds:.0f} s old", file=sys.stderr, flush=True)
             for job in await app.job_manager.get_stalled_jobs(
                     queue=QUEUE, task_name=TASK, seconds_since_heartbeat=args.stall_seconds):
-                cell = job.task_kwargs.get("cell")
+                job_cells = [c for c, _ in job.task_kwargs.get("cells_", [])]
+                stored = {r[0] for r in conn.execute(
+                    f"SELECT cell FROM {cells.TABLE} WHERE cell = ANY(%s)", (job_cells,))}
                 if job.attempts + 1 >= ATTEMPTS:
                     await app.job_manager.finish_job_by_id_async(
                         job.id, procrastinate.jobs.Status.FAILED, delete_job=False)
@@ -507,8 +548,10 @@ def coordinate(args):
                     await app.job_manager.retry_job(job)
                     msg = "its worker stopped sending heartbeats; back in the queue"
                     kind = "retried"
-                conn.execute(f"INSERT INTO {ERRORS} (cell, worker, kind, message) "
-                             "VALUES (%s, 'coordinator', %s, %s)", (cell, kind, msg))
+                for cell in job_cells:
+                    if cell not in stored:
+                        conn.execute(f"INSERT INTO {ERRORS} (cell, worker, kind, message) "
+                                     "VALUES (%s, 'coordinator', %s, %s)", (cell, kind, msg))
             for eid, cell, worker, kind, message in conn.execute(
                     f"SELECT id, cell, worker, kind, message FROM {ERRORS} WHERE id > %s "
                     "AND cell = ANY(%s) ORDER BY id", (last_error, ids)):
@@ -518,18 +561,18 @@ def coordinate(args):
             done = dict(conn.execute(
                 f"SELECT cell, wall_seconds FROM {cells.TABLE} WHERE cell = ANY(%s)", (ids,)))
             states = dict(conn.execute(
-                "SELECT DISTINCT ON (args->>'cell') args->>'cell', status::text "
-                "FROM procrastinate_jobs WHERE task_name = %s AND args->>'cell' = ANY(%s) "
-                "ORDER BY args->>'cell', id DESC", (TASK, ids)))
+                "SELECT DISTINCT ON (c->>0) c->>0, j.status::text FROM procrastinate_jobs j, "
+                "jsonb_array_elements(j.args->'cells_') c WHERE j.task_name = %s "
+                "AND c->>0 = ANY(%s) ORDER BY c->>0, j.id DESC", (TASK, ids)))
             failed = [c for c in ids if c not in done and states.get(c) in ("failed", "cancelled",
                                                                            "aborted")]
             running = sum(1 for c in ids if c not in done and states.get(c) == "doing")
             todo = [c for c in ids if c not in done and c not in failed]
             live = live_workers()
-            recent = dict(conn.execute(
-                f"SELECT cell, wall_seconds FROM {cells.TABLE} WHERE cell = ANY(%s) "
-                "AND finished_at >= to_timestamp(%s)", (ids, started)))
-            left = eta(todo, recent, estimates, live)
+            recent = [r[0] for r in conn.execute(
+                f"SELECT cell FROM {cells.TABLE} WHERE cell = ANY(%s) "
+                "AND finished_at >= to_timestamp(%s)", (ids, started))]
+            left = eta(todo, recent, time.time() - started, estimates)
             line = (f"distributed: {len(done)}/{len(ids)} cells finished, {running} running, "
                     f"{len(failed)} failed, {live} workers, "
                     f"{cells.fmt_duration(time.time() - started)} elapsed, ETA "
@@ -579,6 +622,9 @@ def parse_args(argv):
                    help="a worker silent this long has died (default 30)")
     c.add_argument("--heartbeat", type=float, default=5.0,
                    help="seconds between a worker's heartbeats (default 5)")
+    c.add_argument("--cells-per-job", type=int,
+                   help="cells of one data set a job runs in one runner (default: a third "
+                        "of each worker's share, 1 to 8; 1 with --queue-only)")
     c.add_argument("runner_args", nargs="*")
     w = sub.add_parser("work")
     w.add_argument("--coordinator", required=True)

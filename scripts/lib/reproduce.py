@@ -112,6 +112,7 @@ def parse_args(argv):
                    help="queue the cells for workers that scripts/festival-worker runs")
     p.add_argument("--stall-seconds", type=float, help=argparse.SUPPRESS)
     p.add_argument("--heartbeat", type=float, help=argparse.SUPPRESS)
+    p.add_argument("--cells-per-job", type=int, help=argparse.SUPPRESS)
     p.add_argument("--check-only", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--expect", metavar="FILE",
                    help="lines 'CLAIM-ID why': claims known not to hold (in direction or "
@@ -127,9 +128,9 @@ def worker_args(args):
     """The options that make scripts/run-workload run the cells over workers."""
     out = [x for w in args.worker for x in ("--worker", w)]
     out += ["--queue-only"] if args.queue_only else []
-    for opt in ("stall_seconds", "heartbeat"):
+    for opt in ("stall_seconds", "heartbeat", "cells_per_job"):
         if getattr(args, opt) is not None:
-            out += ["--" + opt.replace("_", "-"), str(getattr(args, opt))]
+            out += ["--" + opt.replace("_", "-"), f"{getattr(args, opt):g}"]
     return out
 
 

@@ -23,7 +23,7 @@ set +e
 if [ -n "${PGHOST:-}" ] && [[ "$PGHOST" != /* ]]; then
     tap_skip_all "needs a local server (PGHOST is a socket directory)"
 fi
-tap_plan 22
+tap_plan 25
 
 COORD_HOST=${PGHOST:-} COORD_PORT=${PGPORT:-} COORD_USER=${PGUSER:-}
 coord() { PGHOST=$COORD_HOST PGPORT=$COORD_PORT PGUSER=$COORD_USER PGDATABASE=$1 qv -c "$2"; }
@@ -105,7 +105,7 @@ tap_is "$(coord festival_dist_test "SELECT DISTINCT data_digest FROM festival_ce
 # resuming: nothing queued, nothing stored twice
 dist --config "$FIX" --worker "${workers[0]}" >"$work/again" 2>&1
 tap_is "$?" "0" "a second invocation succeeds ..."
-tap_like "$(cat "$work/again")" "8 cells, 0 queued now, 8 finished before" "... queues no cell ..."
+tap_like "$(cat "$work/again")" "8 cells, 0 queued now \(1 a job\), 8 finished before" "... queues no cell ..."
 tap_is "$(coord festival_dist_test "SELECT count(*) FROM festival.run")" "24" "... and stores no run"
 
 # data that differ between workers are refused
@@ -120,7 +120,8 @@ tap_is "$(coord festival_dist_test "SELECT count(*) FROM festival.run WHERE star
 
 # a configuration error fails each cell once
 sed 's/"profile": "hdd_wd_7200"/"profile": "no_such_drive"/; s/"name": "distsmoke"/"name": "distbad"/' "$FIX" >"$work/bad.json"
-dist --config "$work/bad.json" --worker "${workers[0]}" --worker "${workers[2]}" >"$work/bad" 2>&1
+dist --config "$work/bad.json" --worker "${workers[0]}" --worker "${workers[2]}" --cells-per-job 4 \
+    >"$work/bad" 2>&1
 rc=$?
 tap_is "$rc" "1" "a configuration error fails the run"
 tap_is "$(coord festival_dist_test "SELECT count(*), count(DISTINCT cell), bool_and(kind = 'failed') FROM festival_cell_error WHERE cell LIKE 'exp=distbad %'")" \
@@ -128,9 +129,11 @@ tap_is "$(coord festival_dist_test "SELECT count(*), count(DISTINCT cell), bool_
 tap_is "$(grep -c "cell failed" "$work/bad")" "8" "... and is reported once"
 
 # a killed backend on a worker loses only its cell
-coord festival_dist_test "DELETE FROM festival.run WHERE label LIKE 'exp=distsmoke%split=linear%page=2048%'; DELETE FROM festival_cell WHERE cell LIKE 'exp=distsmoke%split=linear%page=2048%'" >/dev/null
+# (jobs of two cells each: the cell finished before the kill stays stored)
+coord festival_dist_test "DELETE FROM festival.run WHERE label LIKE 'exp=distsmoke%split=linear%'; DELETE FROM festival_cell WHERE cell LIKE 'exp=distsmoke%split=linear%'" >/dev/null
 coord festival_dist_test "UPDATE festival_cell SET data_digest = NULL" >/dev/null
-dist --config "$FIX" --worker "${workers[0]}" --worker "${workers[2]}" >"$work/backend" 2>&1 &
+dist --config "$FIX" --worker "${workers[0]}" --worker "${workers[2]}" --cells-per-job 2 \
+    >"$work/backend" 2>&1 &
 coordinator=$!
 killed=""
 for _ in $(seq 600); do
@@ -149,5 +152,20 @@ tap_ok "$( [ "$rc" -eq 0 ] && [ -n "$killed" ] && grep -q "cell retried (w2)" "$
 coord festival_dist_test "$cmp_sql" >"$work/merged2.tsv"
 tap_ok "$(diff "$work/single.tsv" "$work/merged2.tsv" >&2; echo $?)" \
     "the results again equal the single-server run's, each label once"
+tap_is "$(coord festival_dist_test "SELECT count(*), sum(runs) FROM festival_cell")" "8|24" \
+    "... with one state row per cell"
+
+# reports say what compares across machines, and name the machines when they differ
+note=$(PGDATABASE=festival_dist_test /usr/bin/python3 -c "
+import sys; sys.path.insert(0, '$ROOT/scripts/lib')
+import machines, psycopg
+with psycopg.connect() as c:
+    print(' / '.join(machines.note(c, [r[0] for r in c.execute('SELECT run_id FROM festival.run')])))")
+tap_like "$note" "^Machine-independent: virtual device time .* / Every run comes from one machine: " \
+    "the reports' note says which figures are machine-independent and that one machine made the runs"
+coord festival_dist_test "UPDATE festival.run SET config = jsonb_set(config, '{worker,host}', '\"otherhost\"') WHERE label LIKE '%page=4096%'" >/dev/null
+PGDATABASE=festival_dist_test "$ROOT/scripts/report" --output "$work/rep" --label 'exp=distsmoke %' >/dev/null 2>&1
+tap_like "$(cat "$work/rep/report.md")" "These runs come from 2 machines \(otherhost .*: 12 runs; .*: 12 runs\)\. Compare their machine-independent figures" \
+    "runs of two machines: scripts/report names both and warns about their wall times"
 
 tap_done
