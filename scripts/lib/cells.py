@@ -144,20 +144,31 @@ def finished(conn, cell, dg):
     return row is not None and row[0] == dg and run_count(conn, cell) == row[1]
 
 
+# the last data digest of this process: (the tables' names and oids, digest);
+# a runner's cells of one data set share their tables, digested once
+_last_digest = [None, None]
+
+
 def data_digest(conn, pattern):
     """sha256 over the data tables whose names match the regular expression
     pattern (in name order), each as COPY's text of its rows in physical
-    order: the order festival.build inserts them in."""
+    order: the order festival.build inserts them in.  Tables made again
+    (new oids) are digested again."""
     h = hashlib.sha256()
-    names = [r[0] for r in conn.execute(
-        "SELECT c.relname FROM pg_class c WHERE c.relkind = 'r' AND c.relname ~ %s "
-        "AND pg_table_is_visible(c.oid) ORDER BY c.relname", (pattern,))]
+    tables = conn.execute(
+        "SELECT c.relname, c.oid::bigint FROM pg_class c WHERE c.relkind = 'r' "
+        "AND c.relname ~ %s AND pg_table_is_visible(c.oid) ORDER BY c.relname",
+        (pattern,)).fetchall()
+    names = [n for n, _ in tables]
+    if _last_digest[0] == tables:
+        return _last_digest[1], names
     for name in names:
         h.update(f"table {name}\n".encode())
         with conn.cursor() as cur:
             with cur.copy(f'COPY (SELECT * FROM "{name}" ORDER BY ctid) TO STDOUT') as cp:
                 for block in cp:
                     h.update(block)
+    _last_digest[:] = [tables, h.hexdigest()]
     return h.hexdigest(), names
 
 

@@ -133,7 +133,7 @@ def env_for(conninfo):
 
 
 def make_app(conninfo):
-    connector = procrastinate.PsycopgConnector(conninfo=conninfo, min_size=1, max_size=4)
+    connector = procrastinate.PsycopgConnector(conninfo=conninfo, min_size=1, max_size=3)
     app = procrastinate.App(connector=connector)
     app.task(name=TASK, queue=QUEUE, pass_context=True,
              retry=procrastinate.RetryStrategy(max_attempts=ATTEMPTS - 1, wait=1,
