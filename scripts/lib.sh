@@ -32,7 +32,7 @@ FEST_PACKAGES=(
     postgresql-15 postgresql-server-dev-15 postgresql-15-postgis-3
     postgresql-15-postgis-3-scripts postgresql-contrib libgeos-dev make gcc
     postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
-    python3-psycopg python3-matplotlib
+    python3-psycopg python3-matplotlib python3-venv
     libaio-dev liburing-dev
 )
 

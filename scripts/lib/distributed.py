@@ -287,8 +287,9 @@ def run_cell_job(context, cells_, experiment, data_set, data_tables, config, arg
                 for c, wall in finished:
                     with open(digest_path, encoding="utf-8") as f:
                         data = json.load(f)
-                    store(c, pending.pop(c), experiment, data_set, data, before, wall,
+                    store(c, pending[c], experiment, data_set, data, before, wall,
                           context.job.id, attempt)
+                    del pending[c]
             except psycopg.OperationalError as e:
                 lost.append(str(e))     # a server went away: retried below
             except CellFailed as e:
@@ -313,8 +314,8 @@ def run_cell_job(context, cells_, experiment, data_set, data_tables, config, arg
     alive = local_alive()
     if lost:
         tail += f"\nstoring: {lost[-1]}"
-    if proc.returncode != 2 and (proc.returncode < 0 or LOST.search(stderr) or not alive
-                                 or lost):
+    # exit 2 is a configuration error, unless the server went away (psql exits 2 then too)
+    if proc.returncode < 0 or LOST.search(stderr) or not alive or lost:
         for c in pending:
             report_error(c, "retried", f"{Worker.name}: {tail}")
         if not alive:
@@ -582,7 +583,7 @@ def coordinate(args):
                 last_line = line.split(" elapsed")[0]
             if not todo:
                 return failed
-            if live == 0 and (procs or time.time() - started > args.stall_seconds):
+            if live == 0 and procs:     # with --queue-only, workers may come later
                 raise DistributedError(f"no worker is left and {len(todo)} cells are not "
                                        "finished; the same command resumes them")
             await asyncio.sleep(1.0)
