@@ -127,7 +127,8 @@ def env_for(conninfo):
     if "dbname" not in params and "service" not in params:
         raise DistributedError(f"connection string {conninfo!r} names no dbname: a worker's "
                                "runs need a database of their own")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    # libpq's variables (PGHOST...) are the worker's; PG_CONFIG and the like stay
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PG") or k.startswith("PG_")}
     env.update({CONNINFO_ENV[k]: str(v) for k, v in params.items()})
     return env
 
@@ -659,4 +660,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    # run as the module "distributed", whose task and exceptions procrastinate
+    # finds by name, not as a second copy named __main__
+    import distributed
+    sys.exit(distributed.main(sys.argv[1:]))
