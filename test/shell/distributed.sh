@@ -23,7 +23,7 @@ set +e
 if [ -n "${PGHOST:-}" ] && [[ "$PGHOST" != /* ]]; then
     tap_skip_all "needs a local server (PGHOST is a socket directory)"
 fi
-tap_plan 27
+tap_plan 28
 
 COORD_HOST=${PGHOST:-} COORD_PORT=${PGPORT:-} COORD_USER=${PGUSER:-}
 coord() { PGHOST=$COORD_HOST PGPORT=$COORD_PORT PGUSER=$COORD_USER PGDATABASE=$1 qv -c "$2"; }
@@ -90,6 +90,10 @@ coord festival_dist_test "$cmp_sql" >"$work/merged.tsv"
 tap_ok "$(diff "$work/single.tsv" "$work/merged.tsv" >&2; echo $?)" \
     "merged device times and counters equal the single-server run's, label by label"
 tap_is "$(wc -l <"$work/merged.tsv")" "24" "... over all 24 runs"
+cmp_labels="'exp=distsmoke structure=rtree min_fill=40 split=linear framework=none page=2048 device=ds_hdd build=insert workload=build rep=1', 'exp=distsmoke structure=rtree min_fill=40 split=quadratic framework=none page=2048 device=ds_hdd build=insert workload=build rep=1'"
+compare_sql="SELECT metric, baseline_value, candidate_value FROM festival.compare($cmp_labels) WHERE metric IN ('device_seconds', 'pages_written', 'splits')"
+tap_is "$(coord festival_dist_test "$compare_sql")" "$(coord festival_dist_single "$compare_sql")" \
+    "festival.compare on the merged runs gives the single server's device seconds, pages and splits"
 tap_is "$(coord festival_dist_test "SELECT count(*) FROM festival.run WHERE config->'worker'->>'host' IS NOT NULL AND config->'worker'->>'cpu_model' IS NOT NULL AND config->'worker'->>'postgresql' ~ '^15' AND config->'worker'->>'festival' IS NOT NULL AND jsonb_array_length(config->'worker'->'devices') = 1 AND config->'worker'->'devices'->0->>'profile' = profile AND config ? 'experiment'")" \
     "24" "every run records its worker: host, CPU, PostgreSQL and festival versions, device and profile"
 tap_is "$(coord festival_dist_test "SELECT count(DISTINCT data_digest), count(data_digest), count(DISTINCT worker) > 1 FROM festival_cell")" \
