@@ -1,7 +1,7 @@
 """Cells of one experiment over several worker servers, on procrastinate.
 
     distributed.py coordinate --config FILE [--source NAME] [--worker CONNINFO ...]
-        [--queue-only] [--stall-seconds S] [--heartbeat S]
+        [--queue-only] [--cells-per-job N] [--stall-seconds S] [--heartbeat S]
         [-- RUNNER-ARGS ...]
     distributed.py work --coordinator CONNINFO --local CONNINFO [--name NAME]
         [--heartbeat S]
@@ -16,16 +16,20 @@ the results (festival.run, public.festival_cell of scripts/lib/cells.py)
 and procrastinate's queue (its procrastinate_* tables).  It splits the
 experiment (FILE: a configuration with its scale merged) into cells
 (cells.cell_list), forgets the runs of cells an interrupted invocation left
-half-stored, defers one job per cell not finished yet (queueing lock: the
-cell id, so a resumed invocation never queues a cell twice), starts one
+half-stored, defers the cells not finished yet as jobs of up to
+--cells-per-job cells of one data set (one runner start and one data
+generation for them; queueing lock: the job's first cell, and cells queued
+or running in an earlier invocation's jobs are left out, so a resumed
+invocation never queues a cell twice), starts one
 worker process per --worker server (none with --queue-only: workers come
 from scripts/festival-worker), prints progress and an ETA, hands the jobs
 of workers whose heartbeat stopped to the others, and waits until every
 cell is finished or has failed.
 
-A worker process takes one job at a time.  It runs the cell on its own
-server (scripts/run-workload --resume with FEST_ONLY_CELLS naming the cell,
-the experiment's peers left out), then copies the cell's runs into the
+A worker process takes one job at a time.  It runs the job's cells on its
+own server (scripts/run-workload --resume with FEST_ONLY_CELLS naming them,
+the experiment's peers left out) and, as soon as the runner records a cell
+finished, copies its runs into the
 coordinator's festival.run in one transaction together with the cell's
 row in public.festival_cell: a cell's runs land whole or not at all, and a
 cell whose row exists is never stored again, whichever worker ran it and
@@ -35,8 +39,8 @@ festival versions, the server's system identifier, the devices the cell
 used (with their profiles) and the digest of the data the cell ran on.
 
 Failures: a cell whose runner exits 2 (a configuration error) or fails
-with an SQL error while its server stays up fails once, reported on the
-coordinator, and is not retried.  A cell that loses its server (backend or
+with an SQL error while its server stays up and printed no connection
+error fails once, reported on the coordinator, and is not retried.  A cell that loses its server (backend or
 server killed: connection errors, or the server unreachable after the
 failure) is tried up to 3 times (ATTEMPTS), on any worker; a worker whose
 server is down stops taking jobs.  A worker process killed with its job
