@@ -11,6 +11,10 @@
 #   fest_psql ...         psql with ON_ERROR_STOP, quiet
 #   fest_usage            print the calling script's header comment (its usage)
 #   fest_value OPT ARGS   exit 2 unless the option OPT has a value after it
+#   fest_venv MODULE PKG  print the python of the scripts' virtual environment
+#                         ($FEST_VENV, default ~/.cache/festival/venv: Debian's
+#                         python3 and its packages, plus PyPI's), installing
+#                         PKG from PyPI first when MODULE does not import
 #
 # A server counts as configured when PGHOST, PGPORT, PGDATABASE or PGSERVICE
 # is set; festival and PostGIS must be installable there (CREATE EXTENSION
@@ -28,7 +32,7 @@ FEST_PACKAGES=(
     postgresql-15 postgresql-server-dev-15 postgresql-15-postgis-3
     postgresql-15-postgis-3-scripts postgresql-contrib libgeos-dev make gcc
     postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
-    python3-psycopg python3-matplotlib
+    python3-psycopg python3-matplotlib python3-venv
     libaio-dev liburing-dev
 )
 
@@ -49,6 +53,20 @@ fest_value() {
         echo "$(basename "$0"): $opt needs a value (--help shows the usage)" >&2
         exit 2
     fi
+}
+
+# PyPI's procrastinate (scripts/lib/distributed.py), pinned: its queue
+# tables live in the result database, so every host runs the same version
+FEST_PROCRASTINATE=procrastinate==3.10.0
+
+fest_venv() {
+    local venv=${FEST_VENV:-$HOME/.cache/festival/venv}
+    if ! "$venv/bin/python" -c "import $1, psycopg" 2>/dev/null; then
+        fest_log "installing PyPI's $2 into $venv"
+        /usr/bin/python3 -m venv --system-site-packages "$venv" >&2
+        "$venv/bin/pip" install -q --disable-pip-version-check "$2" >&2
+    fi
+    echo "$venv/bin/python"
 }
 
 as_root() {

@@ -17,7 +17,13 @@ run again.
 
 Cells of one experiment share only their data set, which each invocation
 generates again from its seed, so the cell list can be split between
-servers by id (sharding: docs/experiments.md; not implemented here).
+servers by id: scripts/lib/distributed.py runs each cell on one of several
+worker servers (docs/distributed.md).  For it a runner honours two
+environment variables: FEST_ONLY_CELLS (cell ids, one a line) makes every
+other cell count as finished, so the runner runs just those; and
+FEST_CELL_DATA_DIGEST=PATH with FEST_CELL_DATA_TABLES=REGEX writes, when a
+cell starts (clear()), a digest of the data tables whose names match REGEX
+to PATH, so the coordinator can check every worker generated the same bytes.
 
 Progress: scripts/reproduce writes a plan (every cell it will run, with an
 estimate of its wall time) to the file named by FEST_CELL_PLAN; after each
@@ -40,6 +46,11 @@ DDL = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
     finished_at timestamptz NOT NULL DEFAULT now(),
     wall_seconds float8 NOT NULL,
     runs int NOT NULL)"""
+# filled by scripts/lib/distributed.py for a cell a worker server ran; NULL
+# for a cell run on this server
+DDL_WORKER = [f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS worker text",
+              f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS data_set text",
+              f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS data_digest text"]
 
 # keys of an experiment that do not change what a cell measures: prose, the
 # paper's method facts (reported, not run), and the matrix axes (a cell
@@ -53,6 +64,39 @@ def digest(exp, config, dataset, extra=None):
     body = {k: v for k, v in exp.items() if k not in NEUTRAL_KEYS}
     text = json.dumps([body, config, dataset, extra], sort_keys=True, default=str)
     return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def load_experiment(cfg, argv=()):
+    """(exp, own) of a configuration (scale merged), normalised as run-workload
+    runs it: own holds the keys of the runners of their own (mixes.py,
+    batches.py), which go into those runners' cell digests."""
+    import tempfile
+    import workload
+    cfg = dict(cfg)
+    own = {k: cfg.pop(k) for k in ("mixes", "groups", "bulk_insert", "batch_queries") if k in cfg}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as tmp:
+        json.dump(cfg, tmp)
+    try:
+        exp = workload.load_experiment(workload.parse_args(["--config", tmp.name, *argv]))
+    finally:
+        os.unlink(tmp.name)
+    if own:
+        exp["windows"]["area_percent"] = []
+        exp["knn"]["k"] = []
+    return exp, own
+
+
+def cell_list(exp, own=None):
+    """[(cell id, digest, data set)] of an experiment, in the order its runner runs them."""
+    import workload
+    out = []
+    for ds in workload.datasets(exp):
+        dl = workload.data_label(exp, ds)
+        for c in workload.matrix(exp):
+            if workload.fits(ds["points"], c["max_points"], c["build"]["max_points"]):
+                out.append((workload.base_label(exp, c) + dl,
+                            digest(exp, c, ds, own) if own else digest(exp, c, ds), ds))
+    return out
 
 
 def nice_backend(conn):
@@ -77,6 +121,14 @@ def nice_backend(conn):
 def ensure(conn):
     conn.execute("SET client_min_messages = warning")
     conn.execute(DDL)
+    for ddl in DDL_WORKER:
+        conn.execute(ddl)
+
+
+def only_cells():
+    """The cells FEST_ONLY_CELLS restricts a runner to, or None."""
+    text = os.environ.get("FEST_ONLY_CELLS")
+    return None if text is None else {c for c in text.split("\n") if c}
 
 
 def run_count(conn, cell):
@@ -85,12 +137,52 @@ def run_count(conn, cell):
 
 
 def finished(conn, cell, dg):
+    only = only_cells()
+    if only is not None and cell not in only:
+        return True
     row = conn.execute(f"SELECT digest, runs FROM {TABLE} WHERE cell = %s", (cell,)).fetchone()
     return row is not None and row[0] == dg and run_count(conn, cell) == row[1]
 
 
+# the last data digest of this process: (the tables' names and oids, digest);
+# a runner's cells of one data set share their tables, digested once
+_last_digest = [None, None]
+
+
+def data_digest(conn, pattern):
+    """sha256 over the data tables whose names match the regular expression
+    pattern (in name order), each as COPY's text of its rows in physical
+    order: the order festival.build inserts them in.  Tables made again
+    (new oids) are digested again."""
+    h = hashlib.sha256()
+    tables = conn.execute(
+        "SELECT c.relname, c.oid::bigint FROM pg_class c WHERE c.relkind = 'r' "
+        "AND c.relname ~ %s AND pg_table_is_visible(c.oid) ORDER BY c.relname",
+        (pattern,)).fetchall()
+    names = [n for n, _ in tables]
+    if _last_digest[0] == tables:
+        return _last_digest[1], names
+    for name in names:
+        h.update(f"table {name}\n".encode())
+        with conn.cursor() as cur:
+            with cur.copy(f'COPY (SELECT * FROM "{name}" ORDER BY ctid) TO STDOUT') as cp:
+                for block in cp:
+                    h.update(block)
+    _last_digest[:] = [tables, h.hexdigest()]
+    return h.hexdigest(), names
+
+
 def clear(conn, cell):
-    """Forget a cell: its state row and every run it stored (a partial cell)."""
+    """Forget a cell: its state row and every run it stored (a partial cell).
+
+    Runners call it right before a cell runs, with its data prepared: the
+    moment FEST_CELL_DATA_DIGEST asks for the data's digest."""
+    out = os.environ.get("FEST_CELL_DATA_DIGEST")
+    if out and os.environ.get("FEST_CELL_DATA_TABLES"):
+        dg, names = data_digest(conn, os.environ["FEST_CELL_DATA_TABLES"])
+        with open(out + ".new", "w", encoding="utf-8") as f:
+            json.dump({"cell": cell, "digest": dg, "tables": names}, f)
+        os.replace(out + ".new", out)   # whole, for a reader polling it
     ids = [r[0] for r in conn.execute(
         "SELECT run_id FROM festival.run WHERE starts_with(label, %s)", (cell + " ",))]
     if ids:

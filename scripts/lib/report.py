@@ -59,6 +59,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import psycopg  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import machines  # noqa: E402
+
 
 class ReportError(Exception):
     """A problem to report to the user in one line."""
@@ -796,11 +799,14 @@ def main(argv):
             raise ReportError(f"cannot connect (set PGHOST, PGPORT, PGDATABASE): {e}") from e
         with conn:
             runs = fetch_runs(conn, args.label, args.min_run_id)
+            # which machines made the runs, and what compares across them
+            machine_note = machines.note(conn, [r["run_id"] for r in runs])
         if not runs:
             raise ReportError(f"no run in festival.run has a label like '{args.label}'")
         os.makedirs(args.output, exist_ok=True)
         configs = group_configs(runs)
         title, blocks = build_report(configs, args)
+        blocks[2:2] = [("p", text) for text in machine_note]
         path = os.path.join(args.output, f"report.{args.format}")
         with open(path, "w", encoding="utf-8") as f:
             f.write(render_md(blocks) if args.format == "md" else render_html(blocks, title))

@@ -42,6 +42,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cells  # noqa: E402
+import machines  # noqa: E402
 import claims as registry  # noqa: E402
 import reproduce_report as report  # noqa: E402
 import workload  # noqa: E402
@@ -104,12 +105,33 @@ def parse_args(argv):
                    help="skip the per-experiment reports (scripts/report); CI uses it")
     p.add_argument("--no-replay", action="store_true",
                    help="skip the replay of one traced build on every shipped drive")
+    p.add_argument("--worker", action="append", default=[], metavar="CONNINFO",
+                   help="run the cells over worker servers (repeat; scripts/run-workload "
+                        "--worker, docs/distributed.md)")
+    p.add_argument("--queue-only", action="store_true",
+                   help="queue the cells for workers that scripts/festival-worker runs")
+    p.add_argument("--stall-seconds", type=float, help=argparse.SUPPRESS)
+    p.add_argument("--heartbeat", type=float, help=argparse.SUPPRESS)
+    p.add_argument("--cells-per-job", type=int, help=argparse.SUPPRESS)
     p.add_argument("--check-only", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--expect", metavar="FILE",
                    help="lines 'CLAIM-ID why': claims known not to hold (in direction or "
                         "magnitude) at this scale; exit 1 when any other decided claim does not "
                         "hold, or a listed one holds (so the list stays exact)")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if (args.worker or args.queue_only) and args.budget_hours:
+        p.error("--budget-hours does not go with --worker or --queue-only")
+    return args
+
+
+def worker_args(args):
+    """The options that make scripts/run-workload run the cells over workers."""
+    out = [x for w in args.worker for x in ("--worker", w)]
+    out += ["--queue-only"] if args.queue_only else []
+    for opt in ("stall_seconds", "heartbeat", "cells_per_job"):
+        if getattr(args, opt) is not None:
+            out += ["--" + opt.replace("_", "-"), f"{getattr(args, opt):g}"]
+    return out
 
 
 def select(claims, patterns):
@@ -130,34 +152,13 @@ def select(claims, patterns):
 def scaled_experiment(path, scale):
     """The experiment's form for the scale, normalised as run-workload runs it."""
     with open(os.path.join(ROOT, path), encoding="utf-8") as f:
-        cfg = workload.merge_scale(json.load(f), scale)
-    # the keys of the runners of their own (mixes.py, batches.py), in the
-    # cells' digests as those runners compute them
-    own = {k: cfg.pop(k) for k in ("mixes", "groups", "bulk_insert", "batch_queries") if k in cfg}
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as tmp:
-        json.dump(cfg, tmp)
-    try:
-        exp = workload.load_experiment(workload.parse_args(["--config", tmp.name]))
-    finally:
-        os.unlink(tmp.name)
-    if own:
-        exp["windows"]["area_percent"] = []
-        exp["knn"]["k"] = []
-    return exp, own
+        return cells.load_experiment(workload.merge_scale(json.load(f), scale))
 
 
 def experiment_cells(path, scale):
     """[(cell id, digest)] of an experiment at a scale, in the order the runner runs them."""
     exp, own = scaled_experiment(path, scale)
-    out = []
-    for ds in workload.datasets(exp):
-        dl = workload.data_label(exp, ds)
-        for c in workload.matrix(exp):
-            if workload.fits(ds["points"], c["max_points"], c["build"]["max_points"]):
-                out.append((workload.base_label(exp, c) + dl,
-                            cells.digest(exp, c, ds, own or None) if own else
-                            cells.digest(exp, c, ds)))
-    return exp["name"], out
+    return exp["name"], [(cid, dg) for cid, dg, _ in cells.cell_list(exp, own)]
 
 
 def estimates(scale):
@@ -184,13 +185,13 @@ def cell_states(conn, cell_list):
     return {cid: cells.finished(conn, cid, dg) for cid, dg in cell_list}
 
 
-def run_experiment(path, scale, plan_path, deadline):
+def run_experiment(path, scale, plan_path, deadline, workers=()):
     env = dict(os.environ, FEST_CELL_PLAN=plan_path)
     if deadline:
         env["FEST_CELL_DEADLINE"] = str(deadline)
     print(f"reproduce: running {path} at scale {scale}", file=sys.stderr, flush=True)
     cmd = [os.path.join(ROOT, "scripts", "run-workload"), "--no-setup", "--resume",
-           "--config", os.path.join(ROOT, path), "--scale", scale]
+           "--config", os.path.join(ROOT, path), "--scale", scale, *workers]
     rc = subprocess.call(cmd, env=env)
     if rc != 0:
         raise ReproduceError(f"scripts/run-workload failed on {path} (exit {rc})")
@@ -330,7 +331,7 @@ def main(argv):
                             continue
                         if deadline and time.time() >= deadline:
                             break
-                        run_experiment(p, args.scale, tmp.name, deadline)
+                        run_experiment(p, args.scale, tmp.name, deadline, worker_args(args))
                 finally:
                     os.unlink(tmp.name)
                 for _, _, cl in plan:
@@ -357,7 +358,10 @@ def main(argv):
                     "cells": sum(len(cl) for _, _, cl in plan), "cells_done": cells_done,
                     "cell_wall": wall, "experiments": [(p, n) for p, n, _ in plan],
                     "complete": complete, "calibration": cal,
-                    "notes": report.load_notes(ROOT, args.scale)}
+                    "notes": report.load_notes(ROOT, args.scale),
+                    "machines": machines.note(conn, [r[0] for r in conn.execute(
+                        "SELECT run_id FROM claim_run WHERE t->>'exp' = ANY(%s)",
+                        ([n for _, n, _ in plan],))])}
         if not args.no_charts:
             for p, name, _ in plan:
                 if not complete[p]:

@@ -197,6 +197,8 @@ def write(outdir, results, meta, replay):
             + TIME_WORDS[meta["time"]] + " on the shipped device profiles (docs/devices.md). "
             "Gains are the papers' `(baseline − candidate) / baseline × 100`. A real-data "
             "figure decided on our synthetic stand-in says so.", ""]
+    for text in meta.get("machines", []):   # scripts/lib/machines.py
+        head += [text, ""]
     cols = ["claim", "paper, where", "set", "paper's value", "band", "ours", "residual",
             "direction", "magnitude", "verdict", "paper's method", "note"]
     rows = []

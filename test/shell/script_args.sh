@@ -18,6 +18,7 @@ echo '{"knn": {"K": [10]}}' > "$TMP/knn.json"
 echo '{"windows": {"area_percent": [1], "cnt": 5}}' > "$TMP/windows.json"
 echo '{"empty": {"counts": 3}}' > "$TMP/empty.json"
 echo '{"data": {"pionts": 3}}' > "$TMP/data.json"
+echo '{}' > "$TMP/plain.json"
 CASES=(
     "run-workload --config $TMP/knn.json --dry-run"
     "run-workload --config $TMP/windows.json --dry-run"
@@ -36,8 +37,15 @@ CASES=(
     "demo --io sideways"
     "demo --no-such-option"
     "campaign-faults --seed"
+    "run-workload --worker"
+    "run-workload --worker dbname=w"
+    "run-workload --config $TMP/plain.json --queue-only --report r"
+    "reproduce --worker dbname=w --budget-hours 1"
+    "festival-worker"
+    "festival-worker --coordinator"
 )
-HELP=(reproduce run-workload demo campaign-crash campaign-faults campaign-flips load-dataset)
+HELP=(reproduce run-workload demo campaign-crash campaign-faults campaign-flips load-dataset
+      festival-worker)
 tap_plan $(( ${#CASES[@]} * 2 + ${#HELP[@]} ))
 
 for c in "${CASES[@]}"; do
