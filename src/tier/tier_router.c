@@ -69,8 +69,8 @@ tier_grow_map(TierState *ts, uint64 n)
 }
 
 /* The tier the placement assigns to a page written with this header. */
-static int
-placement_target(TierState *ts, PageId page, const FestPageHeader *h)
+int
+tier_placement_target(TierState *ts, PageId page, const FestPageHeader *h)
 {
 	int			current = tier_of(ts, page);
 
@@ -92,6 +92,15 @@ placement_target(TierState *ts, PageId page, const FestPageHeader *h)
 		case TIER_RANDOM:
 			if (page < ts->nentries && ts->want[page] != WANT_NONE)
 				return ts->want[page];
+			/* a first write: a page the detector found hot before it was written */
+			if (ts->opt.placement != TIER_RANDOM &&
+				(page >= ts->nentries || (ts->entry[page] & ENTRY_PRESENT) == 0))
+			{
+				HotPage    *p = hash_search(ts->hot.pages, &page, HASH_FIND, NULL);
+
+				if (p != NULL && p->hot)
+					return TIER_FAST;
+			}
 			return current;
 		case TIER_ALL_FAST:
 			break;
@@ -251,7 +260,7 @@ router_write(PageIO *io, PageIORequest *reqs, int n)
 
 		tier_grow_map(ts, page + 1);
 		current = tier_of(ts, page);
-		target[i] = placement_target(ts, page, h);
+		target[i] = tier_placement_target(ts, page, h);
 		/* a page that would overfill the fast tier stays slow */
 		if (target[i] == TIER_FAST && current != TIER_FAST &&
 			ts->opt.capacity_pages > 0 &&
@@ -363,17 +372,24 @@ tier_migrate_now(TierState *ts, PageId page)
 {
 	PageIORequest req;
 
+	bool		buffered;
+
 	if (page >= ts->nentries || ts->want[page] == WANT_NONE)
 		return;
+	req.page = page;
+	req.buf = ts->scratch;
+	/* a write buffer may hold a newer image than the device: it goes now */
+	buffered = tier_buffer_take(ts, page, ts->scratch);
 	if ((ts->entry[page] & ENTRY_PRESENT) == 0 ||
 		tier_of(ts, page) == ts->want[page])
 	{
 		tier_clear_want(ts, page);
+		if (buffered)
+			router_write(&ts->router, &req, 1);
 		return;
 	}
-	req.page = page;
-	req.buf = ts->scratch;
-	tier_io(ts, tier_of(ts, page), &req, 1, false);
+	if (!buffered)
+		tier_io(ts, tier_of(ts, page), &req, 1, false);
 	router_write(&ts->router, &req, 1);
 	/* a full fast tier refused it: give up until asked again */
 	tier_clear_want(ts, page);
