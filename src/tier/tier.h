@@ -66,8 +66,9 @@ typedef enum TierBuffering
 
 /*
  * The tier options of an index, read once by tier_read_options(): the
- * option table fills the fields from filled to fast_capacity (offsetof),
- * tier_read_options derives the rest and checks the combinations.
+ * option tables (tier_options, tier_buffer_options) fill the typed fields
+ * (offsetof), tier_read_options derives the rest and checks the
+ * combinations.
  */
 typedef struct TierOptions
 {
@@ -80,13 +81,16 @@ typedef struct TierOptions
 	int64		seed;			/* random placement */
 	int64		write_buffer_pages; /* per device, detecting placements */
 	int			write_buffers;	/* a TierBuffering (the choice's index) */
+	int64		cool_after;		/* accesses idle before a hot page cools; 0 = never */
 	/* derived */
 	bool		enabled;		/* the index has a fast device */
 	int64		capacity_pages; /* 0 = unlimited (the seeds' setting) */
 } TierOptions;
 
 extern const OptionSpec tier_options[];
+extern const OptionSpec *const tier_buffer_options[];
 extern bool tier_options_given(Jsonb *user);
+extern int	tier_option_tables(Jsonb *user, const OptionSpec **tables);
 extern void tier_read_options(const FestConfig *config, uint32 page_size,
 							  TierOptions *out);
 extern void tier_refuse_unused_options(Jsonb *user, const TierOptions *opt);
@@ -133,6 +137,7 @@ extern void hot_model_init(HotModel *m, double selectivity, int64 capacity,
 extern HotStep hot_model_access(HotModel *m, PageId page, int level,
 								PageId parent, bool parent_fast);
 extern void hot_model_forget_from(HotModel *m, PageId first);
+extern int	hot_model_cool(HotModel *m, int64 idle, PageId **cooled);
 
 typedef struct TierState TierState;
 

@@ -544,6 +544,33 @@ router_close(PageIO *io)
 
 
 /*
+ * Time-based cooling at a flush (option cool_after, beyond the seeds): the
+ * hot pages idle for cool_after accesses leave the hot set (hot_model_cool)
+ * and, unless the level part keeps them fast, are wanted slow, which the
+ * sync below carries out.  Under random the hot set shrinks and
+ * random_balance demotes as many drawn pages.
+ */
+static void
+cool_idle_pages(TierState *ts)
+{
+	PageId	   *cooled;
+	int			n = hot_model_cool(&ts->hot, ts->opt.cool_after, &cooled);
+
+	if (n > 0)
+		ts->weights_dirty = true;
+	for (int i = 0; i < n; i++)
+	{
+		PageId		page = cooled[i];
+
+		if (ts->opt.placement == TIER_RANDOM || page >= ts->nentries ||
+			is_level_fast(ts, ENTRY_LEVEL(ts->entry[page])))
+			continue;
+		tier_set_want(ts, page, TIER_SLOW);
+	}
+	pfree(cooled);
+}
+
+/*
  * The node store has flushed (PageIOOps.flush; a page cache above has
  * written back what the observer promoted since): do what is pending,
  * sync, save the hot-page weights, and mark the map clean, so that the
@@ -557,6 +584,8 @@ tier_router_flush(PageIO *io)
 {
 	TierState  *ts = TIER_STATE_OF(io);
 
+	if (ts->detect && ts->opt.cool_after > 0)
+		cool_idle_pages(ts);
 	tier_router_sync(&ts->router);
 	tier_router_sync(&ts->router);
 	/* the weights before the clean map: a clean map never has older ones */

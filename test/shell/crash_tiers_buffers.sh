@@ -26,12 +26,18 @@
 # inserts and is killed after 40 acknowledgements, in the middle of the
 # next; recovery_checks (lib/crash.bash).
 #
+# Kill in a flush that cools (cool_after 4), FAST: the fault layer kills
+# the backend at the slow or the fast device's sync of festival.flush();
+# recovery_checks, and changes are taken at once.
+#
 # Failed writes (write_fault_checks, lib/crash.bash): a write-through
 # R-tree under hot with buffers of 2 pages, the fault layer failing the next
 # write of the fast device (a fast buffer's flush: migrations and writes of
 # fast pages) and of the slow device (a slow buffer's flush), and, under
 # write_buffers shared_cache over an lru cache, of the fast device (the
-# cache's write-back of a promoted page), with ENOSPC:
+# cache's write-back of a promoted page), and, with cool_after 4, of the slow
+# device (a cooled page's demotion at a flush, the buffers' writes), with
+# ENOSPC:
 # the first error is 53100, nothing acknowledged is lost, flush() and
 # close() do not succeed over changes they could not write.
 source "$(dirname "$0")/lib/tap.bash"
@@ -47,9 +53,10 @@ faults=(
     "bf_fast rtree fast:write hot,wb2"
     "bf_slow rtree write hot,wb2"
     "bf_shared rtree fast:write lru,hot,shared"
+    "bf_cool rtree write hot,cool4"
 )
 crash_begin festival_crash_tiers_buffers \
-    $((${#cases[@]} * 8 + 9 + ${#faults[@]} * 5)) with_device
+    $((${#cases[@]} * 8 + 9 + 2 * 11 + ${#faults[@]} * 5)) with_device
 q -c "SET client_min_messages = warning" \
   -c "SELECT festival.create_device('crash_fast', io => 'buffered', profile => 'optane_memory_32gb')" >/dev/null
 
@@ -71,6 +78,15 @@ victim_kill_midstream "$ix" 1001 60 40
 tap_ok $((BURST_ACKED >= 40 ? 0 : 1)) "$ix: at least 40 inserts acknowledged before the kill"
 wait_for_server
 recovery_checks "$ix"
+
+# kill in a flush that cools (cool_after 4: the flush demotes the pages
+# idle since, then writes the buffers and syncs), FAST, at the slow or the
+# fast device's sync
+RECOVERY_MAY_BE_CLEAN=1
+for target in sync fast:sync; do
+    flush_kill_case "bc_${target//:/_}" "$(fault_options rtree fast,hot,wb2,cool4)" "$target" "FAST, hot, cool_after 4"
+done
+RECOVERY_MAY_BE_CLEAN=0
 
 # failed writes at a buffer's flush
 write_fault_schema

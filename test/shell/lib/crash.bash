@@ -442,7 +442,8 @@ write_fault_checks() {
 # $CRASH_FAST_DEVICE; hot, level_hot and random with hot_selectivity 1.0),
 # or wbN:
 # per-device write buffers of N pages (write_buffer_pages), or shared: no
-# write buffers (write_buffers shared_cache).
+# write buffers (write_buffers shared_cache), or coolN: cooling after N
+# idle accesses (cool_after).
 fault_options() {
     local o='{"page_size": 1024' w
     case "$1" in gridfile|lbgrid) o+=', "extent": [0, 0, 1000, 1000]' ;; esac
@@ -454,6 +455,7 @@ fault_options() {
             level_hot|hot|random) o+=", \"fast_device\": \"${CRASH_FAST_DEVICE:-crash_fast}\", \"placement\": \"$w\", \"hot_selectivity\": 1.0" ;;
             wb[0-9]*) o+=", \"write_buffer_pages\": ${w#wb}" ;;
             shared) o+=', "write_buffers": "shared_cache"' ;;
+            cool[0-9]*) o+=", \"cool_after\": ${w#cool}" ;;
             *) o+=", \"fast_device\": \"${CRASH_FAST_DEVICE:-crash_fast}\", \"placement\": \"$w\"" ;;
         esac
     done
@@ -500,4 +502,29 @@ churn_kill_survive() {
     for ix in "$@"; do
         survived_checks "$ix" 2001
     done
+}
+
+# flush_kill_case <index> <options json> <fault target> <label>: an index
+# over 300 points, closed; a victim inserts 40 more (the log synced at each
+# operation), arms the fault layer to kill the backend at the target (a
+# device's sync: sync, fast:sync) and flushes; after the restart
+# recovery_checks, and a change is taken at once (eleven assertions).
+# Callers set RECOVERY_MAY_BE_CLEAN=1: the kill may come after the flush
+# made the index clean.
+flush_kill_case() {
+    local ix=$1 target=$3 flushed out
+    crash_index "$ix" "$2" 300
+    ACKED=300
+    victim_start "$tmp/$ix.err"
+    victim_ask "SET festival.log_sync = operation" >/dev/null
+    victim_insert "$ix" 301 340
+    victim_ask "SELECT festival.inject_fault('$ix', '$target', 0, 'crash')" >/dev/null
+    flushed=$(victim_ask "SELECT festival.flush('$ix')")
+    victim_end
+    tap_is "$flushed$ACKED" 340 "$ix ($4, $target): 40 inserts acknowledged, the flush killed"
+    wait_for_server
+    tap_ok $? "$ix: the server is back after the crash restart"
+    recovery_checks "$ix"
+    out=$(q -c "$(insert_sql "$ix" 9000)")
+    tap_is "$out" "t" "$ix: and accepts changes at once"
 }
