@@ -12,10 +12,13 @@ rstartree, hilbert, xbrtree, gridfile, lbgrid, fortree), a framework (none,
 fast, efind, fortree: the FOR-tree's write buffer), a page cache (none,
 lru, hlru, s2q, 2q, clru; 16 or 64 pages of 1 kB) and a tier placement (none: one device; single, all_fast, level,
 hot, level_hot, random: with the second device "campaign_fast" as
-fast_device; hot+capacity: hot with a fast tier of 3 or 8 pages).  A
+fast_device; hot+capacity: hot with a fast tier of 3 or 8 pages;
+hot+buffers: hot with write buffers of 1 or 2 pages; hot+shared: hot
+without write buffers, write_buffers shared_cache; hot+cooling: hot with
+cool_after 4 or 16).  A
 seeded generator deals each dimension's values from a deck shuffled anew
 whenever it runs out, so every value of every dimension comes once in as
-many trials as that dimension has values: 8 trials cover every cache,
+many trials as that dimension has values: 11 trials cover every cache,
 framework, placement and structure.  A combination create_index refuses
 by design (LB-Grid under a framework other than none: docs/frameworks.md) is dealt
 another structure; each such refusal is checked once per run and listed.
@@ -91,7 +94,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 STRUCTURES = ["rtree", "rstartree", "hilbert", "xbrtree", "gridfile", "lbgrid", "fortree"]
 FRAMEWORKS = ["none", "fast", "efind", "fortree"]
 CACHES = ["none", "lru", "hlru", "s2q", "2q", "clru"]
-PLACEMENTS = ["none", "single", "all_fast", "level", "hot", "level_hot", "random", "hot+capacity"]
+PLACEMENTS = ["none", "single", "all_fast", "level", "hot", "level_hot", "random", "hot+capacity",
+              "hot+buffers", "hot+shared", "hot+cooling"]
+# the placement a row names; hot+... are hot with an option of their own
+PLACEMENT_OF = {"hot+capacity": "hot", "hot+buffers": "hot", "hot+shared": "hot",
+                "hot+cooling": "hot"}
 DIMENSIONS = ["cache", "framework", "placement", "structure"]
 EXTENT_STRUCTURES = ("hilbert", "xbrtree", "gridfile", "lbgrid")
 PAGE = 1024
@@ -348,11 +355,17 @@ def options_for(c, rng):
             o["cache_clru_pages"] = rng.choice([2, 4])
     if c["placement"] != "none":
         o["fast_device"] = "campaign_fast"
-        o["placement"] = "hot" if c["placement"] == "hot+capacity" else c["placement"]
+        o["placement"] = PLACEMENT_OF.get(c["placement"], c["placement"])
         if o["placement"] in ("hot", "level_hot", "random"):
             o["hot_selectivity"] = 1.0  # promotions all the time
         if c["placement"] == "hot+capacity":
             o["fast_capacity"] = rng.choice([3, 8])  # demotions all the time
+        if c["placement"] == "hot+buffers":
+            o["write_buffer_pages"] = rng.choice([1, 2])  # buffer flushes all the time
+        if c["placement"] == "hot+shared":
+            o["write_buffers"] = "shared_cache"  # promotions through the cache
+        if c["placement"] == "hot+cooling":
+            o["cool_after"] = rng.choice([4, 16])  # demotions at every flush
     o.update(EXTRA_OPTIONS)
     return o
 
@@ -930,7 +943,7 @@ def fault_targets(c):
         t.append("tier_map_write")
         if c["placement"] != "single":  # no page is fast under single
             t += ["fast:write", "fast:read", "fast:sync"]
-        if c["placement"] in ("hot", "level_hot", "random", "hot+capacity"):
+        if PLACEMENT_OF.get(c["placement"], c["placement"]) in ("hot", "level_hot", "random"):
             t.append("tier_write")  # the weights are written for these only
     return t
 

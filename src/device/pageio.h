@@ -105,6 +105,15 @@ typedef struct PageIOOps
 	 * NULL passes it on; at a device it does nothing.
 	 */
 	void		(*flush) (PageIO *io);
+	/*
+	 * The node store has delivered a node to its structure (ns_read and
+	 * friends, nodestore/nodestore.h), from wherever it came: a read below,
+	 * a page cache's hit or the store's own buffer.  A layer that models
+	 * accesses (the tier observer, Fevgas 2019's Alg. 9) counts it here,
+	 * since reads alone miss what the store serves itself.  flags are the
+	 * node's header flags.  NULL passes it on; at a device it does nothing.
+	 */
+	void		(*access) (PageIO *io, PageId page, int level, uint16 flags);
 } PageIOOps;
 
 /*
@@ -320,6 +329,19 @@ pageio_flush(PageIO *io)
 		io = io->below;
 	}
 	io->ops->flush(io);
+}
+
+/* A node was delivered to the structure (PageIOOps.access). */
+static inline void
+pageio_access(PageIO *io, PageId page, int level, uint16 flags)
+{
+	while (io->ops->access == NULL)
+	{
+		if (io->below == NULL)
+			return;
+		io = io->below;
+	}
+	io->ops->access(io, page, level, flags);
 }
 
 /*

@@ -110,7 +110,7 @@ FestConfig *
 index_options_parse(const StructureOps *ops, Jsonb *user, IndexOptions *out,
 					void **state)
 {
-	const OptionSpec *tables[8];
+	const OptionSpec *tables[12];
 	const FrameworkDef *fw;
 	int			n = 0;
 	FestConfig *config;
@@ -123,8 +123,7 @@ index_options_parse(const StructureOps *ops, Jsonb *user, IndexOptions *out,
 		tables[n++] = fw->options;
 	n += cache_option_tables(user, &tables[n]);
 	/* only when asked for, so one-device configurations stay as they were */
-	if (tier_options_given(user))
-		tables[n++] = tier_options;
+	n += tier_option_tables(user, &tables[n]);
 	Assert(n < lengthof(tables));
 	tables[n] = NULL;
 

@@ -239,10 +239,26 @@ struct NodeStore
 	LoggedMeta	committed_meta;
 };
 
+/*
+ * Every node handed to a structure is an access the page I/O chain hears of
+ * (pageio_access), wherever the store found it: the tier observer's hot-page
+ * model counts every access (Fevgas 2019, Alg. 9-10), not only the reads
+ * that reach it.
+ */
+static inline void
+ns_note_access(NodeStore *ns, const TreeNode *node)
+{
+	if (node != NULL)
+		pageio_access(ns->io, node->page, node->level, node->flags);
+}
+
 static inline TreeNode *
 ns_read(NodeStore *ns, PageId page)
 {
-	return ns->ops->read(ns, page);
+	TreeNode   *node = ns->ops->read(ns, page);
+
+	ns_note_access(ns, node);
+	return node;
 }
 
 /* Read several nodes; a store that can batches their device reads. */
@@ -254,6 +270,8 @@ ns_read_many(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
 	else
 		for (int i = 0; i < n; i++)
 			out[i] = ns->ops->read(ns, pages[i]);
+	for (int i = 0; i < n; i++)
+		ns_note_access(ns, out[i]);
 }
 
 /*
@@ -266,9 +284,10 @@ ns_read_root(NodeStore *ns, RootRead *out)
 	if (ns->ops->read_root != NULL)
 	{
 		ns->ops->read_root(ns, out);
+		ns_note_access(ns, out->node);
 		return;
 	}
-	out->node = ns->ops->read(ns, ns->meta->root);
+	out->node = ns_read(ns, ns->meta->root);
 	out->shared = false;
 	out->has_bounds = false;
 }

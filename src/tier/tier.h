@@ -57,10 +57,18 @@ typedef enum TierPlacement
 	TIER_RANDOM					/* as many random pages fast as hot would */
 } TierPlacement;
 
+/* write_buffers: how the detecting placements write (tier_buffer.c) */
+typedef enum TierBuffering
+{
+	TIER_BUFFERS_PER_DEVICE,	/* a write buffer per device (Fevgas 2019, §4.3) */
+	TIER_BUFFERS_SHARED_CACHE	/* none: promotions through the page cache */
+} TierBuffering;
+
 /*
  * The tier options of an index, read once by tier_read_options(): the
- * option table fills the fields from filled to fast_capacity (offsetof),
- * tier_read_options derives the rest and checks the combinations.
+ * option tables (tier_options, tier_buffer_options) fill the typed fields
+ * (offsetof), tier_read_options derives the rest and checks the
+ * combinations.
  */
 typedef struct TierOptions
 {
@@ -71,13 +79,18 @@ typedef struct TierOptions
 	double		selectivity;	/* Alg. 9's s */
 	const char *fast_capacity;	/* as given; NULL = unlimited */
 	int64		seed;			/* random placement */
+	int64		write_buffer_pages; /* per device, detecting placements */
+	int			write_buffers;	/* a TierBuffering (the choice's index) */
+	int64		cool_after;		/* accesses idle before a hot page cools; 0 = never */
 	/* derived */
 	bool		enabled;		/* the index has a fast device */
 	int64		capacity_pages; /* 0 = unlimited (the seeds' setting) */
 } TierOptions;
 
 extern const OptionSpec tier_options[];
+extern const OptionSpec *const tier_buffer_options[];
 extern bool tier_options_given(Jsonb *user);
+extern int	tier_option_tables(Jsonb *user, const OptionSpec **tables);
 extern void tier_read_options(const FestConfig *config, uint32 page_size,
 							  TierOptions *out);
 extern void tier_refuse_unused_options(Jsonb *user, const TierOptions *opt);
@@ -124,6 +137,7 @@ extern void hot_model_init(HotModel *m, double selectivity, int64 capacity,
 extern HotStep hot_model_access(HotModel *m, PageId page, int level,
 								PageId parent, bool parent_fast);
 extern void hot_model_forget_from(HotModel *m, PageId first);
+extern int	hot_model_cool(HotModel *m, int64 idle, PageId **cooled);
 
 typedef struct TierState TierState;
 
@@ -133,7 +147,8 @@ typedef struct TierState TierState;
  *
  *	  device -> fault -> sim           (device_open, device/open.c)
  *	  [-> tier router over a second such chain on the fast device]
- *	  -> tracing -> [page cache] -> [tier observer]   -> the node store
+ *	  -> tracing -> [tier write buffers] -> [page cache] -> [tier observer]
+ *	  -> the node store
  *
  * The caller (the SQL layer) gives what it looked up: the devices and their
  * states, the paths, the counters and the CPU-timing switch of the open
@@ -184,6 +199,8 @@ extern TierState *tier_open(const TierOptions *opt, const char *index_name,
 							PageIO *slow, PageIO *fast, const char *map_path,
 							const char *weights_path, bool create);
 extern PageIO *tier_router(TierState *ts);
+/* tier_buffer.c: the per-device write buffers below the cache (detecting placements) */
+extern PageIO *tier_buffers_wrap(TierState *ts, PageIO *below);
 /* tier_observer.c: the observer above the cache (the cache itself without detection) */
 extern PageIO *tier_observer_wrap(TierState *ts, PageIO *cache);
 

@@ -6,11 +6,14 @@
  *
  * Bottom to top: the device with the fault layer and the simulated drive
  * (device_open stacks those, with the index's DeviceState); with a fast
- * device, a second such chain and the tier router over both; tracing; the
+ * device, a second such chain and the tier router over both; tracing; with
+ * a detecting placement, the per-device write buffers (tier_buffer.c); the
  * page cache; with a detecting placement, the tier observer on the cache.
- * Tracing sits below the cache so that the I/O trace shows exactly what the
- * devices transferred; the observer above it so that it sees every access,
- * cache hits included (Fevgas 2019, Alg. 9).  Under
+ * Tracing sits below the cache and the write buffers so that the I/O trace
+ * shows exactly what the devices transferred; the observer on top, where
+ * the node store tells it of every node it delivers (PageIOOps.access), so
+ * that it counts every access, cache hits and the store's own buffers
+ * included (Fevgas 2019, Alg. 9-10).  Under
  * festival.passthrough_layers a layer that changes nothing
  * (device/passthrough.c) goes above every layer, which must change
  * nothing (test/passthrough.pg).
@@ -123,7 +126,10 @@ page_chain_open(const PageChainSpec *spec, PageChain *chain)
 	if (spec->tier->enabled)
 		io = open_tiers(spec, io, chain);
 	chain->tracing = tracing_pageio_wrap(io, spec->index_name, spec->trace);
-	io = layer(spec, cache_wrap(layer(spec, chain->tracing), spec->cache));
+	io = layer(spec, chain->tracing);
+	if (chain->tiers != NULL)
+		io = layer(spec, tier_buffers_wrap(chain->tiers, io));
+	io = layer(spec, cache_wrap(io, spec->cache));
 	if (chain->tiers != NULL)
 		io = layer(spec, tier_observer_wrap(chain->tiers, io));
 	chain->top = io;

@@ -2,7 +2,8 @@
  *
  * tier_check.c
  *	  The tier part of festival.check(): every written page valid on exactly
- *	  the tier the map names, the capacity kept, and the placement's rules.
+ *	  the tier the map names, the capacity kept, the placement's rules, and
+ *	  the write buffers' invariants (tier_buffer_check).
  *
  * IDENTIFICATION
  *	  src/tier/tier_check.c
@@ -35,6 +36,7 @@ tier_check(TierState *ts, uint64 npages, TierProblem problem, void *arg)
 {
 	char	   *buf = ts->scratch;
 
+	tier_buffer_check(ts, problem, arg);
 	if (ts->opt.capacity_pages > 0 && ts->nfast > (uint64) ts->opt.capacity_pages)
 		problem(arg, -1, psprintf("the fast tier holds " UINT64_FORMAT " pages, more than its capacity of " INT64_FORMAT,
 								  ts->nfast, ts->opt.capacity_pages));

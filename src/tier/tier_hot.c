@@ -11,6 +11,8 @@
  * per level.  A page whose weight exceeds s times its level's average,
  * and whose parent is hot, becomes hot; with a capacity, the least
  * recently used hot page that is no hot page's parent is demoted first.
+ * hot_model_cool takes the hot pages idle too long out of the hot set
+ * (option cool_after, run at a flush by tier_router.c).
  *
  * IDENTIFICATION
  *	  src/tier/tier_hot.c
@@ -67,6 +69,27 @@ hot_model_forget_from(HotModel *m, PageId first)
 	}
 }
 
+/* The pages that are a hot page's parent (a set, in the current context). */
+static HTAB *
+hot_parents(HotModel *m)
+{
+	HASH_SEQ_STATUS seq;
+	HotPage    *p;
+	HASHCTL		ctl;
+	HTAB	   *parents;
+
+	ctl.keysize = sizeof(PageId);
+	ctl.entrysize = sizeof(PageId);
+	ctl.hcxt = CurrentMemoryContext;
+	parents = hash_create("festival hot parents", 64, &ctl,
+						  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	hash_seq_init(&seq, m->pages);
+	while ((p = hash_seq_search(&seq)) != NULL)
+		if (p->hot && p->parent != InvalidPageId)
+			(void) hash_search(parents, &p->parent, HASH_ENTER, NULL);
+	return parents;
+}
+
 /*
  * The demotion victim: the least recently accessed hot page among those
  * that are no hot page's parent (so that the rule "a page is fast only
@@ -81,18 +104,8 @@ coldest(HotModel *m, PageId keep)
 	HASH_SEQ_STATUS seq;
 	HotPage    *p;
 	HotPage    *best = NULL;
-	HASHCTL		ctl;
-	HTAB	   *parents;
+	HTAB	   *parents = hot_parents(m);
 
-	ctl.keysize = sizeof(PageId);
-	ctl.entrysize = sizeof(PageId);
-	ctl.hcxt = CurrentMemoryContext;
-	parents = hash_create("festival hot parents", 64, &ctl,
-						  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	hash_seq_init(&seq, m->pages);
-	while ((p = hash_seq_search(&seq)) != NULL)
-		if (p->hot && p->parent != InvalidPageId)
-			(void) hash_search(parents, &p->parent, HASH_ENTER, NULL);
 	hash_seq_init(&seq, m->pages);
 	while ((p = hash_seq_search(&seq)) != NULL)
 		if (p->hot && p->page != keep &&
@@ -171,4 +184,51 @@ hot_model_access(HotModel *m, PageId page, int level, PageId parent,
 		step.promoted = true;
 	}
 	return step;
+}
+
+/*
+ * Time-based cooling (beyond the seeds; Fevgas 2019, §4.5, leaves cooling to
+ * future work): every hot page whose last access is more than idle accesses
+ * of the clock ago leaves the hot set.  A page that is a hot page's parent
+ * stays while that child is hot (the rule "fast only when the parent is"),
+ * so children cool first and their parents in the next pass.  The pages
+ * cooled are returned in a palloc'd array (*cooled, in the current memory
+ * context), their number as the result.
+ */
+int
+hot_model_cool(HotModel *m, int64 idle, PageId **cooled)
+{
+	int			n = 0;
+	int			cap = 16;
+	bool		changed = true;
+
+	*cooled = palloc(sizeof(PageId) * cap);
+	if (idle <= 0)
+		return 0;
+	while (changed)
+	{
+		HASH_SEQ_STATUS seq;
+		HotPage    *p;
+		HTAB	   *parents = hot_parents(m);
+
+		changed = false;
+		hash_seq_init(&seq, m->pages);
+		while ((p = hash_seq_search(&seq)) != NULL)
+		{
+			if (!p->hot || m->clock - p->last <= idle ||
+				hash_search(parents, &p->page, HASH_FIND, NULL) != NULL)
+				continue;
+			p->hot = false;
+			m->nhot--;
+			if (n == cap)
+			{
+				cap *= 2;
+				*cooled = repalloc(*cooled, sizeof(PageId) * cap);
+			}
+			(*cooled)[n++] = p->page;
+			changed = true;
+		}
+		hash_destroy(parents);
+	}
+	return n;
 }

@@ -1,20 +1,25 @@
 /*-------------------------------------------------------------------------
  *
  * tier_observer.c
- *	  The tier observer: a PageIO above the page cache that runs the hot-page
- *	  model (tier_hot.c) on every node page read, cache hits included, as
- *	  Fevgas 2019's HybridBucketDetect (Alg. 9) requires.
+ *	  The tier observer: a PageIO on top of the chain that runs the hot-page
+ *	  model (tier_hot.c) on every node the node store delivers to its
+ *	  structure (PageIOOps.access), wherever the store found it: a device
+ *	  read, a page cache's hit, FAST's or eFIND's buffer, a prefetched
+ *	  batch; Fevgas 2019's HybridBucketDetect (Alg. 9) counts every access.
  *
  * A page whose weight exceeds s times its level's moving average, and whose
- * parent (the last page read one level up) is hot, is promoted: the
- * observer writes the image it just read back into the cache, which marks
- * it dirty, so it migrates at the next write-back, as Alg. 9's "3DXPoint
- * dirty" flag does.  With a capacity, promoting into a full fast tier
- * first demotes the least recently used hot page that is no hot page's
- * parent (beyond the seeds, which never cool), and copies it back at once.
- * random runs the same detector but promotes a page drawn with the index's
- * seed from the node pages on the slow tier (copied at once).  Only reads
- * are watched; every other operation passes through.
+ * parent (the last page accessed one level up) is hot, is promoted by
+ * setting its "3DXPoint dirty" flag (Alg. 9, step 5.3): the router's want
+ * and an entry in the fast write buffer (tier_buffer.c), so it migrates
+ * when that buffer next flushes, not at once.  With a capacity, promoting
+ * into a full fast tier first demotes the least recently used hot page
+ * that is no hot page's parent (beyond the seeds, which never cool), and
+ * copies it back at once.  random runs the same detector but flags a page
+ * drawn with the index's seed from the node pages on the slow tier.  Under
+ * write_buffers shared_cache (no write buffers) a promoted page's image is
+ * written back into the page cache instead, which moves it at its
+ * write-back (at once without a cache; random copies its page at once).
+ * Nothing else is watched; every operation passes through.
  *
  * IDENTIFICATION
  *	  src/tier/tier_observer.c
@@ -27,27 +32,31 @@ typedef struct ObserverPageIO
 {
 	PageIO		io;				/* must be first */
 	TierState  *ts;
+	char	   *image;			/* shared_cache: a promoted page's image */
 } ObserverPageIO;
 
+/*
+ * One access to a node page at level (Alg. 10: Search refreshes the weight
+ * of a fast page, runs HybridBucketDetect on a slow one; the model does
+ * both).  A promotion sets the page's fast-tier dirty flag: the router's
+ * want and an entry in the fast write buffer (tier_buffer_flag), so the
+ * page migrates at that buffer's next flush.
+ */
 static void
-observe(ObserverPageIO *o, PageId page, char *buf)
+observe(ObserverPageIO *o, PageId page, int level, uint16 flags)
 {
 	TierState  *ts = o->ts;
-	const FestPageHeader *h = FestPageGetHeader(buf);
-	int			level;
 	PageId		parent = InvalidPageId;
 	HotStep		step;
 
-	if (h->magic != FEST_PAGE_MAGIC || h->kind != FEST_PAGE_NODE ||
-		h->page_id != page || h->level >= FEST_MAX_LEVELS)
+	if (page < FEST_FIRST_DATA_PAGE || level < 0 || level >= FEST_MAX_LEVELS)
 		return;
 	/* held in memory by its structure: read once, no access to model */
-	if (h->flags & FEST_NODE_RESIDENT)
+	if (flags & FEST_NODE_RESIDENT)
 		return;
-	level = h->level;
 	if (level > ts->top_level)
 		ts->top_level = level;
-	/* the parent: the last page read one level up (exact for descents) */
+	/* the parent: the last page accessed one level up (exact for descents) */
 	if (level < ts->top_level)
 		parent = ts->last_read[level + 1];
 	ts->last_read[level] = page;
@@ -75,7 +84,10 @@ observe(ObserverPageIO *o, PageId page, char *buf)
 		if (pick != InvalidPageId)
 		{
 			tier_set_want(ts, pick, TIER_FAST);
-			tier_migrate_now(ts, pick);
+			if (ts->buffers == NULL)
+				tier_migrate_now(ts, pick);
+			else
+				tier_buffer_flag(ts, pick);
 		}
 		return;
 	}
@@ -85,25 +97,39 @@ observe(ObserverPageIO *o, PageId page, char *buf)
 		tier_clear_want(ts, page);
 		return;
 	}
+	/* never written yet (a node store holds it): its first write is fast */
+	if (page >= ts->nentries || (ts->entry[page] & ENTRY_PRESENT) == 0)
+		return;
+	/* Alg. 9, step 5.3: the 3DXPoint dirty flag */
 	tier_set_want(ts, page, TIER_FAST);
-	/* Alg. 9's dirty flag: the cache writes it back to the fast tier */
-	pageio_write_one(o->io.below, page, buf);
+	if (ts->buffers == NULL)
+	{
+		/*
+		 * write_buffers shared_cache: the image goes back into the page
+		 * cache (read there: a hit unless the store served the access),
+		 * which writes it to the fast tier at its write-back; without a
+		 * cache it moves now
+		 */
+		pageio_read_one(o->io.below, page, o->image);
+		pageio_write_one(o->io.below, page, o->image);
+		return;
+	}
+	tier_buffer_flag(ts, page);
 }
 
 static void
-observer_read(PageIO *io, PageIORequest *reqs, int n)
+observer_access(PageIO *io, PageId page, int level, uint16 flags)
 {
 	ObserverPageIO *o = (ObserverPageIO *) io;
 
-	pageio_read(io->below, reqs, n);
 	if (o->ts->detect)
-		for (int i = 0; i < n; i++)
-			observe(o, reqs[i].page, reqs[i].buf);
+		observe(o, page, level, flags);
+	pageio_access(io->below, page, level, flags);
 }
 
-/* it watches reads only; every other operation passes through (PageIOOps) */
+/* it hears of accesses only; every other operation passes through (PageIOOps) */
 const PageIOOps tier_observer_ops = {
-	.read = observer_read
+	.access = observer_access
 };
 
 /* The observer above the cache; for placements without detection, the cache. */
@@ -117,5 +143,12 @@ tier_observer_wrap(TierState *ts, PageIO *cache)
 	o = MemoryContextAllocZero(ts->cxt, sizeof(ObserverPageIO));
 	pageio_wrap_init(&o->io, &tier_observer_ops, cache);
 	o->ts = ts;
+	if (ts->buffers == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(ts->cxt);
+
+		o->image = pageio_alloc_buffer(ts->page_size);
+		MemoryContextSwitchTo(old);
+	}
 	return &o->io;
 }

@@ -18,6 +18,10 @@ static const char *const placement_names[] = {
 	"single", "all_fast", "level", "hot", "level_hot", "random", NULL
 };
 
+static const char *const write_buffers_names[] = {
+	"per_device", "shared_cache", NULL
+};
+
 const OptionSpec tier_options[] = {
 	{
 		.name = "fast_device", .type = OPT_STRING,
@@ -56,14 +60,85 @@ const OptionSpec tier_options[] = {
 	{NULL}
 };
 
+/*
+ * The detecting placements' buffering and cooling: one table per option,
+ * each in a configuration only when the user names it (its default is
+ * filled either way), so that the configurations of tiered indices made
+ * before them stay as they were and still fit a small page's meta page.
+ */
+static const OptionSpec tier_buffer_pages_option[] = {
+	{
+		.name = "write_buffer_pages", .type = OPT_INT, .default_number = 128,
+		.min = 1, .max = 65536,
+		.description = "hot, level_hot, random: pages each device's write buffer holds before it is written as one batch (Fevgas 2019, §4.3)",
+		.offset = offsetof(TierOptions, write_buffer_pages)
+	},
+	{NULL}
+};
+
+static const OptionSpec tier_cooling_option[] = {
+	{
+		.name = "cool_after", .type = OPT_INT, .default_number = 0,
+		.min = 0, .max = PG_INT32_MAX,
+		.description = "hot, level_hot, random: a hot page not accessed in this many accesses of the detector's clock is demoted at the next flush; 0: never (the seeds' setting)",
+		.offset = offsetof(TierOptions, cool_after)
+	},
+	{NULL}
+};
+
+static const OptionSpec tier_buffering_option[] = {
+	{
+		.name = "write_buffers", .type = OPT_CHOICE, .default_choice = "per_device",
+		.choices = write_buffers_names,
+		.description = "hot, level_hot, random: per_device (a write buffer per device, promotion at the fast buffer's flush, Fevgas 2019 §4.3) or shared_cache (no write buffers: a promoted page moves at the page cache's write-back)",
+		.offset = offsetof(TierOptions, write_buffers)
+	},
+	{NULL}
+};
+
+/* every tier option table but tier_options, NULL-terminated */
+const OptionSpec *const tier_buffer_options[] = {
+	tier_buffer_pages_option, tier_cooling_option, tier_buffering_option, NULL
+};
+
+static bool
+any_given(Jsonb *user, const OptionSpec *table)
+{
+	for (const OptionSpec *s = table; s->name != NULL; s++)
+		if (options_user_value(user, s->name) != NULL)
+			return true;
+	return false;
+}
+
 /* Does the user's option object name any tier option? */
 bool
 tier_options_given(Jsonb *user)
 {
-	for (const OptionSpec *s = tier_options; s->name != NULL; s++)
-		if (options_user_value(user, s->name) != NULL)
+	if (any_given(user, tier_options))
+		return true;
+	for (int i = 0; tier_buffer_options[i] != NULL; i++)
+		if (any_given(user, tier_buffer_options[i]))
 			return true;
 	return false;
+}
+
+/*
+ * The tier option tables that apply to the user's options (those of
+ * tier_buffer_options only when their option is given); returns how many
+ * were put in tables.
+ */
+int
+tier_option_tables(Jsonb *user, const OptionSpec **tables)
+{
+	int			n = 0;
+
+	if (!tier_options_given(user))
+		return 0;
+	tables[n++] = tier_options;
+	for (int i = 0; tier_buffer_options[i] != NULL; i++)
+		if (any_given(user, tier_buffer_options[i]))
+			tables[n++] = tier_buffer_options[i];
+	return n;
 }
 
 static void
@@ -113,6 +188,10 @@ tier_read_options(const FestConfig *config, uint32 page_size, TierOptions *opt)
 {
 	StaticAssertStmt(lengthof(placement_names) == TIER_RANDOM + 2,
 					 "placement_names follows TierPlacement");
+	StaticAssertStmt(lengthof(write_buffers_names) == TIER_BUFFERS_SHARED_CACHE + 2,
+					 "write_buffers_names follows TierBuffering");
+	for (int i = 0; tier_buffer_options[i] != NULL; i++)
+		OPTIONS_FILL(config, tier_buffer_options[i], opt);
 	OPTIONS_FILL(config, tier_options, opt);
 	opt->capacity_pages = 0;
 	opt->enabled = opt->fast_device != NULL;
@@ -147,7 +226,13 @@ tier_refuse_unused_options(Jsonb *user, const TierOptions *opt)
 		"hot, level_hot and random"},
 		{"fast_capacity", PLACED(TIER_ALL_FAST) | PLACED(TIER_LEVEL) | PLACED(TIER_HOT) |
 		PLACED(TIER_LEVEL_HOT), "all_fast, level, hot and level_hot"},
-		{"placement_seed", PLACED(TIER_RANDOM), "random"}
+		{"placement_seed", PLACED(TIER_RANDOM), "random"},
+		{"write_buffer_pages", PLACED(TIER_HOT) | PLACED(TIER_LEVEL_HOT) | PLACED(TIER_RANDOM),
+		"hot, level_hot and random"},
+		{"write_buffers", PLACED(TIER_HOT) | PLACED(TIER_LEVEL_HOT) | PLACED(TIER_RANDOM),
+		"hot, level_hot and random"},
+		{"cool_after", PLACED(TIER_HOT) | PLACED(TIER_LEVEL_HOT) | PLACED(TIER_RANDOM),
+		"hot, level_hot and random"}
 	};
 
 	for (int i = 0; i < lengthof(uses); i++)
@@ -162,6 +247,16 @@ tier_refuse_unused_options(Jsonb *user, const TierOptions *opt)
 						uses[i].name, placement_names[opt->placement]),
 				 errhint("\"%s\" applies to placement %s; omit it, or choose one of those.",
 						 uses[i].name, uses[i].which)));
+	}
+	if (opt->write_buffers == TIER_BUFFERS_SHARED_CACHE)
+	{
+		JsonbValue *v = options_user_value(user, "write_buffer_pages");
+
+		if (v != NULL && v->type != jbvNull)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("option \"write_buffer_pages\" does nothing with write_buffers \"shared_cache\""),
+					 errhint("shared_cache keeps no write buffers; omit write_buffer_pages, or use write_buffers \"per_device\".")));
 	}
 #undef PLACED
 }

@@ -69,8 +69,8 @@ tier_grow_map(TierState *ts, uint64 n)
 }
 
 /* The tier the placement assigns to a page written with this header. */
-static int
-placement_target(TierState *ts, PageId page, const FestPageHeader *h)
+int
+tier_placement_target(TierState *ts, PageId page, const FestPageHeader *h)
 {
 	int			current = tier_of(ts, page);
 
@@ -92,6 +92,15 @@ placement_target(TierState *ts, PageId page, const FestPageHeader *h)
 		case TIER_RANDOM:
 			if (page < ts->nentries && ts->want[page] != WANT_NONE)
 				return ts->want[page];
+			/* a first write: a page the detector found hot before it was written */
+			if (ts->opt.placement != TIER_RANDOM &&
+				(page >= ts->nentries || (ts->entry[page] & ENTRY_PRESENT) == 0))
+			{
+				HotPage    *p = hash_search(ts->hot.pages, &page, HASH_FIND, NULL);
+
+				if (p != NULL && p->hot)
+					return TIER_FAST;
+			}
 			return current;
 		case TIER_ALL_FAST:
 			break;
@@ -251,7 +260,7 @@ router_write(PageIO *io, PageIORequest *reqs, int n)
 
 		tier_grow_map(ts, page + 1);
 		current = tier_of(ts, page);
-		target[i] = placement_target(ts, page, h);
+		target[i] = tier_placement_target(ts, page, h);
 		/* a page that would overfill the fast tier stays slow */
 		if (target[i] == TIER_FAST && current != TIER_FAST &&
 			ts->opt.capacity_pages > 0 &&
@@ -363,17 +372,24 @@ tier_migrate_now(TierState *ts, PageId page)
 {
 	PageIORequest req;
 
+	bool		buffered;
+
 	if (page >= ts->nentries || ts->want[page] == WANT_NONE)
 		return;
+	req.page = page;
+	req.buf = ts->scratch;
+	/* a write buffer may hold a newer image than the device: it goes now */
+	buffered = tier_buffer_take(ts, page, ts->scratch);
 	if ((ts->entry[page] & ENTRY_PRESENT) == 0 ||
 		tier_of(ts, page) == ts->want[page])
 	{
 		tier_clear_want(ts, page);
+		if (buffered)
+			router_write(&ts->router, &req, 1);
 		return;
 	}
-	req.page = page;
-	req.buf = ts->scratch;
-	tier_io(ts, tier_of(ts, page), &req, 1, false);
+	if (!buffered)
+		tier_io(ts, tier_of(ts, page), &req, 1, false);
 	router_write(&ts->router, &req, 1);
 	/* a full fast tier refused it: give up until asked again */
 	tier_clear_want(ts, page);
@@ -528,6 +544,33 @@ router_close(PageIO *io)
 
 
 /*
+ * Time-based cooling at a flush (option cool_after, beyond the seeds): the
+ * hot pages idle for cool_after accesses leave the hot set (hot_model_cool)
+ * and, unless the level part keeps them fast, are wanted slow, which the
+ * sync below carries out.  Under random the hot set shrinks and
+ * random_balance demotes as many drawn pages.
+ */
+static void
+cool_idle_pages(TierState *ts)
+{
+	PageId	   *cooled;
+	int			n = hot_model_cool(&ts->hot, ts->opt.cool_after, &cooled);
+
+	if (n > 0)
+		ts->weights_dirty = true;
+	for (int i = 0; i < n; i++)
+	{
+		PageId		page = cooled[i];
+
+		if (ts->opt.placement == TIER_RANDOM || page >= ts->nentries ||
+			is_level_fast(ts, ENTRY_LEVEL(ts->entry[page])))
+			continue;
+		tier_set_want(ts, page, TIER_SLOW);
+	}
+	pfree(cooled);
+}
+
+/*
  * The node store has flushed (PageIOOps.flush; a page cache above has
  * written back what the observer promoted since): do what is pending,
  * sync, save the hot-page weights, and mark the map clean, so that the
@@ -541,6 +584,8 @@ tier_router_flush(PageIO *io)
 {
 	TierState  *ts = TIER_STATE_OF(io);
 
+	if (ts->detect && ts->opt.cool_after > 0)
+		cool_idle_pages(ts);
 	tier_router_sync(&ts->router);
 	tier_router_sync(&ts->router);
 	/* the weights before the clean map: a clean map never has older ones */

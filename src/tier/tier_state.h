@@ -29,6 +29,31 @@
 #define ENTRY_LEVEL(e)	((int) (((e) >> 1) & 0x3F) - 1)	/* -1: not a node */
 #define WANT_NONE		0xFF
 
+/*
+ * The per-device write buffers of a detecting placement (tier_buffer.c,
+ * Fevgas 2019 §4.3, Alg. 11): one per tier, each up to capacity pages; a
+ * page is in at most one.  An entry holds the page's newest image, or none
+ * (a promotion flagged for a page whose image no buffer holds: it is read
+ * when its buffer flushes).
+ */
+typedef struct TierBufferEntry
+{
+	PageId		page;			/* hash key */
+	int			tier;			/* the buffer it is in: the tier it goes to */
+	char	   *image;			/* NULL: flagged only */
+	bool		verified;		/* the image is known sealed */
+} TierBufferEntry;
+
+typedef struct TierBuffers
+{
+	HTAB	   *entries;		/* PageId -> TierBufferEntry, both buffers */
+	int			count[2];		/* entries per tier */
+	int			capacity;		/* pages per buffer */
+	PageIO	   *below;			/* where a flush writes (tracing, the router) */
+	TierState  *ts;
+	PageIO		io;				/* the layer's PageIO, above below */
+} TierBuffers;
+
 struct TierState
 {
 	MemoryContext cxt;
@@ -55,6 +80,7 @@ struct TierState
 	PageId		last_read[FEST_MAX_LEVELS];
 	int			top_level;		/* highest level read: the root's */
 	Prng		prng;
+	TierBuffers *buffers;		/* the per-device write buffers (tier_buffer.c), or NULL */
 	bool		unsynced[2];	/* written since its last sync */
 	bool		open_marked;	/* the map on disk has TIERMAP_OPEN */
 	char	   *zero;
@@ -92,6 +118,14 @@ extern void tier_release_sources(TierState *ts, const PageId *pages, int n);
 extern void tier_router_sync(PageIO *io);
 extern uint64 tier_router_npages(PageIO *io);
 extern const PageIOOps tier_router_ops;
+
+extern int	tier_placement_target(TierState *ts, PageId page,
+								  const FestPageHeader *h);
+
+/* tier_buffer.c: the per-device write buffers */
+extern void tier_buffer_flag(TierState *ts, PageId page);
+extern bool tier_buffer_take(TierState *ts, PageId page, char *buf);
+extern void tier_buffer_check(TierState *ts, TierProblem problem, void *arg);
 
 /* tier_observer.c */
 extern const PageIOOps tier_observer_ops;

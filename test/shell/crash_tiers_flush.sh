@@ -20,23 +20,9 @@ for fw in fast efind; do
     for placement in level_hot all_fast; do
         for target in sync fast:sync; do
             n=$((n + 1))
-            ix="tf$n"
             opts="{\"page_size\": 1024, \"framework\": \"$fw\", \"fast_device\": \"crash_fast\", \"placement\": \"$placement\""
             [ "$placement" = level_hot ] && opts+=', "hot_selectivity": 1.0'
-            crash_index "$ix" "$opts}" 300
-            ACKED=300
-            victim_start "$tmp/$ix.err"
-            victim_ask "SET festival.log_sync = operation" >/dev/null
-            victim_insert "$ix" 301 340
-            victim_ask "SELECT festival.inject_fault('$ix', '$target', 0, 'crash')" >/dev/null
-            flushed=$(victim_ask "SELECT festival.flush('$ix')")
-            victim_end
-            tap_is "$flushed$ACKED" 340 "$ix ($fw, $placement, $target): 40 inserts acknowledged, the flush killed"
-            wait_for_server
-            tap_ok $? "$ix: the server is back after the crash restart"
-            recovery_checks "$ix"
-            out=$(q -c "$(insert_sql "$ix" 9000)")
-            tap_is "$out" "t" "$ix: and accepts changes at once"
+            flush_kill_case "tf$n" "$opts}" "$target" "$fw, $placement"
         done
     done
 done

@@ -67,17 +67,6 @@ for c in "${cases[@]}"; do
     made+=("$1")
 done
 
-victim_start "$tmp/victim.err"
-for ix in "${made[@]}"; do
-    churn_statements "$ix" >"$tmp/$ix.sql"
-    victim_stream "$tmp/$ix.sql"
-    tap_is "$STREAM_ACKS" 700 "$ix: the victim's 300 inserts and 400 deletes are acknowledged"
-done
-victim_kill
-wait_for_server
-
-for ix in "${made[@]}"; do
-    survived_checks "$ix" 2001
-done
+churn_kill_survive "${made[@]}"
 
 crash_end festival_crash_tiers_wt

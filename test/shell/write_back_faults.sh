@@ -41,20 +41,7 @@ q -c "SET client_min_messages = warning" \
 write_fault_schema
 
 for c in "${cases[@]}"; do
-    set -- $c
-    ix=$1
-    crash_index "$ix" "$(fault_options "$2" "$4")" 1000 "$2"
-    out=$(q -c "SET client_min_messages = error" \
-            -c "SELECT 'before: ' || wb_inserts('$ix', 1001, 2000)" \
-            -c "SELECT festival.inject_fault('$ix', '$3', 0, 'ENOSPC')" \
-            -c "SELECT CASE WHEN '$3' = 'tier_map_write' THEN 'armed flush: ' || wb_try(\$\$SELECT festival.flush('$ix')\$\$) END" \
-            -c "SELECT 'after: ' || wb_inserts('$ix', 2001, 2200)" \
-            -c "SELECT 'answers: ' || wb_answers('$ix')" \
-            -c "SELECT 'flush: ' || wb_try(\$\$SELECT festival.flush('$ix')\$\$)" \
-            -c "SELECT 'close: ' || wb_try(\$\$SELECT festival.close('$ix')\$\$)")
-    next=$(q -c "SET client_min_messages = error" -c "SELECT 'next: ' || wb_answers('$ix')")
-    echo "# $ix ($2, $4, $3):" $out "/" $next
-    write_fault_checks "$ix" "$out" "$next"
+    write_fault_case $c
 done
 
 crash_end festival_write_back_faults

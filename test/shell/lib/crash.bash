@@ -438,8 +438,12 @@ write_fault_checks() {
 # fault_options <structure> <words>: index options of 1 kB pages (and the
 # extent [0, 0, 1000, 1000] for grid files) with, for each word of the
 # comma-separated list, framework fast, a 16 kB cache lru or clru (cold
-# lists of 2), or a placement over the fast device "crash_fast" (or
-# $CRASH_FAST_DEVICE; level_hot with hot_selectivity 1.0).
+# lists of 2), a placement over the fast device "crash_fast" (or
+# $CRASH_FAST_DEVICE; hot, level_hot and random with hot_selectivity 1.0),
+# or wbN:
+# per-device write buffers of N pages (write_buffer_pages), or shared: no
+# write buffers (write_buffers shared_cache), or coolN: cooling after N
+# idle accesses (cool_after).
 fault_options() {
     local o='{"page_size": 1024' w
     case "$1" in gridfile|lbgrid) o+=', "extent": [0, 0, 1000, 1000]' ;; esac
@@ -448,9 +452,79 @@ fault_options() {
             fast) o+=', "framework": "fast"' ;;
             lru) o+=', "cache": "lru", "cache_size": 16384' ;;
             clru) o+=', "cache": "clru", "cache_size": 16384, "cache_clru_pages": 2' ;;
-            level_hot) o+=", \"fast_device\": \"${CRASH_FAST_DEVICE:-crash_fast}\", \"placement\": \"level_hot\", \"hot_selectivity\": 1.0" ;;
+            level_hot|hot|random) o+=", \"fast_device\": \"${CRASH_FAST_DEVICE:-crash_fast}\", \"placement\": \"$w\", \"hot_selectivity\": 1.0" ;;
+            wb[0-9]*) o+=", \"write_buffer_pages\": ${w#wb}" ;;
+            shared) o+=', "write_buffers": "shared_cache"' ;;
+            cool[0-9]*) o+=", \"cool_after\": ${w#cool}" ;;
             *) o+=", \"fast_device\": \"${CRASH_FAST_DEVICE:-crash_fast}\", \"placement\": \"$w\"" ;;
         esac
     done
     echo "$o}"
+}
+
+# write_fault_case <index> <structure> <fault target> <fault_options words>:
+# one case of a failed write (write_back_faults.sh, crash_tiers_buffers.sh):
+# an index over 1,000 points, 1,000 inserts, the fault armed (for the tier
+# map's write, which a flush makes, then a flush), 200 more inserts, the
+# whole extent queried, flush() and close(), the next session's answers;
+# judged by write_fault_checks (five assertions).  Needs write_fault_schema.
+write_fault_case() {
+    local ix=$1 out next
+    crash_index "$ix" "$(fault_options "$2" "$4")" 1000 "$2"
+    out=$(q -c "SET client_min_messages = error" \
+            -c "SELECT 'before: ' || wb_inserts('$ix', 1001, 2000)" \
+            -c "SELECT festival.inject_fault('$ix', '$3', 0, 'ENOSPC')" \
+            -c "SELECT CASE WHEN '$3' = 'tier_map_write' THEN 'armed flush: ' || wb_try(\$\$SELECT festival.flush('$ix')\$\$) END" \
+            -c "SELECT 'after: ' || wb_inserts('$ix', 2001, 2200)" \
+            -c "SELECT 'answers: ' || wb_answers('$ix')" \
+            -c "SELECT 'flush: ' || wb_try(\$\$SELECT festival.flush('$ix')\$\$)" \
+            -c "SELECT 'close: ' || wb_try(\$\$SELECT festival.close('$ix')\$\$)")
+    next=$(q -c "SET client_min_messages = error" -c "SELECT 'next: ' || wb_answers('$ix')")
+    echo "# $ix ($2, $4, $3):" $out "/" $next
+    write_fault_checks "$ix" "$out" "$next"
+}
+
+# churn_kill_survive <index>...: one victim session sends each index 300
+# inserts and 400 deletes (churn_statements, one statement each with its
+# source table), all acknowledged, and is killed (kill -9) between
+# statements; after the restart, survived_checks for each (eight
+# assertions an index with the acknowledgement count).
+churn_kill_survive() {
+    local ix
+    victim_start "$tmp/victim.err"
+    for ix in "$@"; do
+        churn_statements "$ix" >"$tmp/$ix.sql"
+        victim_stream "$tmp/$ix.sql"
+        tap_is "$STREAM_ACKS" 700 "$ix: the victim's 300 inserts and 400 deletes are acknowledged"
+    done
+    victim_kill
+    wait_for_server
+    for ix in "$@"; do
+        survived_checks "$ix" 2001
+    done
+}
+
+# flush_kill_case <index> <options json> <fault target> <label>: an index
+# over 300 points, closed; a victim inserts 40 more (the log synced at each
+# operation), arms the fault layer to kill the backend at the target (a
+# device's sync: sync, fast:sync) and flushes; after the restart
+# recovery_checks, and a change is taken at once (eleven assertions).
+# Callers set RECOVERY_MAY_BE_CLEAN=1: the kill may come after the flush
+# made the index clean.
+flush_kill_case() {
+    local ix=$1 target=$3 flushed out
+    crash_index "$ix" "$2" 300
+    ACKED=300
+    victim_start "$tmp/$ix.err"
+    victim_ask "SET festival.log_sync = operation" >/dev/null
+    victim_insert "$ix" 301 340
+    victim_ask "SELECT festival.inject_fault('$ix', '$target', 0, 'crash')" >/dev/null
+    flushed=$(victim_ask "SELECT festival.flush('$ix')")
+    victim_end
+    tap_is "$flushed$ACKED" 340 "$ix ($4, $target): 40 inserts acknowledged, the flush killed"
+    wait_for_server
+    tap_ok $? "$ix: the server is back after the crash restart"
+    recovery_checks "$ix"
+    out=$(q -c "$(insert_sql "$ix" 9000)")
+    tap_is "$out" "t" "$ix: and accepts changes at once"
 }
