@@ -71,9 +71,10 @@ typedef struct LbAdaptive
 	int32		window;			/* operations counted before a switch */
 	int32		log_percent;	/* writes at or above: to log mode */
 	int32		place_percent;	/* writes at or below: in place */
-	/* switches since the index was opened, for describe() */
+	/* since the index was opened, for describe(): switches, rewrites */
 	int64		to_place;
 	int64		to_log;
+	int64		rewrites;
 } LbAdaptive;
 
 static const OptionSpec ag_options[] = {
@@ -190,6 +191,7 @@ ag_write_place(StructIndex *idx, LbState *st, uint64 addr, const TreeNode *bucke
 	{
 		node = ns_new_node(ns, page, 0);
 		node->link = lb_page_find(st, page)->seq;
+		st->adaptive->rewrites++;
 	}
 	node->flags = LB_LOG_PAGE | LB_PLACE_PAGE;
 	recs = LbRecords(node);
@@ -475,6 +477,7 @@ ag_describe(StructIndex *idx, JsonbParseState **state)
 		jb_int(state, "buckets_in_place", in_place);
 		jb_int(state, "switches_to_place", a->to_place);
 		jb_int(state, "switches_to_log", a->to_log);
+		jb_int(state, "rewrites_in_place", a->rewrites);
 	}
 }
 

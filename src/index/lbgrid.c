@@ -14,8 +14,9 @@
  * bucket's region address (a region is a bucket's for as long as the
  * bucket lives, so the id needs no table of its own), stored negated
  * (LB_REF) so that nothing takes it for a page.  Level 0 holds log
- * pages: a TreeNode whose link is the page's sequence number and whose
- * entries are 32-byte log records,
+ * pages: a TreeNode whose link is the page's sequence number, whose flags
+ * are LB_LOG_PAGE (and LB_PLACE_PAGE for an adaptive grid file's bucket in
+ * place, agrid.c, lbgrid.h) and whose entries are 32-byte log records,
  *
  *	offset size field
  *	     0    8 x		float8 (NaN: a BEGIN marker, below)
