@@ -79,16 +79,7 @@ for pos in $positions; do
     acked=$(printf '%s' "$stmts" | psql -X -qAt -v ON_ERROR_STOP=1 2>/dev/null | grep -c '^ack$')
     wait_for_server
     tap_ok $? "$ix: the server is back (kill at write $pos of $writes, $acked inserts acknowledged before)"
-    out=$(q -c "SELECT 'first_use=' || count(*) FROM festival.query('$ix', 'POINT(0 0)')"; crash_verdict "$ix")
-    if [ "$pos" -gt 0 ]; then
-        tap_like "$out" "^NOTICE:  index \"$ix\" was not closed cleanly; its structure restored it" "$ix: the first use restored it from its log pages"
-    else
-        tap_unlike "$out" 'not closed cleanly' "$ix: killed before its first write, the file is still clean"
-    fi
-    tap_like "$out" '^missing=0 extra=[0-1]$' "$ix: every acknowledged insert is there, nothing else but the interrupted one"
-    tap_like "$out" '^refused=false$' "$ix: changes are accepted at once (restored, not suspect)"
-    tap_like "$out" '^mismatches=0$' "$ix: answers equal brute force"
-    tap_like "$out" '^final_check_errors=0$' "$ix: check() is clean"
+    restored_checks "$ix" "$pos"
     qv -c "SELECT festival.drop_index('$ix')" >/dev/null
 done
 
