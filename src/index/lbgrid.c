@@ -128,7 +128,7 @@ compare_record(const LbRecord *a, const LbRecord *b)
 	return point_entry_cmp((const PointEntry *) a, (const PointEntry *) b);
 }
 
-const NodeOps lb_node_ops = {
+static const NodeOps lb_node_ops = {
 	.structure = "lbgrid",
 	.leaf_entry_size = sizeof(LbRecord),
 	.internal_entry_size = sizeof(GfDirEntry),

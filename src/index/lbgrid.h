@@ -183,7 +183,6 @@ typedef struct LbState
 } LbState;
 
 /* lbgrid.c */
-extern const NodeOps lb_node_ops;
 extern const char *const lb_delete_checks[];
 extern LbState *lb_setup_options(const FestConfig *config, uint32 page_size,
 								 const OptionSpec *table, LbOptions *o);
