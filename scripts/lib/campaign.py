@@ -8,7 +8,7 @@ must be local: the crash trials kill a backend with SIGKILL and the flip
 trials change index files in the data directory.
 
 The matrix.  Every trial runs on one configuration: a structure (rtree,
-rstartree, hilbert, xbrtree, gridfile, lbgrid, fortree), a framework (none,
+rstartree, hilbert, xbrtree, gridfile, lbgrid, agrid, fortree), a framework (none,
 fast, efind, fortree: the FOR-tree's write buffer), a page cache (none,
 lru, hlru, s2q, 2q, clru; 16 or 64 pages of 1 kB) and a tier placement (none: one device; single, all_fast, level,
 hot, level_hot, random: with the second device "campaign_fast" as
@@ -91,7 +91,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-STRUCTURES = ["rtree", "rstartree", "hilbert", "xbrtree", "gridfile", "lbgrid", "fortree"]
+STRUCTURES = ["rtree", "rstartree", "hilbert", "xbrtree", "gridfile", "lbgrid", "agrid", "fortree"]
 FRAMEWORKS = ["none", "fast", "efind", "fortree"]
 CACHES = ["none", "lru", "hlru", "s2q", "2q", "clru"]
 PLACEMENTS = ["none", "single", "all_fast", "level", "hot", "level_hot", "random", "hot+capacity",
@@ -100,7 +100,7 @@ PLACEMENTS = ["none", "single", "all_fast", "level", "hot", "level_hot", "random
 PLACEMENT_OF = {"hot+capacity": "hot", "hot+buffers": "hot", "hot+shared": "hot",
                 "hot+cooling": "hot"}
 DIMENSIONS = ["cache", "framework", "placement", "structure"]
-EXTENT_STRUCTURES = ("hilbert", "xbrtree", "gridfile", "lbgrid")
+EXTENT_STRUCTURES = ("hilbert", "xbrtree", "gridfile", "lbgrid", "agrid")
 PAGE = 1024
 WHOLE = "ST_MakeEnvelope(-10, -10, 2000, 2000)"
 CHECK = ("SELECT 'check=' || coalesce(string_agg(severity || ': ' || message, '; '), '') "
@@ -153,6 +153,27 @@ BEGIN
         RETURN 'err|' || st || '|' || msg || '|' || coalesce(hint, '');
     END;
     RETURN CASE WHEN r THEN 'ok' ELSE 'false' END;
+END $$;
+-- cf_change after three point searches of object i when i % 4 < 2: the
+-- stream of the adaptive grid file (agrid), whose buckets switch between
+-- log and in-place mode only when queries read them (change_sql)
+CREATE FUNCTION cf_change_read(ix text, op text, i bigint) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    st text;
+    msg text;
+    hint text;
+BEGIN
+    IF i % 4 < 2 THEN
+        BEGIN
+            FOR k IN 1..3 LOOP
+                PERFORM count(*) FROM festival.query(ix, pt(i));
+            END LOOP;
+        EXCEPTION WHEN others THEN
+            GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
+            RETURN 'err|' || st || '|' || msg || '|' || coalesce(hint, '');
+        END;
+    END IF;
+    RETURN cf_change(ix, op, i);
 END $$;
 -- a statement's first column as text, or 'err|SQLSTATE|message|hint'
 CREATE FUNCTION cf_try(sql text) RETURNS text LANGUAGE plpgsql AS $$
@@ -297,8 +318,8 @@ def index_files(db, ix):
 
 def refusal(c):
     """Why create_index refuses configuration c by design, or None."""
-    if c["structure"] == "lbgrid" and c["framework"] != "none":
-        return "LB-Grid is log-structured itself and accepts only framework none (docs/frameworks.md)"
+    if c["structure"] in ("lbgrid", "agrid") and c["framework"] != "none":
+        return "LB-Grid and the adaptive grid file are log-structured themselves and accept only framework none (docs/frameworks.md)"
     return None
 
 
@@ -404,14 +425,22 @@ SELECT festival.close('%(ix)s');
 """ % {"ix": t.ix}, db)
     t.present = set(range(1, rows + 1))
     t.path, t.fast_path = index_files(db, t.ix)
+    if t.c["structure"] == "agrid":
+        READ_FIRST.add(t.ix)
+
+
+# the indices whose changes are preceded by point searches (cf_change_read):
+# the adaptive grid files, so that their buckets switch modes in the streams
+READ_FIRST = set()
 
 
 def change_sql(ix, op, i, key=None):
     """The statement of one change; its answer is one line, <key>=<result>
     (cf_change), or 'ack' for an acknowledged change without a key."""
+    f = "cf_change_read" if ix in READ_FIRST else "cf_change"
     if key is None:
-        return "SELECT CASE WHEN r IN ('ok') OR r LIKE 'kept|%%' THEN 'ack' ELSE r END FROM cf_change('%s', '%s', %d) r;" % (ix, op, i)
-    return "SELECT '%s=' || cf_change('%s', '%s', %d);" % (key, ix, op, i)
+        return "SELECT CASE WHEN r IN ('ok') OR r LIKE 'kept|%%' THEN 'ack' ELSE r END FROM %s('%s', '%s', %d) r;" % (f, ix, op, i)
+    return "SELECT '%s=' || %s('%s', '%s', %d);" % (key, f, ix, op, i)
 
 
 class Victim:

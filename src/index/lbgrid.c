@@ -14,8 +14,9 @@
  * bucket's region address (a region is a bucket's for as long as the
  * bucket lives, so the id needs no table of its own), stored negated
  * (LB_REF) so that nothing takes it for a page.  Level 0 holds log
- * pages: a TreeNode whose link is the page's sequence number and whose
- * entries are 32-byte log records,
+ * pages: a TreeNode whose link is the page's sequence number, whose flags
+ * are LB_LOG_PAGE (and LB_PLACE_PAGE for an adaptive grid file's bucket in
+ * place, agrid.c, lbgrid.h) and whose entries are 32-byte log records,
  *
  *	offset size field
  *	     0    8 x		float8 (NaN: a BEGIN marker, below)
@@ -106,72 +107,10 @@
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
-/* The options, read once (lb_read_options). */
-typedef struct LbOptions
-{
-	uint32		filled;			/* OPTIONS_FILLED */
-	OptionBox	extent;
-	int64		max_fill;
-	int			range_algorithm;	/* index into gf_range_algorithms */
-	int			knn_prefetch;	/* index into gf_knn_prefetches */
-	int64		merge_fill;
-	int64		directory_read_buffer;
-	int64		data_read_buffer;
-	int			delete_check;	/* index into lb_delete_checks */
-} LbOptions;
-
-static const char *const lb_delete_checks[] = {"none", "read", NULL};
-
-
+const char *const lb_delete_checks[] = {"none", "read", NULL};
 
 static const OptionSpec lb_options[] = {
-	{
-		.name = "extent", .type = OPT_BOX,
-		.description = "The space the grid divides, [xmin, ymin, xmax, ymax]; points outside it are refused. Default: the source table's extent.",
-		.offset = offsetof(LbOptions, extent)
-	},
-	{
-		.name = "max_fill", .type = OPT_INT, .default_number = 100,
-		.min = 10, .max = 100,
-		.description = "Logical bucket and directory page capacity, in percent of what one page holds (a bucket: the records of a log page minus 3).",
-		.offset = offsetof(LbOptions, max_fill)
-	},
-	{
-		.name = "range_algorithm", .type = OPT_CHOICE, .default_choice = "rq",
-		.choices = gf_range_algorithms,
-		.description = "Window queries: rq reads one bucket's log pages at a time; p-rq (Fevgas 2019, Alg. 6) reads the sub-directories, then each one's buckets, in next-fit groups the size of the read buffers (a log page shared by buckets of a group read once).",
-		.offset = offsetof(LbOptions, range_algorithm)
-	},
-	{
-		.name = "knn_prefetch", .type = OPT_CHOICE, .default_choice = "none",
-		.choices = gf_knn_prefetches,
-		.description = "kNN of a query point (Fevgas 2019, Alg. 7, ring by ring, as for gridfile): none reads one bucket's log pages when its cell is entered; data reads a ring's buckets in next-fit groups of the data read buffer, a page shared by several of them once; all does the same for sub-directories too.",
-		.offset = offsetof(LbOptions, knn_prefetch)
-	},
-	{
-		.name = "merge_fill", .type = OPT_INT, .default_number = 30,
-		.min = 0, .max = 50,
-		.description = "After a deletion, a bucket with at most this percent of its capacity merges with its buddy when both fit in one bucket (thesis: 30); sub-directories likewise.",
-		.offset = offsetof(LbOptions, merge_fill)
-	},
-	{
-		.name = "directory_read_buffer", .type = OPT_BYTES, .default_number = 0,
-		.min = 0, .max = 1073741824.0,
-		.description = "The thesis's directory-page read buffer (DPB), which a group read of sub-directories fills (Fevgas 2019, Alg. 6-8). 0: the thesis's 10.5 MB.",
-		.offset = offsetof(LbOptions, directory_read_buffer)
-	},
-	{
-		.name = "data_read_buffer", .type = OPT_BYTES, .default_number = 0,
-		.min = 0, .max = 1073741824.0,
-		.description = "The thesis's log-bucket read buffer (LBB), the log pages a group read of buckets fills (Fevgas 2019, Alg. 6-8). 0: the thesis's 3.5 MB.",
-		.offset = offsetof(LbOptions, data_read_buffer)
-	},
-	{
-		.name = "delete_check", .type = OPT_CHOICE, .default_choice = "none",
-		.choices = lb_delete_checks,
-		.description = "none: a delete appends its record without reading the bucket (Fevgas 2019, Alg. 3), so it returns true for any point of a non-empty bucket, and the entry count is vouched for again by festival.check(); read: a delete reads its bucket first and returns false for an entry that is not there (festival's exact delete).",
-		.offset = offsetof(LbOptions, delete_check)
-	},
+	LB_SHARED_OPTION_SPECS,
 	{0}
 };
 
@@ -242,6 +181,20 @@ lb_page_find(LbState *st, PageId page)
 	return hash_search(st->pages, &page, HASH_FIND, NULL);
 }
 
+/* A log page new to the table, held by no list yet. */
+LbPage *
+lb_page_register(LbState *st, PageId page, uint64 seq, bool place)
+{
+	bool		found;
+	LbPage	   *lp = hash_search(st->pages, &page, HASH_ENTER, &found);
+
+	Assert(!found);
+	lp->seq = seq;
+	lp->refs = 0;
+	lp->place = place;
+	return lp;
+}
+
 /* Add page to b's list (it is the newest page of the list or not yet in). */
 static void
 bucket_add_page(LbState *st, LbBucket *b, PageId page)
@@ -268,8 +221,8 @@ bucket_add_page(LbState *st, LbBucket *b, PageId page)
  * through the store when idx is given (not during the load, which only
  * counts), unless one is the working page.
  */
-static void
-bucket_drop(StructIndex *idx, LbState *st, uint64 addr)
+void
+lb_bucket_drop(StructIndex *idx, LbState *st, uint64 addr)
 {
 	LbBucket   *b = lb_btt_find(st, addr);
 
@@ -296,8 +249,8 @@ bucket_drop(StructIndex *idx, LbState *st, uint64 addr)
 }
 
 /* A new, empty bucket (a BEGIN marker in page). */
-static LbBucket *
-bucket_begin(LbState *st, uint64 addr, PageId page)
+LbBucket *
+lb_bucket_begin(LbState *st, uint64 addr, PageId page)
 {
 	bool		found;
 	LbBucket   *b = hash_search(st->btt, &addr, HASH_ENTER, &found);
@@ -308,6 +261,8 @@ bucket_begin(LbState *st, uint64 addr, PageId page)
 	b->npages = 0;
 	b->maxpages = 0;
 	b->pages = NULL;
+	b->recent_writes = 0;
+	b->recent_reads = 0;
 	bucket_add_page(st, b, page);
 	return b;
 }
@@ -327,13 +282,13 @@ btt_apply(LbState *st, const LbRecord *r, PageId page)
 	if (lb_is_begin(r))
 	{
 		for (uint64 up = a; up >= GF_ROOT_ADDR; up >>= 1)
-			bucket_drop(NULL, st, up);
+			lb_bucket_drop(NULL, st, up);
 		if (gf_addr_len(a) < GF_MAX_DEPTH)
 		{
-			bucket_drop(NULL, st, a << 1);
-			bucket_drop(NULL, st, (a << 1) | 1);
+			lb_bucket_drop(NULL, st, a << 1);
+			lb_bucket_drop(NULL, st, (a << 1) | 1);
 		}
-		(void) bucket_begin(st, a, page);
+		(void) lb_bucket_begin(st, a, page);
 		return;
 	}
 	b = lb_btt_find(st, a);
@@ -473,34 +428,36 @@ lb_load(StructIndex *idx, LbState *st, bool recovering)
 		TreeNode   *nodes[64];
 
 		for (int k = 0; k < n; k++)
-		{
-			bool		found;
-			LbPage	   *lp = hash_search(st->pages, &logs[i + k].page, HASH_ENTER, &found);
-
-			lp->seq = logs[i + k].seq;
-			lp->refs = 0;
 			pages[k] = logs[i + k].page;
-		}
 		ns_read_many(ns, pages, n, nodes);
 		for (int k = 0; k < n; k++)
 		{
+			bool		place = (nodes[k]->flags & LB_PLACE_PAGE) != 0;
+
 			if (i + k > 0 && logs[i + k].seq == logs[i + k - 1].seq)
 			{
 				if (recovering)
 					return false;
 				fest_report_corrupt(idx->name, pages[k], "Two log pages have the same sequence number.");
 			}
+			(void) lb_page_register(st, pages[k], logs[i + k].seq, place);
 			for (uint32 r = 0; r < nodes[k]->nentries; r++)
 				btt_apply(st, &LbRecords(nodes[k])[r], pages[k]);
-			if (i + k == nlogs - 1)
+			/*
+			 * The newest page is the working page, an in-place bucket's
+			 * page excepted (agrid.c: it is rewritten, never appended to).
+			 */
+			if (!place)
 			{
-				/* the newest page is the working page */
+				if (st->work != NULL)
+					tree_free_node(st->work);
 				st->work = ns_copy_node(nodes[k], st->cxt);
-				st->next_seq = logs[i + k].seq + 1;
 			}
 			tree_free_node(nodes[k]);
 		}
 	}
+	if (nlogs > 0)
+		st->next_seq = logs[nlogs - 1].seq + 1;
 	pfree(logs);
 
 	/*
@@ -527,7 +484,7 @@ lb_load(StructIndex *idx, LbState *st, bool recovering)
 					break;
 				}
 		foreach(lc, dead)
-			bucket_drop(NULL, st, *(uint64 *) lfirst(lc));
+			lb_bucket_drop(NULL, st, *(uint64 *) lfirst(lc));
 	}
 	st->loaded = true;
 	return true;
@@ -539,7 +496,7 @@ lb_load(StructIndex *idx, LbState *st, bool recovering)
  * ERROR in a read-only operation keeps the handle, and a partial table
  * would answer too few rows and append to the wrong working page.
  */
-static LbState *
+LbState *
 lb_state(StructIndex *idx)
 {
 	LbState    *st = (LbState *) idx->state;
@@ -553,6 +510,31 @@ lb_state(StructIndex *idx)
 /* ------------------------------------------------------------------ */
 /* appending                                                          */
 /* ------------------------------------------------------------------ */
+
+/*
+ * Stop appending to the working page (it is full, or agrid.c needs a
+ * later one): the next append starts a fresh page.  The old one is let go
+ * when no bucket's list holds it.
+ */
+void
+lb_retire_work(StructIndex *idx, LbState *st)
+{
+	TreeNode   *w = st->work;
+	LbPage	   *op;
+
+	if (w == NULL)
+		return;
+	op = lb_page_find(st, w->page);
+	if (op != NULL && op->refs == 0)
+	{
+		PageId		oldpage = w->page;
+
+		ns_release(idx->ns, oldpage);
+		hash_search(st->pages, &oldpage, HASH_REMOVE, NULL);
+	}
+	tree_free_node(w);
+	st->work = NULL;
+}
 
 /*
  * Append n records, all into one log page: the working page when they fit,
@@ -570,34 +552,16 @@ lb_append(StructIndex *idx, LbState *st, const LbRecord *recs, int n)
 	if (w == NULL || w->nentries + n > st->page_records)
 	{
 		PageId		page = ns_alloc(ns, 0);
-		bool		found;
-		LbPage	   *lp;
 		MemoryContext old;
 
-		if (w != NULL)
-		{
-			LbPage	   *op = lb_page_find(st, w->page);
-
-			/* the old working page is let go when no bucket needs it */
-			if (op != NULL && op->refs == 0)
-			{
-				PageId		oldpage = w->page;
-
-				ns_release(ns, oldpage);
-				hash_search(st->pages, &oldpage, HASH_REMOVE, NULL);
-			}
-			tree_free_node(w);
-		}
+		lb_retire_work(idx, st);
 		old = MemoryContextSwitchTo(st->cxt);
 		w = ns_new_node(ns, page, 0);
 		MemoryContextSwitchTo(old);
 		w->flags = LB_LOG_PAGE;
 		w->link = st->next_seq++;
 		st->work = w;
-		lp = hash_search(st->pages, &page, HASH_ENTER, &found);
-		Assert(!found);
-		lp->seq = w->link;
-		lp->refs = 0;
+		(void) lb_page_register(st, page, w->link, false);
 		memcpy(w->entries, recs, (size_t) n * sizeof(LbRecord));
 		w->nentries = n;
 		ns_write(ns, w, NS_WRITE_NEW);
@@ -609,8 +573,8 @@ lb_append(StructIndex *idx, LbState *st, const LbRecord *recs, int n)
 	return w->page;
 }
 
-static LbRecord
-make_begin(uint64 addr)
+LbRecord
+lb_make_begin(uint64 addr)
 {
 	LbRecord	r;
 
@@ -704,7 +668,7 @@ replay_bucket(StructIndex *idx, LbState *st, uint64 addr, HTAB *nodes)
  * served from memory) is read with one ns_read_many, then each bucket is
  * replayed.  The read_leaves hook of the generic algorithms.
  */
-static void
+void
 lb_read_leaves(StructIndex *idx, const int64 *refs, int n, TreeNode **out)
 {
 	LbState    *st = lb_state(idx);
@@ -776,7 +740,7 @@ lb_read_leaves(StructIndex *idx, const int64 *refs, int n, TreeNode **out)
  * entry, yet is one).  Regions that are no bucket (a part or a union of
  * buckets) and refs that name no region are not.
  */
-static bool
+bool
 lb_leaf_exists(StructIndex *idx, int64 ref)
 {
 	uint64		addr;
@@ -864,7 +828,7 @@ write_group(StructIndex *idx, LbState *st, List *pieces)
 		if (p->n == 0)
 			continue;
 		Assert(n + 1 + p->n <= (int) st->page_records);
-		group[n++] = make_begin(p->addr);
+		group[n++] = lb_make_begin(p->addr);
 		for (int i = 0; i < p->n; i++)
 		{
 			group[n] = recs[i];
@@ -878,34 +842,32 @@ write_group(StructIndex *idx, LbState *st, List *pieces)
 		GfPiece    *p = lfirst(lc);
 
 		if (p->n > 0)
-			bucket_begin(st, p->addr, page)->live = p->n;
+			lb_bucket_begin(st, p->addr, page)->live = p->n;
 	}
 }
 
-static void
-lb_insert(StructIndex *idx, int64 id, const Mbr *box)
+/*
+ * Alg. 2 for the point rec of the bucket at lk->slot (rec->tag its
+ * region): appended when the bucket is not full, split otherwise.  The
+ * adaptive grid file (agrid.c) calls it for its buckets in log mode.
+ */
+void
+lb_insert_at(StructIndex *idx, LbState *st, GfLookup *lk, const LbRecord *rec,
+			 uint64 point)
 {
-	LbState    *st = lb_state(idx);
-	uint64		point = gf_point_admit(idx, box->xmin, box->ymin);
-	GfLookup	lk;
-	uint64		addr;
-	LbBucket   *b;
-	LbRecord	rec;
+	uint64		addr = rec->tag;
+	LbBucket   *b = lb_btt_find(st, addr);
 	TreeNode   *bucket;
 	uint64	   *keys;
 	List	   *pieces = NIL;
 	GfDirEntry *made;
 	int			np = 0;
 	int			n;
+	int32		writes,
+				reads;
 	ListCell   *lc;
 
-	gf_lookup(idx, point, false, &lk);
-	addr = GfDirEntries(lk.subdir)[lk.slot].addr;
-	b = lb_btt_find(st, addr);
-	rec.x = box->xmin;
-	rec.y = box->ymin;
-	rec.id = id;
-	rec.tag = addr;
+	Assert(GfDirEntries(lk->subdir)[lk->slot].addr == addr);
 
 	/*
 	 * Deletes appended without reading may have left the count too low: a
@@ -927,11 +889,11 @@ lb_insert(StructIndex *idx, int64 id, const Mbr *box)
 		PageId		page;
 
 		if (b == NULL)
-			recs[nr++] = make_begin(addr);
-		recs[nr++] = rec;
+			recs[nr++] = lb_make_begin(addr);
+		recs[nr++] = *rec;
 		page = lb_append(idx, st, recs, nr);
 		if (b == NULL)
-			b = bucket_begin(st, addr, page);
+			b = lb_bucket_begin(st, addr, page);
 		else
 			bucket_add_page(st, b, page);
 		b->live++;
@@ -941,15 +903,17 @@ lb_insert(StructIndex *idx, int64 id, const Mbr *box)
 	/* full: read it, split it by buddy halving, write it compacted */
 	bucket = lb_read_bucket(idx, addr);
 	Assert(bucket->nentries < bucket->capacity);
-	LbRecords(bucket)[bucket->nentries++] = rec;
+	LbRecords(bucket)[bucket->nentries++] = *rec;
 	n = (int) bucket->nentries;
 	keys = palloc(n * sizeof(uint64));
 	for (int i = 0; i < n; i++)
 		keys[i] = gf_point_addr(&st->gf, LbRecords(bucket)[i].x, LbRecords(bucket)[i].y);
-	gf_refuse_copies(idx, keys, n, point, rec.x, rec.y);
+	gf_refuse_copies(idx, keys, n, point, rec->x, rec->y);
 	gf_cut(addr, bucket->entries, keys, n, sizeof(LbRecord), st->gf.bucket_max, &pieces);
 	Assert(list_length(pieces) >= 2);
-	bucket_drop(idx, st, addr);
+	writes = b->recent_writes;
+	reads = b->recent_reads;
+	lb_bucket_drop(idx, st, addr);
 	write_group(idx, st, pieces);
 	idx->stats->splits_leaf++;
 
@@ -958,18 +922,41 @@ lb_insert(StructIndex *idx, int64 id, const Mbr *box)
 	foreach(lc, pieces)
 	{
 		GfPiece    *p = lfirst(lc);
+		LbBucket   *half = lb_btt_find(st, p->addr);
 
+		/* the halves inherit the bucket's recent operations (agrid.c) */
+		if (half != NULL)
+		{
+			half->recent_writes = writes;
+			half->recent_reads = reads;
+		}
 		gf_fill_dir_entry(&st->gf, &made[np++], p->addr, (PageId) LB_REF(p->addr));
 	}
-	gf_subdir_replace(idx, &lk, addr, made, np);
+	gf_subdir_replace(idx, lk, addr, made, np);
+}
+
+static void
+lb_insert(StructIndex *idx, int64 id, const Mbr *box)
+{
+	LbState    *st = lb_state(idx);
+	uint64		point = gf_point_admit(idx, box->xmin, box->ymin);
+	GfLookup	lk;
+	LbRecord	rec;
+
+	gf_lookup(idx, point, false, &lk);
+	rec.x = box->xmin;
+	rec.y = box->ymin;
+	rec.id = id;
+	rec.tag = GfDirEntries(lk.subdir)[lk.slot].addr;
+	lb_insert_at(idx, st, &lk, &rec, point);
 }
 
 /* ------------------------------------------------------------------ */
 /* contains, deletion (Alg. 3)                                        */
 /* ------------------------------------------------------------------ */
 
-static int
-find_record(const TreeNode *bucket, const LbRecord *rec)
+int
+lb_find_record(const TreeNode *bucket, const LbRecord *rec)
 {
 	for (uint32 i = 0; i < bucket->nentries; i++)
 		if (compare_record(&LbRecords(bucket)[i], rec) == 0)
@@ -977,7 +964,7 @@ find_record(const TreeNode *bucket, const LbRecord *rec)
 	return -1;
 }
 
-static bool
+bool
 lb_contains(StructIndex *idx, int64 id, const Mbr *box)
 {
 	LbState    *st = lb_state(idx);
@@ -990,7 +977,7 @@ lb_contains(StructIndex *idx, int64 id, const Mbr *box)
 	rec.x = box->xmin;
 	rec.y = box->ymin;
 	rec.id = id;
-	return find_record(lb_read_bucket(idx, GfDirEntries(lk.subdir)[lk.slot].addr),
+	return lb_find_record(lb_read_bucket(idx, GfDirEntries(lk.subdir)[lk.slot].addr),
 					   &rec) >= 0;
 }
 
@@ -1023,6 +1010,9 @@ merge_buckets(StructIndex *idx, LbState *st, GfLookup *lk)
 		TreeNode   *nodes[2];
 		GfPiece		piece;
 		List	   *pieces;
+		LbBucket   *union_;
+		int32		writes,
+					reads;
 
 		if (live > (int32) st->gf.bucket_merge || a == lk->sub_addr ||
 			bs < 0 || bs >= (int) sub->nentries || e[bs].addr != (a ^ 1))
@@ -1049,17 +1039,23 @@ merge_buckets(StructIndex *idx, LbState *st, GfLookup *lk)
 		memcpy(piece.entries, nodes[0]->entries, nodes[0]->nentries * sizeof(LbRecord));
 		memcpy(piece.entries + nodes[0]->nentries * sizeof(LbRecord), nodes[1]->entries,
 			   nodes[1]->nentries * sizeof(LbRecord));
-		bucket_drop(idx, st, a);
-		bucket_drop(idx, st, a ^ 1);
+		writes = (b == NULL ? 0 : b->recent_writes) + (m == NULL ? 0 : m->recent_writes);
+		reads = (b == NULL ? 0 : b->recent_reads) + (m == NULL ? 0 : m->recent_reads);
+		lb_bucket_drop(idx, st, a);
+		lb_bucket_drop(idx, st, a ^ 1);
 		/* a marker even for an empty union: it ends both halves */
 		if (piece.n == 0)
-			(void) bucket_begin(st, piece.addr,
-								lb_append(idx, st, (LbRecord[]) {make_begin(piece.addr)}, 1));
+			union_ = lb_bucket_begin(st, piece.addr,
+									 lb_append(idx, st, (LbRecord[]) {lb_make_begin(piece.addr)}, 1));
 		else
 		{
 			pieces = list_make1(&piece);
 			write_group(idx, st, pieces);
+			union_ = lb_btt_find(st, piece.addr);
 		}
+		/* the union inherits both halves' recent operations (agrid.c) */
+		union_->recent_writes = writes;
+		union_->recent_reads = reads;
 		gf_fill_dir_entry(&st->gf, &e[lk->slot], a >> 1, (PageId) LB_REF(a >> 1));
 		gf_remove_slot(sub, bs);
 		if (high)
@@ -1070,38 +1066,41 @@ merge_buckets(StructIndex *idx, LbState *st, GfLookup *lk)
 }
 
 /*
- * Delete (Alg. 3): a delete record appended to the working log page,
- * reading no bucket (with delete_check 'read', the bucket is read first
- * and an entry that is not there is refused); then the merge when the
- * bucket's occupancy has dropped to the threshold.
+ * Merge the bucket at lk->slot after a delete, then its sub-directory
+ * (both when their occupancy has dropped to the threshold), and write
+ * what changed.
  */
-static bool
-lb_remove(StructIndex *idx, int64 id, const Mbr *box)
+void
+lb_merge_after_delete(StructIndex *idx, LbState *st, GfLookup *lk)
 {
-	LbState    *st = lb_state(idx);
-	GfLookup	lk;
-	uint64		addr;
-	LbBucket   *b;
-	LbRecord	rec;
+	if (merge_buckets(idx, st, lk))
+		gf_subdir_merge(idx, lk);
+}
 
-	if (!mbr_is_point(box) || !gf_point_inside(&st->gf, box->xmin, box->ymin))
-		return false;
-	gf_lookup(idx, gf_point_addr(&st->gf, box->xmin, box->ymin), false, &lk);
-	addr = GfDirEntries(lk.subdir)[lk.slot].addr;
-	b = lb_btt_find(st, addr);
-	rec.x = box->xmin;
-	rec.y = box->ymin;
-	rec.id = id;
+/*
+ * Delete (Alg. 3) of rec (its tag the region of the bucket at lk->slot):
+ * a delete record appended to the working log page, reading no bucket
+ * (with delete_check 'read', the bucket is read first and an entry that
+ * is not there is refused); then the merge when the bucket's occupancy
+ * has dropped to the threshold.  The adaptive grid file (agrid.c) calls
+ * it for its buckets in log mode.
+ */
+bool
+lb_remove_at(StructIndex *idx, LbState *st, GfLookup *lk, LbRecord *rec)
+{
+	uint64		addr = rec->tag;
+	LbBucket   *b = lb_btt_find(st, addr);
+
 	if (st->delete_reads)
 	{
-		if (b == NULL || b->live == 0 || find_record(lb_read_bucket(idx, addr), &rec) < 0)
+		if (b == NULL || b->live == 0 || lb_find_record(lb_read_bucket(idx, addr), rec) < 0)
 			return false;
 	}
 	else if (b == NULL || b->live + b->unverified == 0)
 		return false;			/* an empty bucket: nothing to delete */
 
-	rec.tag = addr | LB_DELETE;
-	bucket_add_page(st, b, lb_append(idx, st, &rec, 1));
+	rec->tag = addr | LB_DELETE;
+	bucket_add_page(st, b, lb_append(idx, st, rec, 1));
 	if (st->delete_reads)
 		b->live--;
 	else
@@ -1119,10 +1118,25 @@ lb_remove(StructIndex *idx, int64 id, const Mbr *box)
 			ns_meta_changed(idx->ns);
 		}
 	}
-
-	if (merge_buckets(idx, st, &lk))
-		gf_subdir_merge(idx, &lk);
+	lb_merge_after_delete(idx, st, lk);
 	return true;
+}
+
+static bool
+lb_remove(StructIndex *idx, int64 id, const Mbr *box)
+{
+	LbState    *st = lb_state(idx);
+	GfLookup	lk;
+	LbRecord	rec;
+
+	if (!mbr_is_point(box) || !gf_point_inside(&st->gf, box->xmin, box->ymin))
+		return false;
+	gf_lookup(idx, gf_point_addr(&st->gf, box->xmin, box->ymin), false, &lk);
+	rec.x = box->xmin;
+	rec.y = box->ymin;
+	rec.id = id;
+	rec.tag = GfDirEntries(lk.subdir)[lk.slot].addr;
+	return lb_remove_at(idx, st, &lk, &rec);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1178,7 +1192,7 @@ tile(LbState *st, HTAB *inner, uint64 region, GfDirEntry **out, int *n, int *max
  * A change that was cut short is either whole in the log (it is kept) or
  * absent: a split's or merge's group is one page.
  */
-static bool
+bool
 lb_recover(StructIndex *idx)
 {
 	LbState    *st = (LbState *) idx->state;
@@ -1249,7 +1263,7 @@ lb_recover(StructIndex *idx)
 /* set-up                                                             */
 /* ------------------------------------------------------------------ */
 
-static void
+void
 lb_init_empty(StructIndex *idx)
 {
 	LbState    *st = (LbState *) idx->state;
@@ -1265,25 +1279,39 @@ lb_init_empty(StructIndex *idx)
 	st->loaded = true;			/* an empty index's table is empty */
 }
 
-static void *
-lb_setup(const FestConfig *config, uint32 page_size)
+/*
+ * The state from the options of table (LB-Grid's, or the adaptive grid
+ * file's, which has LB-Grid's and its own), filled into *o.
+ */
+LbState *
+lb_setup_options(const FestConfig *config, uint32 page_size,
+				 const OptionSpec *table, LbOptions *o)
 {
 	LbState    *st = palloc0(sizeof(LbState));
-	LbOptions	o;
 
-	OPTIONS_FILL(config, lb_options, &o);
+	memset(o, 0, sizeof(*o));
+	options_fill(config, table, o, sizeof(*o), &o->filled);
 	st->page_records = (page_size - FEST_PAGE_HEADER_SIZE) / sizeof(LbRecord);
-	gf_state_fill(&st->gf, config, page_size, &o.extent,
-				  st->page_records - 3, (int) o.max_fill, (int) o.merge_fill,
-				  o.range_algorithm == GF_RANGE_P_RQ, o.knn_prefetch,
-				  o.directory_read_buffer, o.data_read_buffer);
+	gf_state_fill(&st->gf, config, page_size, &o->extent,
+				  st->page_records - 3, (int) o->max_fill, (int) o->merge_fill,
+				  o->range_algorithm == GF_RANGE_P_RQ, o->knn_prefetch,
+				  o->directory_read_buffer, o->data_read_buffer);
 	st->gf.bucket_pages = lb_bucket_pages;
-	st->delete_reads = o.delete_check == 1;
+	st->delete_reads = o->delete_check == 1;
 	st->cxt = AllocSetContextCreate(CurrentMemoryContext, "lbgrid bucket table",
 									ALLOCSET_DEFAULT_SIZES);
 	st->loaded = false;
 	st->btt = NULL;
+	st->adaptive = NULL;
 	return st;
+}
+
+static void *
+lb_setup(const FestConfig *config, uint32 page_size)
+{
+	LbOptions	o;
+
+	return lb_setup_options(config, page_size, lb_options, &o);
 }
 
 /*
@@ -1301,7 +1329,7 @@ lb_check_framework(const char *framework)
 				 errhint("Use framework \"none\" with structure \"lbgrid\" (a cache such as \"clru\" may sit below it), or structure \"gridfile\" under FAST or eFIND.")));
 }
 
-static void
+void
 lb_describe(StructIndex *idx, JsonbParseState **state)
 {
 	LbState    *st = (LbState *) idx->state;

@@ -40,6 +40,7 @@ static const StructureOps *const structures[] = {
 	&xbrtree_structure,
 	&gridfile_structure,
 	&lbgrid_structure,
+	&agrid_structure,
 	&fortree_structure,
 	NULL
 };

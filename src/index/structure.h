@@ -298,6 +298,9 @@ extern const StructureOps gridfile_structure;
 /* lbgrid.c */
 extern const StructureOps lbgrid_structure;
 
+/* agrid.c */
+extern const StructureOps agrid_structure;
+
 /* fortree.c */
 extern const StructureOps fortree_structure;
 

@@ -109,16 +109,7 @@ for pos in $SPLIT_POSITIONS; do
     wait_for_server
     tap_ok $? "$ix: the server is back (kill at write $pos of the split, $acked acknowledged after it)"
     tap_is "$acked" 0 "$ix: the backend died during the split"
-    out=$(q -c "SELECT 'first_use=' || count(*) FROM festival.query('$ix', 'POINT(0 0)')"; crash_verdict "$ix")
-    if [ "$pos" -gt 0 ]; then
-        tap_like "$out" "^NOTICE:  index \"$ix\" was not closed cleanly; its structure restored it" "$ix: the first use restored it from its log pages"
-    else
-        tap_unlike "$out" 'not closed cleanly' "$ix: killed before its first write, the file is still clean"
-    fi
-    tap_like "$out" '^missing=0 extra=[0-1]$' "$ix: every acknowledged insert is present after the restart"
-    tap_like "$out" '^refused=false$' "$ix: changes are accepted at once (restored, not suspect)"
-    tap_like "$out" '^mismatches=0$' "$ix: answers equal brute force"
-    tap_like "$out" '^final_check_errors=0$' "$ix: check() is clean"
+    restored_checks "$ix" "$pos"
 done
 
 # ---- the crash and flips campaigns on lbgrid (its fault campaign is in

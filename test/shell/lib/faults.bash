@@ -78,6 +78,25 @@ crash_trial() {
     printf '%s' "$stmts" | psql -X -qAt -v ON_ERROR_STOP=1 2>/dev/null | grep -c '^ack$' | sed 's/^/acked=/'
 }
 
+# restored_checks <index> <position>: the first use after a kill at page
+# write <position> of a log-structured grid file (lbgrid, agrid), which
+# restores it from its log pages (a file killed before its first write is
+# still clean), then crash_verdict: nothing acknowledged lost, changes
+# taken at once, check() clean, answers as brute force (five assertions).
+restored_checks() {
+    local ix=$1 pos=$2 out
+    out=$(q -c "SELECT 'first_use=' || count(*) FROM festival.query('$ix', 'POINT(0 0)')"; crash_verdict "$ix")
+    if [ "$pos" -gt 0 ]; then
+        tap_like "$out" "^NOTICE:  index \"$ix\" was not closed cleanly; its structure restored it" "$ix: the first use restored it from its log pages"
+    else
+        tap_unlike "$out" 'not closed cleanly' "$ix: killed before its first write, the file is still clean"
+    fi
+    tap_like "$out" '^missing=0 extra=[0-1]$' "$ix: every acknowledged insert is there, nothing else but the interrupted one"
+    tap_like "$out" '^refused=false$' "$ix: changes are accepted at once (restored, not suspect)"
+    tap_like "$out" '^mismatches=0$' "$ix: answers equal brute force"
+    tap_like "$out" '^final_check_errors=0$' "$ix: check() is clean"
+}
+
 # crash_verdict <index>: after the restart, every acknowledged insert (the
 # source table) is found, nothing else but the one a kill interrupted; the
 # index then accepts changes (after a clean check when it is suspect, or a

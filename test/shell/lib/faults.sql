@@ -83,7 +83,8 @@ CREATE FUNCTION ft_rebuild_method(op text, bulk text) RETURNS text LANGUAGE sql 
 
 -- Run operation op on ix (set up with n objects); the first error ends it.
 -- Returns NULL, or the error as 'SQLSTATE|message|hint'.  Operations:
--- insert (twelve inserts that split), compact (60 scattered inserts), flush,
+-- insert (twelve inserts that split; switch: the same after ft_prepare's
+-- searches), compact (60 scattered inserts), flush,
 -- bulk (festival.build(ix, bulk)), build (festival.build(ix, 'insert')),
 -- many (ft_insert_many with method bulk).
 CREATE FUNCTION ft_run(ix text, op text, n int, bulk text) RETURNS text LANGUAGE plpgsql AS $$
@@ -93,8 +94,8 @@ DECLARE
     msg text;
     hint text;
 BEGIN
-    IF op IN ('insert', 'compact') THEN
-        FOR k IN 1..(CASE op WHEN 'insert' THEN 12 ELSE 60 END) LOOP
+    IF op IN ('insert', 'compact', 'switch') THEN
+        FOR k IN 1..(CASE op WHEN 'compact' THEN 60 ELSE 12 END) LOOP
             BEGIN
                 PERFORM ft_insert(ix, n + k, op = 'compact');
             EXCEPTION WHEN others THEN
@@ -130,9 +131,20 @@ BEGIN
     RETURN NULL;
 END $$;
 
--- Before the operation: what it needs in place (a flush needs buffered changes).
+-- Before the operation: what it needs in place (a flush needs buffered
+-- changes; switch, the inserts of insert into an adaptive grid file whose
+-- buckets are read-heavy, three point searches of every object and four
+-- at each point the inserts will add, so that the inserts switch buckets
+-- to in-place mode, rewrite them in place and switch them back to log
+-- mode).
 CREATE FUNCTION ft_prepare(ix text, op text, n int) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
+    IF op = 'switch' THEN
+        EXECUTE format('SELECT count(*) FROM %I s CROSS JOIN generate_series(1, 3) g, '
+                       'festival.query(%L, s.geom) q', ix || '_src', ix);
+        PERFORM count(*) FROM generate_series(n + 1, n + 12) i CROSS JOIN generate_series(1, 4) g,
+                              festival.query(ix, ft_cpt(i)) q;
+    END IF;
     IF op = 'flush' THEN
         FOR k IN 1..25 LOOP
             PERFORM ft_insert(ix, n + 1000 + k);
@@ -303,6 +315,10 @@ DECLARE
     extent jsonb := CASE
         WHEN structure = 'xbrtree' THEN '{"extent": [-1, -1, 1001, 1001]}'
         WHEN structure IN ('gridfile', 'lbgrid') THEN '{"extent": [-1, -1, 1001, 1001], "max_fill": 30}'
+        -- the adaptive grid file's buckets of 16 points, switching after
+        -- 4 operations: the inserts of switch switch a bucket both ways,
+        -- rewrite it in place and split it (test/shell/agrid_crash.sh)
+        WHEN structure = 'agrid' THEN '{"extent": [-1, -1, 1001, 1001], "max_fill": 60, "mode_window": 4}'
         ELSE '{}' END;
     w bigint;
     p bigint;
