@@ -4,7 +4,8 @@
 -- database where the newest version was created afresh.  Functions by
 -- pg_get_functiondef (signature, result, volatility, strictness, body or C
 -- symbol), relations by their columns (type, NOT NULL, default, generated
--- expression), constraints, indexes, view definitions and comments; the
+-- expression), constraints, indexes, view definitions, row security and
+-- its policies, privileges and comments; the
 -- extension's configuration-dump filters; the built-in rows of
 -- festival.device_profile.
 WITH ext AS (
@@ -19,7 +20,7 @@ WITH ext AS (
 		WHEN m.classid = 'pg_proc'::regclass THEN
 			(SELECT CASE WHEN p.prokind = 'a' THEN 'aggregate ' || pg_get_function_arguments(p.oid)
 					|| ' -> ' || pg_get_function_result(p.oid)
-				ELSE pg_get_functiondef(p.oid) END
+				ELSE pg_get_functiondef(p.oid) END || coalesce(' | acl ' || p.proacl::text, '')
 			 FROM pg_proc p WHERE p.oid = m.objid)
 		WHEN m.classid = 'pg_class'::regclass THEN
 			(SELECT c.relkind::text || ' ' || coalesce((
@@ -37,6 +38,12 @@ WITH ext AS (
 				|| coalesce(' | indexes ' || (SELECT string_agg(pg_get_indexdef(i.indexrelid), '; ' ORDER BY 1)
 					FROM pg_index i WHERE i.indrelid = c.oid), '')
 				|| CASE WHEN c.relkind = 'v' THEN ' | view ' || pg_get_viewdef(c.oid) ELSE '' END
+				|| CASE WHEN c.relrowsecurity THEN ' | row security' ELSE '' END
+				|| coalesce(' | policies ' || (SELECT string_agg(po.polname || ' ' || po.polcmd || ' '
+						|| coalesce(pg_get_expr(po.polqual, po.polrelid), '') || ' '
+						|| coalesce(pg_get_expr(po.polwithcheck, po.polrelid), ''), '; ' ORDER BY po.polname)
+					FROM pg_policy po WHERE po.polrelid = c.oid), '')
+				|| coalesce(' | acl ' || c.relacl::text, '')
 				|| coalesce(' | comment ' || obj_description(c.oid, 'pg_class'), '')
 			 FROM pg_class c WHERE c.oid = m.objid)
 		WHEN m.classid = 'pg_type'::regclass THEN
