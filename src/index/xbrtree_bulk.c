@@ -39,11 +39,13 @@
  * and refuses a cell of too many points as partition would, before any
  * write.  partition then runs on those counts instead of the items,
  * reading the quadrants in turn (it visits them in address order), and
- * gives each node its runs of the sorted stream, into a sort by their
- * start, and its quadrant, to a temporary file; a second pass tags every
- * point with its node into a sort by (node, place in the first), and the
- * leaves are written from it in build_level's order with build_level's
- * contents, their entries for the level above to a temporary file.  Each
+ * gives each node its runs of the sorted stream, into a sort by (node,
+ * start), and its quadrant, to a temporary file; a second pass writes the
+ * leaves in build_level's order with build_level's contents, each read
+ * run by run from the file of sorted points (so the points go through
+ * one external sort, formed as its tuples once, and the runs -- a few per
+ * leaf -- through a second, small one), their entries for the level above
+ * to a temporary file.  Each
  * pass holds at most two sorts of half of maintenance_work_mem and
  * nothing per leaf in memory (that was about 150 bytes a leaf, past half
  * of the budget from about 30M uniform points in 64 MB).  The levels
@@ -81,8 +83,8 @@ StaticAssertDecl(sizeof(BulkEntry) + sizeof(int32) + sizeof(int64) == XBR_BULK_B
  * external sorts and temporary files, nothing per leaf in memory: the
  * quadrants of more points than a leaf holds, with the points of each
  * sub-quadrant, sorted by address (SQ_*, from the first pass), and the
- * runs [lo, hi) of the sorted points that go to each node, sorted by lo
- * (NR_*, for the second pass).
+ * runs [lo, hi) of the sorted points that go to each node, sorted by
+ * node, then lo (NR_*, for the second pass).
  */
 enum
 {
@@ -95,7 +97,7 @@ static const Oid sq_types[SQ_NCOLS] = {
 
 enum
 {
-	NR_LO, NR_HI, NR_NODE, NR_NCOLS
+	NR_NODE, NR_LO, NR_HI, NR_NCOLS
 };
 
 static const Oid nr_types[NR_NCOLS] = {INT8OID, INT8OID, INT8OID};
@@ -705,21 +707,9 @@ build_levels(StructIndex *idx, BulkEntry *level_items, int64 count, uint16 level
 /* ------------------------------------------------------------------ */
 
 /*
- * The first external sort is spill_sort.h's spill_points_*, keyed by the
- * address's code: bulk_entry_cmp's order.  The second: the points by node,
- * then by their place in the first (the two keys; unique, so the order is
- * total).
+ * The one external sort of the points is spill_sort.h's spill_points_*,
+ * keyed by the address's code: bulk_entry_cmp's order.
  */
-enum
-{
-	XN_NODE, XN_POS, XN_X, XN_Y, XN_ID, XN_NCOLS
-};
-
-static const Oid xn_types[XN_NCOLS] = {
-	[XN_NODE] = INT8OID,[XN_POS] = INT8OID,
-	[XN_X] = FLOAT8OID,[XN_Y] = FLOAT8OID,[XN_ID] = INT8OID
-};
-
 struct XbrSpill
 {
 	XbrSpillKind kind;			/* XBR_SPILL_ONE_PASS */
@@ -871,12 +861,12 @@ find_splits(XbrSpill *sp, uint32 capacity, BufFile *points)
  * the leaves: the first pass reads the sorted points into a temporary
  * file and finds the quadrants partition splits (refusing what it would
  * refuse) into a sort by address; partition assigns runs of the sorted
- * points to nodes (a sort of the runs by their start) and writes each
- * node's quadrant to a file; the second pass tags every point with its
- * node into a sort by (node, place) and the third writes the nodes in
- * build_level's order with build_level's contents, their entries for the
- * level above to a file.  Only then, the sorts gone, are the levels above
- * (one entry per leaf) built in memory.
+ * points to nodes (a sort of the runs by node and start) and writes each
+ * node's quadrant to a file; the second writes the nodes in build_level's
+ * order with build_level's contents, reading each node's runs from the
+ * points' file, their entries for the level above to a file.  Only then,
+ * the sorts gone, are the levels above (one entry per leaf) built in
+ * memory.
  */
 void
 xbr_spill_load(StructIndex *idx, BulkSpill *spill)
@@ -886,14 +876,14 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 	PageId		empty_root = idx->ns->meta->root;
 	Partition	p;
 	RunList		none;
-	SpillSort  *bynode;
 	BufFile    *points = BufFileCreateTemp(false);
 	BufFile    *entries = BufFileCreateTemp(false);
 	BulkEntry  *above;
 	PageId		last_page = InvalidPageId;
 	int64		npoints = spill_sort_count(sp->sort);
 	const Datum *v;
-	Datum		range[NR_NCOLS];
+	int64		place = 0;		/* the points file's position, in points */
+	int64		assigned = 0;
 	XbrWriter	w;
 
 	xbr_writer_init(idx, &w, 1);
@@ -908,7 +898,7 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 	spill_sort_end(sp->sort);
 	sp->sort = NULL;
 	spill_sort_perform(p.splits);
-	p.ranges = spill_sort_begin(NR_NCOLS, nr_types, 1, TUPLESORT_RANDOMACCESS);
+	p.ranges = spill_sort_begin(NR_NCOLS, nr_types, 2, TUPLESORT_NONE);
 	p.quadrants = BufFileCreateTemp(false);
 	runs_init(&none);
 	partition(&p, 0, npoints, xbr_addr_root(), 0, &none);
@@ -917,44 +907,17 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 		elog(ERROR, "bulk load of index \"%s\" left a quadrant unsplit", idx->name);
 	spill_sort_end(p.splits);
 
-	/* the second pass: each point tagged with its node */
+	/*
+	 * The second pass: the leaves, in build_level's order, each read from
+	 * the sorted points' file run by run (the runs sorted by node, then
+	 * start): the points were formed and sorted once, and a leaf takes
+	 * them as they lie in the file, in their sorted order.
+	 */
 	spill_sort_perform(p.ranges);
 	spill_file_rewind(points);
-	progress_phase(idx->progress, "assigning points to leaves", "points", npoints);
-	bynode = spill_sort_begin(XN_NCOLS, xn_types, 2, TUPLESORT_NONE);
-	range[NR_LO] = range[NR_HI] = Int64GetDatum(0);
-	for (int64 i = 0; i < npoints; i++)
-	{
-		XbrLeafEntry e;
-		Datum		row[XN_NCOLS];
-
-		spill_file_read(points, &e, sizeof(e));
-		while (i >= DatumGetInt64(range[NR_HI]))
-		{
-			if ((v = spill_sort_next(p.ranges)) == NULL)
-				break;
-			memcpy(range, v, sizeof(range));
-		}
-		if (i < DatumGetInt64(range[NR_LO]) || i >= DatumGetInt64(range[NR_HI]))
-			elog(ERROR, "bulk load of index \"%s\" left a point without a node", idx->name);
-		row[XN_NODE] = range[NR_NODE];
-		row[XN_POS] = Int64GetDatum(i);
-		row[XN_X] = Float8GetDatum(e.x);
-		row[XN_Y] = Float8GetDatum(e.y);
-		row[XN_ID] = Int64GetDatum(e.id);
-		spill_sort_put(bynode, row);
-		progress_step(idx->progress, 1);
-		CHECK_FOR_INTERRUPTS();
-	}
-	spill_sort_end(p.ranges);
-	BufFileClose(points);
-
-	/* the third: the leaves, in build_level's order */
-	progress_phase(idx->progress, "sorting", "points", npoints);
-	spill_sort_perform(bynode);
 	progress_phase(idx->progress, "writing level 0", "nodes", p.nnodes);
 	spill_file_rewind(p.quadrants);
-	v = spill_sort_next(bynode);
+	v = spill_sort_next(p.ranges);
 	for (int64 k = 0; k < p.nnodes; k++)
 	{
 		TreeNode   *node = ns_new_node(idx->ns, ns_alloc(idx->ns, 0), 0);
@@ -962,24 +925,39 @@ xbr_spill_load(StructIndex *idx, BulkSpill *spill)
 		BulkEntry	entry;
 
 		spill_file_read(p.quadrants, &q, sizeof(q));
-		for (; v != NULL && DatumGetInt64(v[XN_NODE]) == k; v = spill_sort_next(bynode))
+		for (; v != NULL && DatumGetInt64(v[NR_NODE]) == k; v = spill_sort_next(p.ranges))
 		{
-			XbrLeafEntry *e = &XbrLeafEntries(node)[node->nentries++];
+			int64		lo = DatumGetInt64(v[NR_LO]);
+			int64		hi = DatumGetInt64(v[NR_HI]);
 
-			Assert(node->nentries <= st->leaf_max);
-			e->x = DatumGetFloat8(v[XN_X]);
-			e->y = DatumGetFloat8(v[XN_Y]);
-			e->id = DatumGetInt64(v[XN_ID]);
+			if (lo < 0 || hi > npoints || lo >= hi ||
+				node->nentries + (hi - lo) > st->leaf_max)
+				elog(ERROR, "bulk load of index \"%s\" gave a leaf a run it cannot hold", idx->name);
+			if (lo != place &&
+				BufFileSeek(points, 0, (off_t) (lo - place) * sizeof(XbrLeafEntry), SEEK_CUR) != 0)
+				ereport(ERROR,
+						(errcode_for_file_access(),
+						 errmsg("could not seek in a temporary file of the bulk load of index \"%s\": %m",
+								idx->name)));
+			spill_file_read(points, &XbrLeafEntries(node)[node->nentries],
+							(hi - lo) * sizeof(XbrLeafEntry));
+			node->nentries += hi - lo;
+			assigned += hi - lo;
+			place = hi;
 		}
 		if (node->nentries == 0)
 			elog(ERROR, "bulk load of index \"%s\" made a leaf without points", idx->name);
 		write_node_entry(idx, node, q, &entry, &last_page, &w);
 		BufFileWrite(entries, &entry, sizeof(entry));
+		progress_step(idx->progress, 1);
 		CHECK_FOR_INTERRUPTS();
 	}
-	if (v != NULL)
-		elog(ERROR, "bulk load of index \"%s\" left points after its last leaf", idx->name);
-	spill_sort_end(bynode);
+	/* the runs partition the points: none left over, none twice */
+	if (v != NULL || assigned != npoints)
+		elog(ERROR, "bulk load of index \"%s\" assigned " INT64_FORMAT " of " INT64_FORMAT " points to leaves",
+			 idx->name, assigned, npoints);
+	spill_sort_end(p.ranges);
+	BufFileClose(points);
 	BufFileClose(p.quadrants);
 	if (p.nnodes == 1)
 		set_root(idx, last_page, 1, empty_root);

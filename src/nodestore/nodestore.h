@@ -220,6 +220,20 @@ struct NodeStore
 	 * ix_mark_failed when an ERROR ended it and the handle is kept).
 	 */
 	bool		write_pages_singly;
+	/*
+	 * A modification may keep up to this many clean pages it read until it
+	 * commits, and read them from memory again (write-through store; 0:
+	 * none): set by festival_build for its batches of rows, which descend
+	 * through the same inner nodes (see clean_find in writethrough.c), and
+	 * cleared with write_pages_singly.
+	 */
+	int			retain_pages;
+	/*
+	 * The page images the open modification holds (write-through store:
+	 * pending writes and kept clean pages; 0 for the other stores): a
+	 * build commits its batch when they reach its memory.
+	 */
+	int			held_pages;
 	bool		op_touched;		/* this operation wrote, allocated or freed */
 	/*
 	 * A commit is overwriting pages that held committed data (set before

@@ -41,13 +41,12 @@ PG_FUNCTION_INFO_V1(festival_flush);
 PG_FUNCTION_INFO_V1(festival_close);
 
 /*
- * Rows of an 'insert' build committed together in a write-through store:
- * BUILD_COMMIT_BYTES / page_size (2048 rows of 4 kB pages), at least 16.
- * A row writes a few pages at most, and the rows of a batch share many
- * (the upper levels, leaves they fill together), so the page images held
- * until the commit stay within a few times this many bytes.
+ * An 'insert' build of a write-through index holds at least this many
+ * page images per batch whatever maintenance_work_mem says (its minimum,
+ * 1 MB, is 256 pages of 4 kB): a batch that holds a root-to-leaf path
+ * and a split's pages.
  */
-#define BUILD_COMMIT_BYTES (8 * 1024 * 1024)
+#define BUILD_MIN_HELD_PAGES 64
 
 /* Does the user's options object give a non-null value for key? */
 static bool
@@ -422,6 +421,7 @@ festival_build(PG_FUNCTION_ARGS)
 	BulkItems	bulk = {0};
 	int64		commit_rows;
 	int64		uncommitted = 0;
+	int			held_limit;
 
 	ix = ix_begin_op(name, IX_MODIFY);
 	method = structure_method_lookup(ix->structure, ix->structure->build_methods,
@@ -440,19 +440,31 @@ festival_build(PG_FUNCTION_ARGS)
 	/*
 	 * An 'insert' build commits per batch of rows in a write-through store:
 	 * a page changed by many rows of the batch is written once, and pages
-	 * the batch wrote are read back from memory.  The build is marked on
-	 * disk until it finishes (FEST_META_BUILDING), so a crash or ERROR
-	 * part-way leaves, as before, an index refused as incompletely built,
-	 * holding the rows up to its last commit.  A buffering store (FAST,
-	 * eFIND) commits every row: its commit decides flushes and log groups,
-	 * which the frameworks define per modification.
+	 * the batch wrote are read back from memory, as are the clean nodes it
+	 * read (the rows of a batch descend through the same inner nodes, which
+	 * a row changes only when its rectangle grows: without them every row
+	 * read those again, and the reads per row grew with the tree's width,
+	 * not only its height).  A batch ends when the page images it holds
+	 * reach maintenance_work_mem (as CREATE INDEX, the memory of a build):
+	 * a batch of a fixed number of rows covers an ever smaller part of a
+	 * growing tree, so its reads and writes per row grew with the tree's
+	 * width as well.  The nodes, their order and the bytes of every page
+	 * are the same whatever the batches.  The build is marked on disk
+	 * until it finishes (FEST_META_BUILDING), so a crash or ERROR part-way
+	 * leaves, as before, an index refused as incompletely built, holding
+	 * the rows up to its last commit.  A buffering store (FAST, eFIND)
+	 * commits every row: its commit decides flushes and log groups, which
+	 * the frameworks define per modification.
 	 */
+	held_limit = (int) Min((int64) maintenance_work_mem * 1024 / ix->ns->page_size, INT_MAX / 4);
+	held_limit = Max(held_limit, BUILD_MIN_HELD_PAGES);
 	if (ix->ns->buffers)
 		commit_rows = 1;
 	else if (fest_build_commit_rows > 0)
 		commit_rows = fest_build_commit_rows;	/* 1: per row, as the papers */
 	else
-		commit_rows = Max(16, BUILD_COMMIT_BYTES / (int64) ix->ns->page_size);
+		commit_rows = 0;		/* by the pages held */
+	ix->ns->retain_pages = method == NULL && commit_rows != 1 ? held_limit : 0;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -462,7 +474,9 @@ festival_build(PG_FUNCTION_ARGS)
 		if (method == NULL)
 		{
 			build_one(ix, id, ewkb);
-			if (++uncommitted >= commit_rows)
+			uncommitted++;
+			if (commit_rows > 0 ? uncommitted >= commit_rows :
+				ix->ns->held_pages >= held_limit)
 			{
 				build_commit(ix);
 				uncommitted = 0;

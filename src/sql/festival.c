@@ -135,7 +135,7 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("festival.build_commit_rows",
-							"Rows of an 'insert' build of a write-through index committed together (0: 8 MB of pages).",
+							"Rows of an 'insert' build of a write-through index committed together (0: as many as hold maintenance_work_mem of page images).",
 							"1 commits (writes) every row as festival.insert does, which is what the papers' one-at-a-time "
 							"builds measure; larger batches write a page changed by many rows once.",
 							&fest_build_commit_rows,

@@ -77,6 +77,7 @@ ix_mark_failed(OpenIndex *ix)
 	{
 		ix->op.busy = false;
 		ix->ns->write_pages_singly = false;
+		ix->ns->retain_pages = 0;
 		ix->ns->ops->end_op(ix->ns);
 		MemoryContextReset(ix->op.cxt);
 		fest_stats_reset(&ix->op.stats);

@@ -206,6 +206,7 @@ ix_end_op(OpenIndex *ix)
 	/* into the index's totals and the run's, and zeroed, in one pass */
 	fest_stats_drain(op, &ix->totals, run_account(ix));
 	ix->ns->write_pages_singly = false;
+	ix->ns->retain_pages = 0;
 	if (ix->sidx.progress != NULL)
 		ix_progress_end(ix);
 	ix->ns->ops->end_op(ix->ns);

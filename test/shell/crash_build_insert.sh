@@ -6,8 +6,9 @@
 # mark only when it finishes) or, if the build finished before the kill,
 # complete.  A half-built index holds fewer rows than its source, at least
 # those of the batches committed before its last progress report (batches
-# are 8 MB of pages: 4096 rows of 2 kB pages).  A new build completes it and
-# check() is clean.
+# of 4096 rows here, festival.build_commit_rows: by default a batch holds
+# maintenance_work_mem of pages, which the whole index fits).  A new build
+# completes it and check() is clean.
 #
 # An R*-tree of 100000 points: its insert build takes a few seconds here,
 # so the kill after the first progress report (one a second) normally
@@ -25,6 +26,7 @@ SQL
 
 victim_start "$tmp/bi.err"
 victim_send "SET festival.progress_interval = 1"
+victim_send "SET festival.build_commit_rows = 4096"
 victim_send "SELECT festival.build('bi')"
 reported=""
 for _ in $(seq 1 600); do
