@@ -59,6 +59,11 @@ FESTIVAL_BUILDS = {
     "xbr_bulk": ("xbrtree", {}, "bulk"),
 }
 
+# windows: festival one and batch (buffered, direct I/O), GiST, SP-GiST,
+# SQLite, libspatialindex per call and vectorised; kNN: festival, GiST,
+# libspatialindex
+QUERY_MEASURES = 12
+
 # The rows: (label, festival measure, peer measure, target or None).
 ROWS = [
     ("query_batch of 300 windows / the same one at a time", "win_batch", "win_one", "<= 0.67"),
@@ -528,7 +533,7 @@ def main(argv):
             for n in cfg["points"]:
                 for d in cfg["distributions"]:
                     print(f"data set {d} {n}: {len(FESTIVAL_BUILDS)} festival builds, 3 PostGIS builds "
-                          f"x {cfg['repetitions']['build']}; 9 query measures x "
+                          f"x {cfg['repetitions']['build']}; {QUERY_MEASURES} query measures x "
                           f"{cfg['repetitions']['query']} (+{cfg['warmup']['query']} warm-up)")
             return 0
         import psycopg
