@@ -149,6 +149,50 @@ FROM festival.query_batch('qb_mix_quad', ARRAY['POINT(50 50)'::geometry, 'POINT(
 SELECT count(*) FROM festival.query('qb_mix_quad', 'POINT(50 50)');
 
 -------------------------------------------------------------------------------
+-- Answer ids come in increasing order, each once (query_exec.c sorts them:
+-- a radix sort from 256 ids, a comparison sort below that or when the ids
+-- span more than 2^33): 900 points, ids from -450 on, or spread over 2^40
+-- (qb_sort_wide), each inserted twice; every order and count against
+-- PostGIS, for festival.query and for a batch
+-------------------------------------------------------------------------------
+CREATE TABLE qb_sort_src AS
+	SELECT (i - 450)::bigint AS id, ST_MakePoint((i * 37) % 30, (i * 11) % 30) AS geom
+	FROM generate_series(0, 899) i;
+CREATE TABLE qb_sort_wide AS
+	SELECT CASE WHEN id % 2 = 0 THEN id ELSE id * 1099511627 END AS id, geom FROM qb_sort_src;
+SELECT s, festival.create_index(s, 'rtree', 'qb_dev', '{"page_size": 1024}', s::regclass) > 0
+	   AND festival.build(s) = 900 AS built,
+	   (SELECT count(*) FROM (SELECT festival.insert(s, id, geom) FROM qb_sort_src
+							  WHERE s = 'qb_sort_src' UNION ALL
+							  SELECT festival.insert(s, id, geom) FROM qb_sort_wide
+							  WHERE s = 'qb_sort_wide') t) AS inserted_again
+FROM unnest(ARRAY['qb_sort_src', 'qb_sort_wide']) s ORDER BY s;
+CREATE FUNCTION qb_sorted(ix text, src regclass, w geometry, OUT festival_ids bigint[],
+						  OUT batch_ids bigint[], OUT postgis_ids bigint[])
+LANGUAGE plpgsql AS $$
+BEGIN
+	SELECT array_agg(q.id ORDER BY o) INTO festival_ids
+	FROM festival.query(ix, w) WITH ORDINALITY q(id, o);
+	SELECT array_agg(b.id ORDER BY o) INTO batch_ids
+	FROM festival.query_batch(ix, ARRAY[w, w]) WITH ORDINALITY b(query_no, id, o)
+	WHERE b.query_no = 2;
+	EXECUTE format('SELECT array_agg(id ORDER BY id) FROM %s WHERE ST_Intersects(geom, $1)', src)
+		INTO postgis_ids USING w;
+END
+$$;
+SELECT s, w, cardinality(r.postgis_ids) AS answers,
+	   r.festival_ids = r.postgis_ids AS query_sorted_once,
+	   r.batch_ids = r.postgis_ids AS batch_sorted_once
+FROM unnest(ARRAY['qb_sort_src', 'qb_sort_wide']) s,
+	 unnest(ARRAY['POLYGON((0 0, 30 0, 30 30, 0 30, 0 0))'::geometry,
+				  'POLYGON((0 0, 12 0, 12 12, 0 12, 0 0))']) WITH ORDINALITY g(geom, w),
+	 LATERAL qb_sorted(s, s::regclass, g.geom) r
+ORDER BY s, w;
+SELECT festival.drop_index(s) FROM unnest(ARRAY['qb_sort_src', 'qb_sort_wide']) s;
+DROP FUNCTION qb_sorted(text, regclass, geometry);
+DROP TABLE qb_sort_src, qb_sort_wide;
+
+-------------------------------------------------------------------------------
 -- Errors
 -------------------------------------------------------------------------------
 SELECT * FROM festival.query_batch('qb_mix_quad', ARRAY[]::geometry[]);

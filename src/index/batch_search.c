@@ -40,14 +40,56 @@ typedef struct BatchFrame
 	int		   *active;			/* indexes into specs, increasing */
 } BatchFrame;
 
+/* A leaf's entries decoded once for all the queries that reach it. */
+typedef struct LeafScratch
+{
+	uint32		max;
+	int64	   *ids;
+	Mbr		   *boxes;
+} LeafScratch;
+
+/*
+ * Filter a leaf's entries for each query of its frame, query by query:
+ * each query's answers are collected in one run (its own list stays hot,
+ * as in a search of its own), in entry order as before; the entries are
+ * decoded only once.
+ */
+static void
+visit_leaf(StructIndex *idx, const SearchSpec *specs, const BatchFrame *frame,
+		   const TreeNode *node, LeafScratch *scratch)
+{
+	const NodeOps *nops = idx->ns->node_ops;
+
+	if (node->nentries > scratch->max)
+	{
+		scratch->max = Max(node->nentries, scratch->max * 2);
+		scratch->ids = repalloc(scratch->ids, scratch->max * sizeof(int64));
+		scratch->boxes = repalloc(scratch->boxes, scratch->max * sizeof(Mbr));
+	}
+	for (uint32 i = 0; i < node->nentries; i++)
+	{
+		const void *entry = NodeEntry(node, i);
+
+		nops->entry_mbr(entry, 0, &scratch->boxes[i]);
+		scratch->ids[i] = nops->entry_ref(entry, 0);
+	}
+	for (int a = 0; a < frame->nactive; a++)
+	{
+		const SearchSpec *spec = &specs[frame->active[a]];
+
+		for (uint32 i = 0; i < node->nentries; i++)
+			tree_filter_leaf_entry(spec, scratch->ids[i], &scratch->boxes[i]);
+	}
+}
+
 /*
  * Examine one node for the queries of its frame: leaf entries are emitted,
  * children reached by some query are pushed with those queries.
  */
 static void
 visit_node(StructIndex *idx, const SearchSpec *specs, BatchFrame *frame,
-		   TreeNode *node, int *reach, BatchFrame **stackp, int *nstackp,
-		   int *maxstackp)
+		   TreeNode *node, int *reach, LeafScratch *scratch,
+		   BatchFrame **stackp, int *nstackp, int *maxstackp)
 {
 	const NodeOps *nops = idx->ns->node_ops;
 
@@ -55,24 +97,18 @@ visit_node(StructIndex *idx, const SearchSpec *specs, BatchFrame *frame,
 		tree_report_bad_level(idx, node, frame->level);
 	idx->stats->entries_examined += (int64) node->nentries * frame->nactive;
 
-	for (uint32 i = 0; i < node->nentries; i++)
+	if (node->level == 0)
+		visit_leaf(idx, specs, frame, node, scratch);
+	else
 	{
-		const void *entry = NodeEntry(node, i);
-		Mbr			box;
-
-		nops->entry_mbr(entry, node->level, &box);
-		if (node->level == 0)
+		for (uint32 i = 0; i < node->nentries; i++)
 		{
-			int64		id = nops->entry_ref(entry, 0);
-
-			for (int a = 0; a < frame->nactive; a++)
-				tree_filter_leaf_entry(&specs[frame->active[a]], id, &box);
-		}
-		else
-		{
+			const void *entry = NodeEntry(node, i);
+			Mbr			box;
 			int			nreach = 0;
 			BatchFrame *child;
 
+			nops->entry_mbr(entry, node->level, &box);
 			for (int a = 0; a < frame->nactive; a++)
 				if (predicate_descend(&specs[frame->active[a]], &box))
 					reach[nreach++] = frame->active[a];
@@ -102,6 +138,7 @@ tree_search_batch(StructIndex *idx, const SearchSpec *specs, int nspecs)
 	int			nstack = 0;
 	BatchFrame *stack;
 	int		   *reach;
+	LeafScratch scratch;
 
 	if (nspecs <= 0)
 		return;
@@ -110,6 +147,9 @@ tree_search_batch(StructIndex *idx, const SearchSpec *specs, int nspecs)
 		(void) tree_read_root(idx);
 	stack = palloc(maxstack * sizeof(BatchFrame));
 	reach = palloc(nspecs * sizeof(int));
+	scratch.max = 64;
+	scratch.ids = palloc(scratch.max * sizeof(int64));
+	scratch.boxes = palloc(scratch.max * sizeof(Mbr));
 
 	stack[0].page = idx->ns->meta->root;
 	stack[0].level = idx->ns->meta->height - 1;
@@ -146,10 +186,12 @@ tree_search_batch(StructIndex *idx, const SearchSpec *specs, int nspecs)
 		{
 			int			k = level == 0 ? g : ngroup - 1 - g;
 
-			visit_node(idx, specs, &group[k], nodes[k], reach, &stack, &nstack,
-					   &maxstack);
+			visit_node(idx, specs, &group[k], nodes[k], reach, &scratch,
+					   &stack, &nstack, &maxstack);
 		}
 	}
 	pfree(stack);
 	pfree(reach);
+	pfree(scratch.ids);
+	pfree(scratch.boxes);
 }

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# experiments/peers_table.json (issue 26's table) as a smoke run: --scale
+# 0.01 makes its 200k and 1M points 2,000 and 10,000, uniform and
+# clustered.  One invocation of scripts/run-workload runs festival, PostGIS
+# GiST and SP-GiST, SQLite's R*Tree and libspatialindex (per call and
+# vectorised) side by side and prints the table.  Checked: it exits 0 and
+# says, per data set, that every answer equals the NumPy brute force; the
+# table has every row of the issue and a ratio in every cell; the load
+# average is printed before and after; and the checks themselves fail on
+# one answer too many or too few, on a window missing and on a kNN distance
+# off (peer_table.check_counts / check_knn, which end the run with exit 1).
+source "$(dirname "$0")/lib/tap.bash"
+
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+fresh_database festival_peer_table_test
+tap_plan 8
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$ROOT/scripts/run-workload" --no-setup --config "$ROOT/experiments/peers_table.json" \
+    --scale 0.01 --reps 1 >"$work/out" 2>&1
+tap_is "$?" "0" "run-workload runs the smoke version of experiments/peers_table.json"
+[ "$TAP_LAST_OK" -ne 0 ] && sed 's/^/#   /' "$work/out" | tail -20
+out=$(cat "$work/out")
+
+tap_is "$(grep -cE '^# (uniform|gaussian_clusters) (2000|10000): every answer equals the brute force' "$work/out")" "4" \
+    "every answer of the four data sets equals the brute force's"
+rows=$(grep -cE '^\| (query_batch|windows|kNN|R\*-tree build|quadratic build|xBR\+ bulk)[ ,].*( \| [0-9]+\.[0-9]{2} \([0-9]+\.[0-9]{2}\)){4} \| ' "$work/out")
+tap_is "$rows" "14" "14 rows festival / peer with a CPU and a wall ratio for each data set"
+[ "$TAP_LAST_OK" -ne 0 ] && grep '^| ' "$work/out" | sed 's/^/#   /' | head -16
+tap_is "$(grep -cE '^\| build CPU per object 2000 -> 10000, (quadratic|R\*-tree) \(no cache\) \| uniform x[0-9.]+, gaussian_clusters x[0-9.]+ \|' "$work/out")" "2" \
+    "build CPU per object from the smaller to the larger size, per distribution"
+tap_like "$out" '^# load average before: [0-9.]+ [0-9.]+ [0-9.]+' "the load average before"
+tap_like "$out" '^# load average after: [0-9.]+ [0-9.]+ [0-9.]+' "the load average after"
+tap_is "$(qv -c "SELECT count(*) FROM festival.index WHERE name LIKE 'pt26%'")" "0" "its indices are dropped"
+
+# The checks fail on any difference (each line: the exception's class, or "passed").
+checks=$(/usr/bin/python3 - "$ROOT/scripts/lib" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import peer_table as pt
+cases = [
+    (pt.check_counts, ("s", [1, 2, 3], [1, 2, 3])),
+    (pt.check_counts, ("s", [1, 2, 4], [1, 2, 3])),
+    (pt.check_counts, ("s", [1, 2, 2], [1, 2, 3])),
+    (pt.check_counts, ("s", [1, 2], [1, 2, 3])),
+    (pt.check_knn, ("s", [[2.0, 1.0]], [[1.0, 2.0]])),
+    (pt.check_knn, ("s", [[1.0, 2.000001]], [[1.0, 2.0]])),
+    (pt.check_knn, ("s", [[1.0]], [[1.0, 2.0]])),
+]
+for f, a in cases:
+    try:
+        f(*a)
+        print("passed")
+    except pt.TableError:
+        print("TableError")
+PY
+)
+tap_is "$(echo $checks)" "passed TableError TableError TableError passed TableError TableError" \
+    "equal answers pass; one more, one fewer, a window missing, a distance off, a neighbour missing fail"
+tap_done
