@@ -9,14 +9,14 @@
 # PG_CONFIG defaults to Debian's PostgreSQL 15 when present.
 
 EXTENSION    = festival
-EXTVERSION   = 0.1
+EXTVERSION   = 0.2
 MODULE_big   = festival
 
 SRCS         = $(sort $(wildcard src/*/*.c))
 OBJS         = $(SRCS:.c=.o)
 FEST_HEADERS  = $(wildcard src/*.h src/*/*.h)
 
-DATA         = festival--$(EXTVERSION).sql
+DATA         = festival--$(EXTVERSION).sql $(wildcard upgrade/festival--*.sql)
 
 REGRESS      = fixture device create_validation modify predicates reopen check runs frameworks flash_units structures snapshot splits rstartree bulk_spill knn knn_batch dwithin query_batch root_kept cache_frames hilbert_rtree xbrtree xbrtree_ssd fortree gridfile gridfile_knn gridfile_grid lbgrid agrid results devices_sim engines tiers tiers_buffers drive_model replay
 REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=postgis --load-extension=festival

@@ -14,7 +14,7 @@
  * Model 3 adds the drive's read-ahead, command streams and flash's
  * positionless commands (docs/devices.md, "Model versions").
  *
- * The shipped profiles' values (festival--0.1.sql) each have a source in
+ * The shipped profiles' values (festival--0.2.sql) each have a source in
  * experiments/calibration.json: data sheet, the papers, the papers' own
  * measurements, assumed, or fitted to a claim of the calibration set
  * (docs/devices.md; scripts/reproduce checks the values against the table

@@ -4,7 +4,7 @@
  *	  Seeded data and query generators: the coordinate streams behind
  *	  festival.generate_points, generate_windows and generate_knn_points.
  *
- * The SQL functions (festival--0.1.sql) check the table name and create
+ * The SQL functions (festival--0.2.sql) check the table name and create
  * the table; these set-returning functions produce the coordinates from a
  * seed with gen/prng.h, so equal arguments give bit-identical rows on
  * every run and platform, and a different seed a different data set.
@@ -223,7 +223,7 @@ read_extent(FunctionCallInfo fcinfo, int first, Extent *e)
 /*
  * Most rows one generator call produces: 10^8 points are a table of about
  * 7 GB and take minutes; a mistyped count must not run until cancelled.
- * generator_target (festival--0.1.sql) checks the same bound.
+ * generator_target (festival--0.2.sql) checks the same bound.
  */
 #define GENERATE_MAX_ROWS INT64CONST(100000000)
 

@@ -335,7 +335,8 @@ catalog_database_uid(void)
 
 	spi_connect();
 	/*
-	 * festival--0.1.sql changed in place while 0.1 was being written: a
+	 * festival--0.1.sql changed in place while 0.1 was being written (before
+	 * it was released and frozen in upgrade/): a
 	 * database whose extension was created before index files had owners
 	 * lacks the table.  Say so, rather than "relation does not exist".
 	 */

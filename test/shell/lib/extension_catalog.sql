@@ -39,7 +39,7 @@ WITH ext AS (
 					FROM pg_index i WHERE i.indrelid = c.oid), '')
 				|| CASE WHEN c.relkind = 'v' THEN ' | view ' || pg_get_viewdef(c.oid) ELSE '' END
 				|| CASE WHEN c.relrowsecurity THEN ' | row security' ELSE '' END
-				|| coalesce(' | policies ' || (SELECT string_agg(po.polname || ' ' || po.polcmd || ' '
+				|| coalesce(' | policies ' || (SELECT string_agg(po.polname || ' ' || po.polcmd::text || ' '
 						|| coalesce(pg_get_expr(po.polqual, po.polrelid), '') || ' '
 						|| coalesce(pg_get_expr(po.polwithcheck, po.polrelid), ''), '; ' ORDER BY po.polname)
 					FROM pg_policy po WHERE po.polrelid = c.oid), '')

@@ -77,10 +77,8 @@ CREATE TABLE @extschema@.run (
 	reads_per_level	jsonb NOT NULL DEFAULT '{}',
 	writes_per_level jsonb NOT NULL DEFAULT '{}',
 	-- elapsed time as the papers measure it (docs/measurements.md)
-	-- NULL when an operation of the run was not CPU-timed (track_cpu_time off)
 	model_elapsed_seconds float8 GENERATED ALWAYS AS
-		(CASE WHEN coalesce((metrics->>'cpu_untimed_operations')::bigint, 0) = 0
-			  THEN coalesce((metrics->>'index_cpu_seconds')::float8, 0) + device_seconds END) STORED,
+		(coalesce((metrics->>'index_cpu_seconds')::float8, 0) + device_seconds) STORED,
 	replay_of		bigint
 );
 CREATE SEQUENCE @extschema@.run_run_id_seq OWNED BY @extschema@.run.run_id;
@@ -99,7 +97,7 @@ COMMENT ON COLUMN @extschema@.run.read_submissions IS 'device read calls; a batc
 COMMENT ON COLUMN @extschema@.run.erases IS 'flash block erases of the simulated FTL (counter device_erases)';
 COMMENT ON COLUMN @extschema@.run.write_amplification IS 'ftl_flash_writes / ftl_host_writes; NULL when the FTL wrote nothing';
 COMMENT ON COLUMN @extschema@.run.model_elapsed_seconds IS
-	'modelled elapsed time of the index work: index CPU seconds (metrics index_cpu_seconds) + virtual device seconds; NULL when an operation of the run ran with festival.track_cpu_time off (metrics cpu_untimed_operations > 0: its CPU time is unknown); what the papers'' elapsed times are compared with';
+	'modelled elapsed time of the index work: index CPU seconds (metrics index_cpu_seconds, measured only with festival.track_cpu_time on, else 0) + virtual device seconds; what the papers'' elapsed times are compared with';
 COMMENT ON COLUMN @extschema@.run.replay_of IS 'for a run made by festival.replay(): the run whose I/O trace it re-costed';
 COMMENT ON COLUMN @extschema@.run.reads_per_level IS
 	'node pages read from the device per node height {"0": leaves, ...} (meta and free pages excluded; buffering stores: stored versions read, buffer hits excluded)';
@@ -169,18 +167,18 @@ CREATE FUNCTION @extschema@.create_device(
 	io text DEFAULT 'direct',
 	engine text DEFAULT 'sync',
 	profile text DEFAULT NULL)
-RETURNS text
+RETURNS void
 AS 'MODULE_PATHNAME', 'festival_create_device'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.create_device(text, text, text, text, text, text) IS
-	'create a device: a directory (default: the device name) inside festival.data_directory; returns the device''s name; superusers and festival_admin only';
+	'create a device: a directory (default: the device name) inside festival.data_directory; superusers and festival_admin only';
 
 CREATE FUNCTION @extschema@.drop_device(name text)
-RETURNS text
+RETURNS void
 AS 'MODULE_PATHNAME', 'festival_drop_device'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.drop_device(text) IS
-	'forget a device that holds no index (its directory is kept); returns the device''s name';
+	'forget a device that holds no index (its directory is kept)';
 
 -------------------------------------------------------------------------------
 -- Index lifetime
@@ -208,11 +206,11 @@ COMMENT ON FUNCTION @extschema@.build(text, text) IS
 	'empty the index and insert every row of its source one at a time; returns the rows inserted';
 
 CREATE FUNCTION @extschema@.flush(index text)
-RETURNS bigint
+RETURNS void
 AS 'MODULE_PATHNAME', 'festival_flush'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.flush(text) IS
-	'write everything the index holds in memory, sync, and mark the file clean; returns the pages written';
+	'write everything the index holds in memory, sync, and mark the file clean';
 
 CREATE FUNCTION @extschema@.close(index text)
 RETURNS boolean
@@ -222,11 +220,11 @@ COMMENT ON FUNCTION @extschema@.close(text) IS
 	'flush and release an index opened in this session; false if it was not open';
 
 CREATE FUNCTION @extschema@.drop_index(index text)
-RETURNS boolean
+RETURNS void
 AS 'MODULE_PATHNAME', 'festival_drop_index'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.drop_index(text) IS
-	'remove an index: its catalog row now, its file when the transaction commits; true if its files are removed, false if they are left in place (another database owns them) or it has none (memory device)';
+	'remove an index: its catalog row now, its file when the transaction commits';
 
 CREATE FUNCTION @extschema@.adopt_index(index text)
 RETURNS text
@@ -490,7 +488,6 @@ CREATE TABLE @extschema@.index_node (
 	mbr				geometry,
 	region			geometry,
 	tier			text CONSTRAINT index_node_tier_valid CHECK (tier IN ('slow', 'fast')),
-	overflow		boolean,
 	PRIMARY KEY (snapshot_id, page)
 );
 COMMENT ON TABLE @extschema@.index_node IS
@@ -499,8 +496,6 @@ COMMENT ON COLUMN @extschema@.index_node.parent IS 'page of the parent node; NUL
 COMMENT ON COLUMN @extschema@.index_node.tier IS 'the tier holding the node (docs/tiers.md); NULL for an index on one device';
 COMMENT ON COLUMN @extschema@.index_node.mbr IS
 	'union of the node''s entry rectangles in the index''s SRID: a POLYGON, or a POINT or LINESTRING when it has no area; NULL for an empty root';
-COMMENT ON COLUMN @extschema@.index_node.overflow IS
-	'the node is an overflow node (the FOR-tree''s O-nodes, Jin et al. 2015); NULL for structures without overflow nodes';
 COMMENT ON COLUMN @extschema@.index_node.region IS
 	'the region the parent''s entry assigns to the node (xBR+-tree quadrants); NULL for structures without regions and for the root';
 
@@ -606,75 +601,14 @@ COMMENT ON FUNCTION @extschema@.dump(text, bigint) IS
 -------------------------------------------------------------------------------
 
 /*
- * The runs a festival.compare argument names: the runs labelled exactly so,
- * or else, when it is key=value tokens, the runs of the one configuration
- * whose label holds every token (its repetitions: a rep=N token is not part
- * of a configuration), so 'structure=rtree workload=build' names the R-tree's
- * build among the experiment's configurations without repeating the keys
- * they share.  Tokens that match several configurations are an error that
- * lists them (name more keys); none matching, one with similar labels.
- */
-CREATE FUNCTION @extschema@.runs_named(selector text)
-RETURNS bigint[]
-LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-	ids bigint[];
-	wanted text[];
-	configs text[];
-	similar_labels text;
-BEGIN
-	SELECT array_agg(r.run_id ORDER BY r.run_id) INTO ids
-	FROM @extschema@.run r WHERE r.label = selector;
-	IF ids IS NULL AND selector ~ '^\s*[^\s=]+=\S*(\s+[^\s=]+=\S*)*\s*$' THEN
-		wanted := regexp_split_to_array(btrim(selector), '\s+');
-		SELECT array_agg(DISTINCT regexp_replace(r.label, '(^| )rep=\S+', '', 'g')) INTO configs
-		FROM @extschema@.run r WHERE string_to_array(r.label, ' ') @> wanted;
-		IF cardinality(configs) > 1 THEN
-			RAISE EXCEPTION USING ERRCODE = 'ambiguous_parameter',
-				MESSAGE = format('%L names %s configurations', selector, cardinality(configs)),
-				HINT = 'Name more of their keys; they are ' || (SELECT string_agg(quote_literal(c), ', ')
-					FROM (SELECT c FROM unnest(configs) c ORDER BY c LIMIT 5) t)
-					|| CASE WHEN cardinality(configs) > 5 THEN ', ...' ELSE '' END || '.';
-		END IF;
-		SELECT array_agg(r.run_id ORDER BY r.run_id) INTO ids
-		FROM @extschema@.run r WHERE string_to_array(r.label, ' ') @> wanted;
-	END IF;
-	IF ids IS NULL THEN
-		-- labels sharing the most three-letter pieces with the one asked for
-		SELECT string_agg(quote_literal(s.label), ', ' ORDER BY s.score DESC, s.label)
-		INTO similar_labels
-		FROM (SELECT l.label,
-					 (SELECT count(*) FROM (
-						SELECT substr(lower(selector), i, 3) FROM generate_series(1, greatest(length(selector) - 2, 1)) i
-						INTERSECT
-						SELECT substr(lower(l.label), j, 3) FROM generate_series(1, greatest(length(l.label) - 2, 1)) j) t) AS score
-			  FROM (SELECT DISTINCT r.label FROM @extschema@.run r) l
-			  ORDER BY 2 DESC, 1 LIMIT 5) s
-		WHERE s.score > 0;
-		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
-			MESSAGE = format('no run is labelled %L', selector),
-			HINT = CASE WHEN similar_labels IS NOT NULL THEN 'Similar labels: ' || similar_labels || '.'
-						ELSE 'No similar label; SELECT DISTINCT label FROM festival.run lists them.' END
-				   || ' Key=value tokens name the configuration whose label holds them all.';
-	END IF;
-	RETURN ids;
-END
-$fn$;
-COMMENT ON FUNCTION @extschema@.runs_named(text) IS
-	'the run ids festival.compare takes for an argument: the runs with that label, or those of the one configuration (all repetitions) whose label holds every key=value token given';
-
-/*
- * Per metric, the median over the runs each argument names (runs_named: a
- * label, or key=value tokens naming one configuration, every repetition of
- * it) and the performance gain of the candidate over the baseline as Carniel
- * et al. 2016, 2017 use it ("a performance gain is the percentage that shows
- * how much one configuration is more efficient than another"): the share of
- * the baseline's value the candidate saved, (baseline - candidate) / baseline
- * * 100.  Negative gains are losses; NULL when the baseline's value is 0 or
- * NULL.  (A function cannot name an input and a result column alike, hence
- * baseline_value and candidate_value.)
+ * Per metric, the median over the runs of each label and the performance
+ * gain of the candidate over the baseline as Carniel et al. 2016, 2017 use it
+ * ("a performance gain is the percentage that shows how much one configuration
+ * is more efficient than another"): the share of the baseline's value the
+ * candidate saved, (baseline - candidate) / baseline * 100.  Negative gains
+ * are losses; NULL when the baseline's value is 0 or NULL.  (A function
+ * cannot name an input and a result column alike, hence baseline_value and
+ * candidate_value.)
  */
 CREATE FUNCTION @extschema@.compare(baseline text, candidate text)
 RETURNS TABLE (metric text, baseline_value float8, candidate_value float8, gain_percent float8)
@@ -682,20 +616,37 @@ LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-	base_ids bigint[];
-	cand_ids bigint[];
+	wanted text;
+	similar_labels text;
 BEGIN
 	IF baseline IS NULL OR candidate IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'baseline and candidate labels must not be NULL',
-			HINT = 'Give two labels of festival.run, e.g. festival.compare(''my baseline'', ''my candidate''), or key=value tokens naming two configurations.';
+			HINT = 'Give two labels of festival.run, e.g. festival.compare(''my baseline'', ''my candidate'').';
 	END IF;
-	base_ids := @extschema@.runs_named(baseline);
-	cand_ids := @extschema@.runs_named(candidate);
+	FOREACH wanted IN ARRAY ARRAY[baseline, candidate] LOOP
+		IF NOT EXISTS (SELECT FROM @extschema@.run r WHERE r.label = wanted) THEN
+			-- labels sharing the most three-letter pieces with the one asked for
+			SELECT string_agg(quote_literal(s.label), ', ' ORDER BY s.score DESC, s.label)
+			INTO similar_labels
+			FROM (SELECT l.label,
+						 (SELECT count(*) FROM (
+							SELECT substr(lower(wanted), i, 3) FROM generate_series(1, greatest(length(wanted) - 2, 1)) i
+							INTERSECT
+							SELECT substr(lower(l.label), j, 3) FROM generate_series(1, greatest(length(l.label) - 2, 1)) j) t) AS score
+				  FROM (SELECT DISTINCT r.label FROM @extschema@.run r) l
+				  ORDER BY 2 DESC, 1 LIMIT 5) s
+			WHERE s.score > 0;
+			RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+				MESSAGE = format('no run is labelled %L', wanted),
+				HINT = CASE WHEN similar_labels IS NOT NULL THEN 'Similar labels: ' || similar_labels || '.'
+							ELSE 'No similar label; SELECT DISTINCT label FROM festival.run lists them.' END;
+		END IF;
+	END LOOP;
 
 	RETURN QUERY
 	WITH value AS (
-		SELECT r.run_id, m.ord, m.metric, m.value
+		SELECT r.label, m.ord, m.metric, m.value
 		FROM @extschema@.run r
 		CROSS JOIN LATERAL (VALUES
 			(1, 'wall_seconds', r.wall_seconds),
@@ -711,17 +662,16 @@ BEGIN
 			(11, 'write_amplification', r.write_amplification),
 			(12, 'nodes_visited', r.nodes_visited::float8),
 			(13, 'splits', r.splits::float8),
-			-- NULL for a run without index CPU timing (festival.track_cpu_time off)
 			(14, 'model_elapsed_seconds', r.model_elapsed_seconds),
 			-- FAST's and eFIND's flushes and log syncs: with festival.log_sync =
 			-- operation the syncs can dominate their times (docs/frameworks.md)
 			(15, 'flushes', coalesce((r.metrics->>'flushes')::float8, 0)),
 			(16, 'log_syncs', coalesce((r.metrics->>'log_syncs')::float8, 0))) AS m(ord, metric, value)
-		WHERE r.run_id = ANY (base_ids || cand_ids)
+		WHERE r.label IN (baseline, candidate)
 	), median AS (
 		SELECT v.ord, v.metric,
-			   percentile_cont(0.5) WITHIN GROUP (ORDER BY v.value) FILTER (WHERE v.run_id = ANY (base_ids)) AS b,
-			   percentile_cont(0.5) WITHIN GROUP (ORDER BY v.value) FILTER (WHERE v.run_id = ANY (cand_ids)) AS c
+			   percentile_cont(0.5) WITHIN GROUP (ORDER BY v.value) FILTER (WHERE v.label = baseline) AS b,
+			   percentile_cont(0.5) WITHIN GROUP (ORDER BY v.value) FILTER (WHERE v.label = candidate) AS c
 		FROM value v
 		GROUP BY v.ord, v.metric
 	)
@@ -732,7 +682,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION @extschema@.compare(text, text) IS
-	'per metric, the medians of the baseline''s and the candidate''s runs (a label, or key=value tokens naming one configuration: all its repetitions) and the gain (baseline - candidate) / baseline * 100';
+	'per metric, the medians of the runs labelled baseline and candidate and the gain (baseline - candidate) / baseline * 100';
 
 -------------------------------------------------------------------------------
 -- Seeded data and query generators
