@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib/tap.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 fresh_database festival_report
-tap_plan 35
+tap_plan 34
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
