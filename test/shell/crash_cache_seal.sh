@@ -31,7 +31,10 @@ tap_ok "$([ -n "$file" ]; echo $?)" "the index file is known: $file"
 # 1. kill -9 in the middle of the build
 victim_start "$tmp/cs.err"
 # killed once the file holds 300 pages (the build writes about 3800): the
-# cache has written pages back since the build began
+# cache has written pages back since the build began.  Batches of 2048 rows
+# (festival.build_commit_rows): by default a batch holds maintenance_work_mem
+# of pages, which the whole index fits, so the file would grow only at the end
+victim_send "SET festival.build_commit_rows = 2048"
 victim_send "SELECT festival.build('cs')"
 size=0
 for _ in $(seq 1 3000); do
