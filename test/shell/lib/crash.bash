@@ -521,7 +521,9 @@ flush_kill_case() {
     victim_ask "SELECT festival.inject_fault('$ix', '$target', 0, 'crash')" >/dev/null
     flushed=$(victim_ask "SELECT festival.flush('$ix')")
     victim_end
-    tap_is "$flushed$ACKED" 340 "$ix ($4, $target): 40 inserts acknowledged, the flush killed"
+    # the flush answers nothing when the kill came inside it, the pages it
+    # wrote when the faulted write comes later (all_fast: no slow sync in it)
+    tap_like "$flushed|$ACKED" '^[0-9]*[|]340$' "$ix ($4, $target): 40 inserts acknowledged, then the flush"
     wait_for_server
     tap_ok $? "$ix: the server is back after the crash restart"
     recovery_checks "$ix"
