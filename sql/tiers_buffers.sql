@@ -202,4 +202,14 @@ SELECT festival.create_index('tb_bad', 'rtree', 'tb_slow',
 SELECT festival.create_index('tb_bad', 'rtree', 'tb_slow',
 	'{"fast_device": "tb_fast", "placement": "hot", "cool_after": -1}');
 
-SELECT festival.drop_index(name) FROM unnest(ARRAY['tb_one', 'tb_small', 'tb_flag', 'tb_shared', 'tb_cool', 'tb_keep']) name;
+-- festival.max_index_memory counts the two write buffers with the cache:
+-- 16 kB of cache + 2 x 100 pages of 1 kB = 221,184 bytes over a 200 kB
+-- ceiling; without write buffers (shared_cache) the same index fits
+SET festival.max_index_memory = '200kB';
+SELECT festival.create_index('tb_mem', 'rtree', 'tb_slow',
+	'{"page_size": 1024, "fast_device": "tb_fast", "placement": "hot", "cache": "lru", "cache_size": 16384, "write_buffer_pages": 100}');
+SELECT festival.create_index('tb_mem', 'rtree', 'tb_slow',
+	'{"page_size": 1024, "fast_device": "tb_fast", "placement": "hot", "cache": "lru", "cache_size": 16384, "write_buffers": "shared_cache"}') > 0 AS created;
+RESET festival.max_index_memory;
+
+SELECT festival.drop_index(name) FROM unnest(ARRAY['tb_one', 'tb_small', 'tb_flag', 'tb_shared', 'tb_cool', 'tb_keep', 'tb_mem']) name;

@@ -51,7 +51,8 @@ static int64
 index_memory_bytes(const IndexOptions *opts)
 {
 	OPTIONS_ASSERT_FILLED(opts);
-	return opts->framework_memory + cache_memory_bytes(&opts->cache);
+	return opts->framework_memory + cache_memory_bytes(&opts->cache) +
+		tier_buffer_memory_bytes(&opts->tier, opts->page_size);
 }
 
 /*
@@ -71,7 +72,7 @@ check_memory_ceiling(const char *name, const IndexOptions *opts)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("index \"%s\" needs " INT64_FORMAT " bytes of memory for its buffers and cache, more than festival.max_index_memory allows (" INT64_FORMAT " bytes)",
 						name, bytes, ceiling),
-				 errhint("Give smaller buffer_size or cache_size options, or ask a superuser to raise festival.max_index_memory.")));
+				 errhint("Give smaller buffer_size, cache_size or write_buffer_pages options, or ask a superuser to raise festival.max_index_memory.")));
 }
 
 /* Parse the configuration and set up the structure (in ix->cxt). */

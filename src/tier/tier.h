@@ -94,6 +94,7 @@ extern int	tier_option_tables(Jsonb *user, const OptionSpec **tables);
 extern void tier_read_options(const FestConfig *config, uint32 page_size,
 							  TierOptions *out);
 extern void tier_refuse_unused_options(Jsonb *user, const TierOptions *opt);
+extern int64 tier_buffer_memory_bytes(const TierOptions *opt, int64 page_size);
 
 /*
  * Alg. 9's model, on its own so it can be tested with hand-computed

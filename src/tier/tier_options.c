@@ -266,3 +266,19 @@ tier_placement_name(TierPlacement p)
 {
 	return placement_names[p];
 }
+
+/*
+ * Memory the per-device write buffers of a detecting placement hold at most
+ * (Fevgas 2019, §4.3: one buffer for each of the two devices), counted in
+ * an index's memory with its buffer and cache (festival.max_index_memory).
+ */
+int64
+tier_buffer_memory_bytes(const TierOptions *opt, int64 page_size)
+{
+	if (!opt->enabled || opt->write_buffers == TIER_BUFFERS_SHARED_CACHE)
+		return 0;
+	if (opt->placement != TIER_HOT && opt->placement != TIER_LEVEL_HOT &&
+		opt->placement != TIER_RANDOM)
+		return 0;
+	return 2 * opt->write_buffer_pages * page_size;
+}
