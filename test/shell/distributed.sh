@@ -136,21 +136,35 @@ tap_is "$(grep -c "cell failed" "$work/bad")" "8" "... and is reported once"
 # (jobs of two cells each: the cell finished before the kill stays stored)
 coord festival_dist_test "DELETE FROM festival.run WHERE label LIKE 'exp=distsmoke%split=linear%'; DELETE FROM festival_cell WHERE cell LIKE 'exp=distsmoke%split=linear%'" >/dev/null
 coord festival_dist_test "UPDATE festival_cell SET data_digest = NULL" >/dev/null
+# A session on the third server holds festival.run in SHARE mode, so w2's
+# first cell there waits when it stores a run: the kill below finds it
+# waiting, however fast the cells run (a polling loop alone could miss them)
+PGHOST=${dirs[2]} PGPORT=55443 PGUSER=postgres psql -X -q -d festival_worker \
+    -c "BEGIN" -c "LOCK TABLE festival.run IN SHARE MODE" -c "SELECT pg_sleep(120)" >/dev/null 2>&1 &
+holder=$!
+for _ in $(seq 100); do
+    [ "$(PGHOST=${dirs[2]} PGPORT=55443 PGUSER=postgres qv -d festival_worker -c \
+        "SELECT count(*) FROM pg_locks WHERE relation = 'festival.run'::regclass AND mode = 'ShareLock' AND granted")" = 1 ] && break
+    sleep 0.1
+done
 dist --config "$FIX" --worker "${workers[0]}" --worker "${workers[2]}" --cells-per-job 2 \
     >"$work/backend" 2>&1 &
 coordinator=$!
 killed=""
 for _ in $(seq 600); do
     killed=$(PGHOST=${dirs[2]} PGPORT=55443 PGUSER=postgres qv -d festival_worker -c \
-        "SELECT pid FROM pg_stat_activity WHERE datname = 'festival_worker' AND state = 'active' AND pid <> pg_backend_pid() AND query ILIKE '%festival%' LIMIT 1")
+        "SELECT pid FROM pg_stat_activity WHERE datname = 'festival_worker' AND state = 'active' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query ILIKE '%festival%' LIMIT 1")
     [ -n "$killed" ] && break
     sleep 0.1
 done
 [ -n "$killed" ] && kill -9 "$killed"
+# the crash restart ends the lock holder's session too
+wait "$holder" 2>/dev/null
 wait "$coordinator"
 rc=$?
 echo "# killed backend: ${killed:-none}"
 grep -vE "^distributed: [0-9]" "$work/backend" | sed 's/^/# /' | tail -12
+[ "$rc" -ne 0 ] && grep -vE "^distributed: [0-9]" "$work/backend" | tail -12 >&2
 # the retry is w2's own (its runner's error) or, when w2 stops first because
 # its server is restarting, the coordinator's (w2's heartbeat stopped)
 tap_ok "$( [ "$rc" -eq 0 ] && [ -n "$killed" ] && grep -qE "cell retried \((w2|coordinator)\)" "$work/backend"; echo $?)" \
