@@ -280,13 +280,8 @@ ag_remove(StructIndex *idx, int64 id, const Mbr *box)
 	LbBucket   *b;
 	bool		in_place;
 
-	if (!mbr_is_point(box) || !gf_point_inside(&st->gf, box->xmin, box->ymin))
+	if (!lb_locate(idx, id, box, &lk, &rec))
 		return false;
-	gf_lookup(idx, gf_point_addr(&st->gf, box->xmin, box->ymin), false, &lk);
-	rec.x = box->xmin;
-	rec.y = box->ymin;
-	rec.id = id;
-	rec.tag = GfDirEntries(lk.subdir)[lk.slot].addr;
 	b = lb_btt_find(st, rec.tag);
 	if (b == NULL || b->live + b->unverified == 0)
 		return false;			/* an empty bucket: nothing to delete */

@@ -964,21 +964,34 @@ lb_find_record(const TreeNode *bucket, const LbRecord *rec)
 	return -1;
 }
 
+/*
+ * The record of object id at point box and the directory slot of its
+ * bucket: rec->tag is the bucket's address.  False when box is not a point
+ * inside the grid (no bucket can hold it).
+ */
 bool
-lb_contains(StructIndex *idx, int64 id, const Mbr *box)
+lb_locate(StructIndex *idx, int64 id, const Mbr *box, GfLookup *lk, LbRecord *rec)
 {
 	LbState    *st = lb_state(idx);
-	GfLookup	lk;
-	LbRecord	rec;
 
 	if (!mbr_is_point(box) || !gf_point_inside(&st->gf, box->xmin, box->ymin))
 		return false;
-	gf_lookup(idx, gf_point_addr(&st->gf, box->xmin, box->ymin), false, &lk);
-	rec.x = box->xmin;
-	rec.y = box->ymin;
-	rec.id = id;
-	return lb_find_record(lb_read_bucket(idx, GfDirEntries(lk.subdir)[lk.slot].addr),
-					   &rec) >= 0;
+	gf_lookup(idx, gf_point_addr(&st->gf, box->xmin, box->ymin), false, lk);
+	rec->x = box->xmin;
+	rec->y = box->ymin;
+	rec->id = id;
+	rec->tag = GfDirEntries(lk->subdir)[lk->slot].addr;
+	return true;
+}
+
+bool
+lb_contains(StructIndex *idx, int64 id, const Mbr *box)
+{
+	GfLookup	lk;
+	LbRecord	rec;
+
+	return lb_locate(idx, id, box, &lk, &rec) &&
+		lb_find_record(lb_read_bucket(idx, rec.tag), &rec) >= 0;
 }
 
 /*
@@ -1125,18 +1138,12 @@ lb_remove_at(StructIndex *idx, LbState *st, GfLookup *lk, LbRecord *rec)
 static bool
 lb_remove(StructIndex *idx, int64 id, const Mbr *box)
 {
-	LbState    *st = lb_state(idx);
 	GfLookup	lk;
 	LbRecord	rec;
 
-	if (!mbr_is_point(box) || !gf_point_inside(&st->gf, box->xmin, box->ymin))
+	if (!lb_locate(idx, id, box, &lk, &rec))
 		return false;
-	gf_lookup(idx, gf_point_addr(&st->gf, box->xmin, box->ymin), false, &lk);
-	rec.x = box->xmin;
-	rec.y = box->ymin;
-	rec.id = id;
-	rec.tag = GfDirEntries(lk.subdir)[lk.slot].addr;
-	return lb_remove_at(idx, st, &lk, &rec);
+	return lb_remove_at(idx, lb_state(idx), &lk, &rec);
 }
 
 /* ------------------------------------------------------------------ */

@@ -199,6 +199,8 @@ extern void lb_insert_at(StructIndex *idx, LbState *st, GfLookup *lk,
 extern bool lb_remove_at(StructIndex *idx, LbState *st, GfLookup *lk,
 						 LbRecord *rec);
 extern void lb_merge_after_delete(StructIndex *idx, LbState *st, GfLookup *lk);
+extern bool lb_locate(StructIndex *idx, int64 id, const Mbr *box, GfLookup *lk,
+					  LbRecord *rec);
 extern bool lb_contains(StructIndex *idx, int64 id, const Mbr *box);
 extern int	lb_find_record(const TreeNode *bucket, const LbRecord *rec);
 extern void lb_init_empty(StructIndex *idx);
