@@ -24,9 +24,12 @@
  *	  batch, as the thesis's buffer manager writes its CLRU, §3.2);
  *	- a promotion (tier_buffer_flag) moves the page's buffered image to the
  *	  fast buffer, or enters the page there without an image when no buffer
- *	  holds it (a page cache or the node store has it, clean): its image is
- *	  read when that buffer flushes, in the same batch, and written to the
- *	  fast tier;
+ *	  holds it (a page cache or the node store has it): its image is read
+ *	  when that buffer flushes, in the same batch, and written to the fast
+ *	  tier (a newer image a cache still holds dirty follows it there at its
+ *	  write-back, the page being flagged); a page whose copy on the device
+ *	  is no node (freed, then a node again, not written back yet) gets the
+ *	  flag only (tier_observer.c);
  *	- a read looks in the buffers before going down (Alg. 11: main buffer,
  *	  flash write buffer, 3DXPoint write buffer, then the device); a hit
  *	  transfers nothing;
@@ -371,7 +374,9 @@ tier_buffers_wrap(TierState *ts, PageIO *below)
  * for promotion, or fast by placement), one in the slow buffer holds an
  * image the placement puts on the slow tier; and, without a capacity that
  * may refuse one, every page flagged for promotion that is still slow is
- * in the fast buffer, so it moves at that buffer's next flush.
+ * in the fast buffer, so it moves at that buffer's next flush (unless the
+ * map's copy is no node: then its write-back takes the flag there,
+ * tier_observer.c).
  */
 void
 tier_buffer_check(TierState *ts, TierProblem problem, void *arg)
@@ -421,7 +426,7 @@ tier_buffer_check(TierState *ts, TierProblem problem, void *arg)
 		return;
 	for (PageId page = 0; page < ts->nentries; page++)
 		if (ts->want[page] == TIER_FAST && tier_of(ts, page) == TIER_SLOW &&
-			(ts->entry[page] & ENTRY_PRESENT) &&
+			(ts->entry[page] & ENTRY_PRESENT) && ENTRY_LEVEL(ts->entry[page]) >= 0 &&
 			hash_search(b->entries, &page, HASH_FIND, NULL) == NULL)
 			problem(arg, page, psprintf("page " UINT64_FORMAT " is flagged for promotion but in no write buffer", page));
 }

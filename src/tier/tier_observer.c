@@ -114,6 +114,17 @@ observe(ObserverPageIO *o, PageId page, int level, uint16 flags)
 		pageio_write_one(o->io.below, page, o->image);
 		return;
 	}
+
+	/*
+	 * The map's copy is no node (the page was freed and is a node again):
+	 * its node image is above, in a cache or the node store, not written
+	 * back yet.  The flag alone carries that write-back to the fast buffer;
+	 * an entry without an image would read the old copy at the buffer's
+	 * flush and move it, and a freed page's copy leaves the hot set
+	 * (router_write), so the node would arrive fast but not hot.
+	 */
+	if (ENTRY_LEVEL(ts->entry[page]) < 0)
+		return;
 	tier_buffer_flag(ts, page);
 }
 

@@ -30,6 +30,9 @@
 # the backend at the slow or the fast device's sync of festival.flush();
 # recovery_checks, and changes are taken at once.
 #
+# The crash campaign's LB-Grid and adaptive grid file rows under hot with
+# write buffers of 1-2 pages (8 seeded trials).
+#
 # Failed writes (write_fault_checks, lib/crash.bash): a write-through
 # R-tree under hot with buffers of 2 pages, the fault layer failing the next
 # write of the fast device (a fast buffer's flush: migrations and writes of
@@ -56,7 +59,7 @@ faults=(
     "bf_cool rtree write hot,cool4"
 )
 crash_begin festival_crash_tiers_buffers \
-    $((${#cases[@]} * 8 + 9 + 2 * 11 + ${#faults[@]} * 5)) with_device
+    $((${#cases[@]} * 8 + 9 + 2 * 11 + ${#faults[@]} * 5 + 1)) with_device
 q -c "SET client_min_messages = warning" \
   -c "SELECT festival.create_device('crash_fast', io => 'buffered', profile => 'optane_memory_32gb')" >/dev/null
 
@@ -93,5 +96,19 @@ write_fault_schema
 for c in "${faults[@]}"; do
     write_fault_case $c
 done
+
+# the crash campaign's rows of LB-Grid and the adaptive grid file under hot
+# with write buffers of 1-2 pages over an lru cache (scripts/campaign-crash):
+# a journal replay after the kill makes a freed page a bucket again and the
+# detector promotes it while its node image is only in the cache; the
+# buffer's flush must not move the page's old (freed) copy, which would
+# take it out of the hot set, so that the bucket arrived fast but not hot
+# (check(): "page N is fast but not hot")
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+out=$("$root/scripts/campaign-crash" --no-setup --structures lbgrid,agrid --frameworks none --caches lru \
+      --placements hot+buffers --trials 8 --batch 1 --seed 3 2>&1)
+rc=$?
+tap_ok "$rc" "campaign-crash on lbgrid and agrid under hot with write buffers: no failure ($(printf '%s\n' "$out" | grep '^total' | tr -s ' '))"
+[ "$rc" -eq 0 ] || printf '%s\n' "$out" | grep FAILURE | sed 's/^/#   /'
 
 crash_end festival_crash_tiers_buffers
