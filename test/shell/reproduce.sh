@@ -9,7 +9,8 @@
 # Then: the report (counts first, one row per claim, replay on every shipped
 # drive); resuming (a second invocation runs no cell and stores nothing
 # twice; a cell interrupted after storing runs is run again, its old runs
-# replaced); a claim with "also" chosen alone; the registry's checks (first
+# replaced); runs of a configuration the experiment no longer has are not
+# counted; a claim with "also" chosen alone; the registry's checks (first
 # format refused with the migration's name, "also", scales that are not the
 # experiments' forms less a reasoned scales_without, frozen rules, missing
 # semantic settings, a parameter fitted to a
@@ -19,7 +20,7 @@ source "$(dirname "$0")/lib/tap.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 fresh_database festival_reproduce_test
-tap_plan 36
+tap_plan 38
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -48,6 +49,31 @@ tap_like "$(grep -c '| `[a-z0-9_]*` | [a-z_]* | .* | \(datasheet\|paper\|publish
     "the report lists the drive-model parameters with their sources"
 tap_is "$(PGDATABASE=festival_reproduce_test qv -c "SELECT count(*) FROM festival.run WHERE config -> 'experiment' -> 'session_settings' ->> 'festival.build_commit_rows' IS NULL AND label LIKE 'exp=c%' AND replay_of IS NULL")" \
     "0" "every run records the session's festival settings"
+
+# a run of a configuration the experiment file no longer has (here: H-Grid's
+# with other write buffers, a hundred times the device time) stays in
+# festival.run; the claims read only the current cells' runs
+mix_before=$(echo "$out" | grep -oE 'fevgas2019-thesis-4.3-hgrid-mix  ours=[-0-9.]+')
+PGDATABASE=festival_reproduce_test q >/dev/null <<'SQL'
+SET client_min_messages = warning;
+CREATE TEMP TABLE stale AS SELECT * FROM festival.run
+ WHERE label ~ '^exp=fevgas_hgridmix .*placement=hot ' AND replay_of IS NULL;
+UPDATE stale SET run_id = nextval('festival.run_run_id_seq'),
+       label = regexp_replace(label, 'write_buffer_pages=[0-9]+', 'write_buffer_pages=77'),
+       device_seconds = device_seconds * 100;
+DO $$ BEGIN
+  EXECUTE (SELECT format('INSERT INTO festival.run (%s) SELECT %1$s FROM stale',
+                         string_agg(quote_ident(attname), ', ' ORDER BY attnum))
+             FROM pg_attribute WHERE attrelid = 'festival.run'::regclass AND attnum > 0
+              AND NOT attisdropped AND attgenerated = '');
+END $$;
+SQL
+tap_unlike "$(PGDATABASE=festival_reproduce_test qv -c "SELECT count(*) FROM festival.run WHERE label LIKE '%write_buffer_pages=77 %'")" "^0$" \
+    "runs of an older configuration of the H-Grid mixes are stored ..."
+out=$(repro 'fevgas2019-thesis-4.3-hgrid-mix' --reuse --output "$work/stale" --no-replay)
+tap_is "$(echo "$out" | grep -oE 'fevgas2019-thesis-4.3-hgrid-mix  ours=[-0-9.]+')" "${mix_before:-no value before}" \
+    "... and the claim reading those mixes does not count them"
+PGDATABASE=festival_reproduce_test q -c "DELETE FROM festival.run WHERE label LIKE '%write_buffer_pages=77 %'" >/dev/null
 
 # resuming: nothing runs again, nothing is stored twice
 before=$(PGDATABASE=festival_reproduce_test qv -c "SELECT count(*) FROM festival.run")
