@@ -46,19 +46,11 @@
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 
-crash_begin festival_crash_tiers 75 with_device
-q -c "SET client_min_messages = warning" \
-  -c "SELECT festival.create_device('crash_fast', io => 'buffered', profile => 'optane_memory_32gb')" >/dev/null
+crash_begin festival_crash_tiers 75 with_tiers optane_memory_32gb
 
 crashed() {   # crashed <index> <options>
     local ix=$1 out
-    crash_index "$ix" "$2" 1000
-    ACKED=1000
-    victim_start "$tmp/$ix.err"
-    victim_kill_midstream "$ix" 1001 60 40
-    tap_ok $((BURST_ACKED >= 40 ? 0 : 1)) "$ix: at least 40 inserts acknowledged before the kill"
-    wait_for_server
-    recovery_checks "$ix"
+    midstream_kill_case "$ix" "$2" rtree
     out=$(q -c "SELECT 'mismatches=' || brute_force_mismatches('$ix', '${ix}_src')" \
             -c "SELECT 'fast=' || count(*) FROM festival.tier_pages('$ix') WHERE tier = 'fast'")
     tap_like "$out" '^mismatches=0$' "$ix: 17 windows answer as brute force does"
