@@ -15,10 +15,11 @@ hot, level_hot, random: with the second device "campaign_fast" as
 fast_device; hot+capacity: hot with a fast tier of 3 or 8 pages;
 hot+buffers: hot with write buffers of 1 or 2 pages; hot+shared: hot
 without write buffers, write_buffers shared_cache; hot+cooling: hot with
-cool_after 4 or 16).  A
+cool_after 4 or 16; hot+auto: hot with hot_selectivity_tuning auto over a
+fast tier of 3 or 8 pages).  A
 seeded generator deals each dimension's values from a deck shuffled anew
 whenever it runs out, so every value of every dimension comes once in as
-many trials as that dimension has values: 11 trials cover every cache,
+many trials as that dimension has values: 12 trials cover every cache,
 framework, placement and structure.  A combination create_index refuses
 by design (LB-Grid under a framework other than none: docs/frameworks.md) is dealt
 another structure; each such refusal is checked once per run and listed.
@@ -97,10 +98,10 @@ STRUCTURES = ["rtree", "rstartree", "hilbert", "xbrtree", "gridfile", "lbgrid", 
 FRAMEWORKS = ["none", "fast", "efind", "fortree"]
 CACHES = ["none", "lru", "hlru", "s2q", "2q", "clru"]
 PLACEMENTS = ["none", "single", "all_fast", "level", "hot", "level_hot", "random", "hot+capacity",
-              "hot+buffers", "hot+shared", "hot+cooling"]
+              "hot+buffers", "hot+shared", "hot+cooling", "hot+auto"]
 # the placement a row names; hot+... are hot with an option of their own
 PLACEMENT_OF = {"hot+capacity": "hot", "hot+buffers": "hot", "hot+shared": "hot",
-                "hot+cooling": "hot"}
+                "hot+cooling": "hot", "hot+auto": "hot"}
 DIMENSIONS = ["cache", "framework", "placement", "structure"]
 EXTENT_STRUCTURES = ("hilbert", "xbrtree", "gridfile", "lbgrid", "agrid")
 PAGE = 1024
@@ -389,6 +390,10 @@ def options_for(c, rng):
             o["write_buffers"] = "shared_cache"  # promotions through the cache
         if c["placement"] == "hot+cooling":
             o["cool_after"] = rng.choice([4, 16])  # demotions at every flush
+        if c["placement"] == "hot+auto":
+            # s moves every 1000 accesses: up while the small tier thrashes
+            o["hot_selectivity_tuning"] = "auto"
+            o["fast_capacity"] = rng.choice([3, 8])
     o.update(EXTRA_OPTIONS)
     return o
 

@@ -90,6 +90,30 @@ push_device_state(OpenIndex *ix, JsonbParseState **state)
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 
+/*
+ * "hot": the hot-page detector of a detecting tier placement (hot,
+ * level_hot, random): its s now (hot_selectivity_tuning auto moves it),
+ * clock, hot pages and the epoch's demotions so far; absent for any other
+ * index.
+ */
+static void
+push_hot_state(OpenIndex *ix, JsonbParseState **state)
+{
+	TierHotState hot;
+
+	if (ix->tier == NULL || !tier_hot_state(ix->tier, &hot))
+		return;
+	jb_key(state, "hot");
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	jb_numeric(state, "selectivity",
+			   DatumGetNumeric(DirectFunctionCall1(float8_numeric,
+												   Float8GetDatum(hot.selectivity))));
+	jb_int(state, "clock", hot.clock);
+	jb_int(state, "hot_pages", hot.hot_pages);
+	jb_int(state, "epoch_demotions", hot.epoch_demotions);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
 Datum
 festival_stats(PG_FUNCTION_ARGS)
 {
@@ -135,6 +159,7 @@ festival_stats(PG_FUNCTION_ARGS)
 	fest_stats_add(&totals, &ix->op.stats);
 	jb_jsonb(&state, "totals", fest_stats_to_jsonb(&totals));
 	push_device_state(ix, &state);
+	push_hot_state(ix, &state);
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 
 	ix_end_op(ix);

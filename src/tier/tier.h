@@ -64,6 +64,13 @@ typedef enum TierBuffering
 	TIER_BUFFERS_SHARED_CACHE	/* none: promotions through the page cache */
 } TierBuffering;
 
+/* hot_selectivity_tuning: whether s stays as given (tier_hot.c, hot_model_epoch_end) */
+typedef enum TierTuning
+{
+	TIER_TUNING_FIXED,			/* s = hot_selectivity throughout (the thesis) */
+	TIER_TUNING_AUTO			/* s starts at hot_selectivity, re-set every epoch */
+} TierTuning;
+
 /*
  * The tier options of an index, read once by tier_read_options(): the
  * option tables (tier_options, tier_buffer_options) fill the typed fields
@@ -82,6 +89,7 @@ typedef struct TierOptions
 	int64		write_buffer_pages; /* per device, detecting placements */
 	int			write_buffers;	/* a TierBuffering (the choice's index) */
 	int64		cool_after;		/* accesses idle before a hot page cools; 0 = never */
+	int			tuning;			/* a TierTuning (the choice's index) */
 	/* derived */
 	bool		enabled;		/* the index has a fast device */
 	int64		capacity_pages; /* 0 = unlimited (the seeds' setting) */
@@ -116,9 +124,11 @@ typedef struct HotModel
 {
 	HTAB	   *pages;
 	int64		clock;
-	double		selectivity;
+	double		selectivity;	/* s now (auto tuning moves it) */
+	double		selectivity_start;	/* s as given (hot_selectivity) */
 	int64		capacity;		/* 0 = unlimited */
 	int64		nhot;
+	int64		epoch_demotions;	/* capacity demotions since the last epoch's end */
 	int64		max_count[FEST_MAX_LEVELS];
 	double		wsum[FEST_MAX_LEVELS];
 	int64		wn[FEST_MAX_LEVELS];
@@ -139,6 +149,18 @@ extern HotStep hot_model_access(HotModel *m, PageId page, int level,
 								PageId parent, bool parent_fast);
 extern void hot_model_forget_from(HotModel *m, PageId first);
 extern int	hot_model_cool(HotModel *m, int64 idle, PageId **cooled);
+
+/*
+ * hot_selectivity_tuning auto (beyond the seeds; Fevgas 2019, §4.5, leaves
+ * tuning s to future work): at the end of every epoch of HOT_TUNE_EPOCH
+ * accesses of the model's clock, s moves one HOT_TUNE_STEP within the
+ * thesis's range [HOT_TUNE_MIN, HOT_TUNE_MAX] (docs/tiers.md).
+ */
+#define HOT_TUNE_EPOCH	1000
+#define HOT_TUNE_STEP	0.25
+#define HOT_TUNE_MIN	1.0
+#define HOT_TUNE_MAX	2.5
+extern void hot_model_epoch_end(HotModel *m, bool tune);
 
 typedef struct TierState TierState;
 
@@ -217,6 +239,14 @@ typedef struct TierPageInfo
 } TierPageInfo;
 
 extern uint64 tier_page_count(TierState *ts);
+typedef struct TierHotState
+{
+	double		selectivity;	/* s now */
+	int64		clock;
+	int64		hot_pages;
+	int64		epoch_demotions;	/* capacity demotions in the epoch so far */
+} TierHotState;
+extern bool tier_hot_state(TierState *ts, TierHotState *state);
 extern int	tier_page_tier(TierState *ts, PageId page);
 extern void tier_page_info(TierState *ts, PageId page, TierPageInfo *info);
 extern const char *tier_placement_name(TierPlacement p);

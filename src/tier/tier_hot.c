@@ -12,7 +12,9 @@
  * and whose parent is hot, becomes hot; with a capacity, the least
  * recently used hot page that is no hot page's parent is demoted first.
  * hot_model_cool takes the hot pages idle too long out of the hot set
- * (option cool_after, run at a flush by tier_router.c).
+ * (option cool_after, run at a flush by tier_router.c); hot_model_epoch_end
+ * re-sets s at the end of an epoch (hot_selectivity_tuning auto, run by
+ * the observer, tier_observer.c).
  *
  * IDENTIFICATION
  *	  src/tier/tier_hot.c
@@ -35,6 +37,7 @@ hot_model_init(HotModel *m, double selectivity, int64 capacity, MemoryContext cx
 	m->pages = hash_create("festival hot pages", 256, &ctl,
 						   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	m->selectivity = selectivity;
+	m->selectivity_start = selectivity;
 	m->capacity = capacity;
 }
 
@@ -63,6 +66,8 @@ hot_model_forget_from(HotModel *m, PageId first)
 	{
 		Assert(m->nhot == 0);
 		m->clock = 0;
+		m->epoch_demotions = 0;
+		m->selectivity = m->selectivity_start;
 		memset(m->max_count, 0, sizeof(m->max_count));
 		memset(m->wsum, 0, sizeof(m->wsum));
 		memset(m->wn, 0, sizeof(m->wn));
@@ -177,6 +182,7 @@ hot_model_access(HotModel *m, PageId page, int level, PageId parent,
 				return step;
 			victim->hot = false;
 			m->nhot--;
+			m->epoch_demotions++;
 			step.demoted = victim->page;
 		}
 		p->hot = true;
@@ -231,4 +237,39 @@ hot_model_cool(HotModel *m, int64 idle, PageId **cooled)
 		hash_destroy(parents);
 	}
 	return n;
+}
+
+/*
+ * hot_selectivity_tuning auto (beyond the seeds; Fevgas 2019, §4.5, leaves
+ * tuning s to future work): the end of an epoch of HOT_TUNE_EPOCH
+ * accesses of the clock, under either setting of hot_selectivity_tuning
+ * (the epoch's demotions start again from 0, so that they mean the same in
+ * both); tune (auto) re-sets s first.  The rule steers the hot set by the fast tier's
+ * room, one HOT_TUNE_STEP per epoch within the thesis's range of s:
+ *
+ *	- the fast tier is full and promotions demoted hot pages in the epoch
+ *	  (each such swap costs two migrations): s rises, so that only pages
+ *	  clearly hotter than the level's average displace others;
+ *	- there is room (no capacity, or fewer hot pages than three quarters
+ *	  of it): s falls, so that more of the pages the detector ranks high
+ *	  become fast; without a capacity a fast page has no opportunity cost
+ *	  and s settles at HOT_TUNE_MIN;
+ *	- otherwise (between three quarters full and full, no demotion: the
+ *	  hysteresis band) s stays.
+ *
+ * Time is the model's clock, so the rule is deterministic and, with the
+ * epoch's demotions saved in the weights file (tier_weights.c), a workload
+ * split by a close tunes as it would in one piece.
+ */
+void
+hot_model_epoch_end(HotModel *m, bool tune)
+{
+	Assert(m->clock > 0 && m->clock % HOT_TUNE_EPOCH == 0);
+	if (!tune)
+		;
+	else if (m->capacity > 0 && m->epoch_demotions > 0)
+		m->selectivity = Min(HOT_TUNE_MAX, m->selectivity + HOT_TUNE_STEP);
+	else if (m->capacity == 0 || m->nhot < (3 * m->capacity) / 4)
+		m->selectivity = Max(HOT_TUNE_MIN, m->selectivity - HOT_TUNE_STEP);
+	m->epoch_demotions = 0;
 }

@@ -19,6 +19,8 @@
  * write_buffers shared_cache (no write buffers) a promoted page's image is
  * written back into the page cache instead, which moves it at its
  * write-back (at once without a cache; random copies its page at once).
+ * The access that ends an epoch of the model's clock ends it in the model
+ * (hot_model_epoch_end), which re-sets s under hot_selectivity_tuning auto.
  * Nothing else is watched; every operation passes through.
  *
  * IDENTIFICATION
@@ -63,6 +65,9 @@ observe(ObserverPageIO *o, PageId page, int level, uint16 flags)
 	ts->weights_dirty = true;
 	step = hot_model_access(&ts->hot, page, level, parent,
 							parent != InvalidPageId && is_level_fast(ts, level + 1));
+	/* this access ends an epoch: hot_selectivity_tuning auto re-sets s */
+	if (ts->hot.clock % HOT_TUNE_EPOCH == 0)
+		hot_model_epoch_end(&ts->hot, ts->opt.tuning == TIER_TUNING_AUTO);
 	if (step.demoted != InvalidPageId && ts->opt.placement != TIER_RANDOM)
 	{
 		uint8		e = step.demoted < ts->nentries ? ts->entry[step.demoted] : 0;

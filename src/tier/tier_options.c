@@ -22,6 +22,10 @@ static const char *const write_buffers_names[] = {
 	"per_device", "shared_cache", NULL
 };
 
+static const char *const tuning_names[] = {
+	"fixed", "auto", NULL
+};
+
 const OptionSpec tier_options[] = {
 	{
 		.name = "fast_device", .type = OPT_STRING,
@@ -61,7 +65,7 @@ const OptionSpec tier_options[] = {
 };
 
 /*
- * The detecting placements' buffering and cooling: one table per option,
+ * The detecting placements' buffering, cooling and tuning: one table per option,
  * each in a configuration only when the user names it (its default is
  * filled either way), so that the configurations of tiered indices made
  * before them stay as they were and still fit a small page's meta page.
@@ -96,9 +100,20 @@ static const OptionSpec tier_buffering_option[] = {
 	{NULL}
 };
 
+static const OptionSpec tier_tuning_option[] = {
+	{
+		.name = "hot_selectivity_tuning", .type = OPT_CHOICE, .default_choice = "fixed",
+		.choices = tuning_names,
+		.description = "hot, level_hot, random: fixed (s stays hot_selectivity, the thesis) or auto (s starts at hot_selectivity and moves by the fast tier's room every 1000 accesses of the detector's clock, within 1.0 to 2.5)",
+		.offset = offsetof(TierOptions, tuning)
+	},
+	{NULL}
+};
+
 /* every tier option table but tier_options, NULL-terminated */
 const OptionSpec *const tier_buffer_options[] = {
-	tier_buffer_pages_option, tier_cooling_option, tier_buffering_option, NULL
+	tier_buffer_pages_option, tier_cooling_option, tier_buffering_option,
+	tier_tuning_option, NULL
 };
 
 static bool
@@ -190,6 +205,8 @@ tier_read_options(const FestConfig *config, uint32 page_size, TierOptions *opt)
 					 "placement_names follows TierPlacement");
 	StaticAssertStmt(lengthof(write_buffers_names) == TIER_BUFFERS_SHARED_CACHE + 2,
 					 "write_buffers_names follows TierBuffering");
+	StaticAssertStmt(lengthof(tuning_names) == TIER_TUNING_AUTO + 2,
+					 "tuning_names follows TierTuning");
 	for (int i = 0; tier_buffer_options[i] != NULL; i++)
 		OPTIONS_FILL(config, tier_buffer_options[i], opt);
 	OPTIONS_FILL(config, tier_options, opt);
@@ -232,6 +249,8 @@ tier_refuse_unused_options(Jsonb *user, const TierOptions *opt)
 		{"write_buffers", PLACED(TIER_HOT) | PLACED(TIER_LEVEL_HOT) | PLACED(TIER_RANDOM),
 		"hot, level_hot and random"},
 		{"cool_after", PLACED(TIER_HOT) | PLACED(TIER_LEVEL_HOT) | PLACED(TIER_RANDOM),
+		"hot, level_hot and random"},
+		{"hot_selectivity_tuning", PLACED(TIER_HOT) | PLACED(TIER_LEVEL_HOT) | PLACED(TIER_RANDOM),
 		"hot, level_hot and random"}
 	};
 

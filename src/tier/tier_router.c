@@ -755,6 +755,23 @@ tier_page_count(TierState *ts)
 	return ts->nentries;
 }
 
+/*
+ * The detector's s now (hot_selectivity, or where hot_selectivity_tuning
+ * auto has moved it), clock, hot pages and the demotions of the epoch so
+ * far (festival.stats); false for a placement without a detector.
+ */
+bool
+tier_hot_state(TierState *ts, TierHotState *state)
+{
+	if (!ts->detect)
+		return false;
+	state->selectivity = ts->hot.selectivity;
+	state->clock = ts->hot.clock;
+	state->hot_pages = ts->hot.nhot;
+	state->epoch_demotions = ts->hot.epoch_demotions;
+	return true;
+}
+
 void
 tier_page_info(TierState *ts, PageId page, TierPageInfo *info)
 {

@@ -9,14 +9,14 @@
  * Layout (little-endian):
  *	offset size field
  *	     0    4 magic		0x57524954 ("TIRW")
- *	     4    2 version		TIERWEIGHTS_VERSION (1)
+ *	     4    2 version		TIERWEIGHTS_VERSION (2; 1 lacked the tuning fields)
  *	     6    2 flags		0 (none defined)
  *	     8    8 length		bytes of the body that follows
  *	    16    4 crc			CRC32C of the body
  *	    20    4 reserved	0
  *	    24    length		the body:
  *
- *	body: TierWeightsHead, 40 + 32 * FEST_MAX_LEVELS bytes
+ *	body: TierWeightsHead, 56 + 32 * FEST_MAX_LEVELS bytes
  *	     0    4 placement	the TierPlacement it was written for
  *	     4    4 top_level	highest level read (the root's)
  *	     8    8 clock		the model's logical clock
@@ -27,6 +27,8 @@
  *	     .    8 * L wsum	per level: the moving average's sum (float8)
  *	     .    8 * L wn		per level: its count
  *	     .    8 * L last_read	per level: the last page read (parent inference)
+ *	     .    8 selectivity	s now (float8; hot_selectivity_tuning auto moves it)
+ *	     .    8 epoch_demotions	capacity demotions in the epoch so far (the tuning rule)
  *	then one TierWeightsPage (48 bytes) per page the detector knows:
  *	     0    8 page
  *	     8    8 count		accesses
@@ -59,7 +61,7 @@
 #include "utils/float.h"
 
 #define TIERWEIGHTS_MAGIC	0x57524954
-#define TIERWEIGHTS_VERSION 1
+#define TIERWEIGHTS_VERSION 2
 
 typedef struct TierWeightsHeader
 {
@@ -179,6 +181,8 @@ typedef struct TierWeightsHead
 	double		wsum[FEST_MAX_LEVELS];
 	int64		wn[FEST_MAX_LEVELS];
 	PageId		last_read[FEST_MAX_LEVELS];
+	double		selectivity;	/* s now (tier_hot.c, hot_model_epoch_end) */
+	int64		epoch_demotions;
 } TierWeightsHead;
 
 typedef struct TierWeightsPage
@@ -192,7 +196,7 @@ typedef struct TierWeightsPage
 	uint8		reserved[7];
 } TierWeightsPage;
 
-StaticAssertDecl(sizeof(TierWeightsHead) == 40 + 32 * FEST_MAX_LEVELS,
+StaticAssertDecl(sizeof(TierWeightsHead) == 56 + 32 * FEST_MAX_LEVELS,
 				 "TierWeightsHead has no padding");
 StaticAssertDecl(sizeof(TierWeightsPage) == 48,
 				 "TierWeightsPage must be 48 bytes");
@@ -223,6 +227,8 @@ tier_weights_save(TierState *ts)
 	memcpy(head->wsum, ts->hot.wsum, sizeof(head->wsum));
 	memcpy(head->wn, ts->hot.wn, sizeof(head->wn));
 	memcpy(head->last_read, ts->last_read, sizeof(head->last_read));
+	head->selectivity = ts->hot.selectivity;
+	head->epoch_demotions = ts->hot.epoch_demotions;
 	hash_seq_init(&seq, ts->hot.pages);
 	while ((p = hash_seq_search(&seq)) != NULL)
 	{
@@ -258,7 +264,8 @@ weights_problem(const TierState *ts, const char *body, size_t len)
 	if (head->placement != ts->opt.placement)
 		return "it was written for another placement";
 	if (head->top_level < 0 || head->top_level >= FEST_MAX_LEVELS ||
-		head->clock < 0 || head->nhot < 0)
+		head->clock < 0 || head->nhot < 0 || head->epoch_demotions < 0 ||
+		!(head->selectivity >= HOT_TUNE_MIN && head->selectivity <= HOT_TUNE_MAX))
 		return "its model is out of range";
 	rec = (const TierWeightsPage *) (body + sizeof(TierWeightsHead));
 	for (uint64 i = 0; i < head->npages; i++)
@@ -305,6 +312,8 @@ tier_weights_load(TierState *ts, bool after_crash)
 		memcpy(ts->hot.wsum, head->wsum, sizeof(head->wsum));
 		memcpy(ts->hot.wn, head->wn, sizeof(head->wn));
 		memcpy(ts->last_read, head->last_read, sizeof(head->last_read));
+		ts->hot.selectivity = head->selectivity;
+		ts->hot.epoch_demotions = head->epoch_demotions;
 		for (uint64 i = 0; i < head->npages; i++)
 		{
 			bool		found;

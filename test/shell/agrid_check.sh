@@ -8,6 +8,7 @@
 # is the first page of exactly one bucket's list and holds only that
 # bucket's points after its marker.  The untouched twin checks clean.
 source "$(dirname "$0")/lib/tap.bash"
+source "$(dirname "$0")/lib/pages.bash"
 
 fresh_database festival_agrid_check
 tap_plan 5
@@ -23,20 +24,10 @@ file=$(qv -c "SELECT current_setting('data_directory') || '/festival/' || d.dire
               FROM festival.index i JOIN festival.device d ON d.name = i.device WHERE i.name = 'agc_flag'")
 
 # the first log page holding records of two buckets gets LB_PLACE_PAGE
-# (0x0002, flags at byte 18 of the page header) and a new CRC-32C
-out=$(python3 - "$file" 1024 <<'PY'
-import math, struct, sys
-table = []
-for n in range(256):
-    c = n
-    for _ in range(8):
-        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-    table.append(c)
-def crc32c(b):
-    c = 0xFFFFFFFF
-    for x in b:
-        c = table[(c ^ x) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
+# (0x0002, flags at byte 18 of the page header) and a new CRC-32C (lib/crc32c.py)
+out=$(pages_python - "$file" 1024 <<'PY'
+import struct, sys
+from crc32c import crc32c
 path, size = sys.argv[1], int(sys.argv[2])
 data = bytearray(open(path, 'rb').read())
 for pno in range(2, len(data) // size):

@@ -34,6 +34,11 @@
 # every object and checks clean, its fast pages hot with no history, and
 # the next close writes the weights again.
 #
+# Weights under hot_selectivity_tuning auto: a backend killed writing them
+# (tier_write, crash) after its queries moved s leaves the s and clock of
+# the last flush; the next session opens without a word, serves every
+# object as brute force does and checks clean.
+#
 # A backend ended by SIGTERM (pg_terminate_backend, as a fast shutdown
 # ends every backend) flushes its open indices on the way out, weights
 # included: the next session finds every page's weight, accesses and hot
@@ -41,19 +46,11 @@
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 
-crash_begin festival_crash_tiers 67 with_device
-q -c "SET client_min_messages = warning" \
-  -c "SELECT festival.create_device('crash_fast', io => 'buffered', profile => 'optane_memory_32gb')" >/dev/null
+crash_begin festival_crash_tiers 75 with_tiers optane_memory_32gb
 
 crashed() {   # crashed <index> <options>
     local ix=$1 out
-    crash_index "$ix" "$2" 1000
-    ACKED=1000
-    victim_start "$tmp/$ix.err"
-    victim_kill_midstream "$ix" 1001 60 40
-    tap_ok $((BURST_ACKED >= 40 ? 0 : 1)) "$ix: at least 40 inserts acknowledged before the kill"
-    wait_for_server
-    recovery_checks "$ix"
+    midstream_kill_case "$ix" "$2" rtree
     out=$(q -c "SELECT 'mismatches=' || brute_force_mismatches('$ix', '${ix}_src')" \
             -c "SELECT 'fast=' || count(*) FROM festival.tier_pages('$ix') WHERE tier = 'fast'")
     tap_like "$out" '^mismatches=0$' "$ix: 17 windows answer as brute force does"
@@ -144,6 +141,35 @@ tap_like "$out" '^check=$' "wcr: and festival.check() is clean"
 tap_like "$out" '^history=0 fast_hot=true$' "wcr: its fast pages count as hot with no history"
 out=$(q -c "SELECT 'rows=' || count(*) FROM festival.query('wcr', ST_MakeEnvelope(-10, -10, 2000, 2000))")
 tap_unlike "$out" 'WARNING' "wcr: the close wrote the weights again"
+
+# weights under hot_selectivity_tuning auto (s and the epoch's demotions are
+# in them): a backend killed writing them leaves the s and clock of the
+# last flush, which the next session goes on from
+q -c "SET client_min_messages = warning" \
+  -c "CREATE TABLE wau_src AS SELECT id, geom FROM wcr_src" \
+  -c "SELECT festival.create_index('wau', 'rtree', 'crash', '{\"page_size\": 1024, \"fast_device\": \"crash_fast\", \"placement\": \"hot\", \"hot_selectivity\": 2.5, \"hot_selectivity_tuning\": \"auto\"}', 'wau_src')" \
+  -c "SELECT festival.build('wau')" -c "SELECT festival.close('wau')" >/dev/null
+saved=$(q -c "SELECT 'hot=' || (festival.stats('wau')->'hot'->>'selectivity') || ' ' || (festival.stats('wau')->'hot'->>'clock')")
+tap_like "$saved" '^hot=(2\.25|2|1\.75|1\.5|1\.25) [0-9]+$' "wau: the build moved s below its start, 2.5, and the close saved it"
+out=$(psql -X -qAt -c "SET client_min_messages = warning" \
+        -c "SELECT count(*) FROM (SELECT festival.query('wau', ST_MakeEnvelope(0, 0, 300, 300 + 0 * i)) FROM generate_series(1, 1500) i) x" \
+        -c "SELECT 'hot=' || (festival.stats('wau')->'hot'->>'selectivity') || ' ' || (festival.stats('wau')->'hot'->>'clock')" \
+        -c "SELECT festival.inject_fault('wau', 'tier_write', 0, 'crash')" \
+        -c "SELECT festival.flush('wau')" 2>&1)
+moved=$(grep '^hot=' <<<"$out")
+tap_ok "$([ -n "$moved" ] && [ "${moved% *}" != "${saved% *}" ]; echo $?)" "wau: the killed session moved s ($saved -> $moved)"
+tap_like "$out" 'server closed the connection|terminated abnormally|connection to server was lost' "wau: its backend died during the weights write"
+wait_for_server
+out=$(q -c "SELECT 'hot=' || (festival.stats('wau')->'hot'->>'selectivity') || ' ' || (festival.stats('wau')->'hot'->>'clock')" \
+        -c "SELECT 'rows=' || count(*) FROM festival.query('wau', ST_MakeEnvelope(-10, -10, 2000, 2000))" \
+        -c "SELECT 'mismatches=' || brute_force_mismatches('wau', 'wau_src')" \
+        -c "SELECT 'check=' || coalesce(string_agg(message, '; '), '') FROM festival.check('wau')" \
+        -c "SELECT festival.close('wau')")
+tap_unlike "$out" 'WARNING|ERROR' "wau: the next open neither warns nor fails"
+tap_ok "$(grep -qx "$saved" <<<"$out"; echo $?)" "wau: s and the clock are those of the last flush ($saved)"
+tap_like "$out" '^rows=500$' "wau: every acknowledged object answers"
+tap_like "$out" '^mismatches=0$' "wau: 17 windows answer as brute force does"
+tap_like "$out" '^check=$' "wau: festival.check() is clean"
 
 # map: killed during its write (the tier_map_write target, half-way through
 # the temporary map) at the flush after 20 acknowledged inserts: the map in

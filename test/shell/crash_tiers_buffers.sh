@@ -59,9 +59,7 @@ faults=(
     "bf_cool rtree write hot,cool4"
 )
 crash_begin festival_crash_tiers_buffers \
-    $((${#cases[@]} * 8 + 9 + 2 * 11 + ${#faults[@]} * 5 + 1)) with_device
-q -c "SET client_min_messages = warning" \
-  -c "SELECT festival.create_device('crash_fast', io => 'buffered', profile => 'optane_memory_32gb')" >/dev/null
+    $((${#cases[@]} * 8 + 9 + 2 * 11 + ${#faults[@]} * 5 + 1)) with_tiers optane_memory_32gb
 
 # kill between statements, write-through
 made=()
@@ -73,14 +71,7 @@ done
 churn_kill_survive "${made[@]}"
 
 # kill mid-insert, FAST
-ix=bk_ghot
-crash_index "$ix" "$(fault_options gridfile fast,hot,wb2)" 1000 gridfile
-ACKED=1000
-victim_start "$tmp/$ix.err"
-victim_kill_midstream "$ix" 1001 60 40
-tap_ok $((BURST_ACKED >= 40 ? 0 : 1)) "$ix: at least 40 inserts acknowledged before the kill"
-wait_for_server
-recovery_checks "$ix"
+midstream_kill_case bk_ghot "$(fault_options gridfile fast,hot,wb2)" gridfile
 
 # kill in a flush that cools (cool_after 4: the flush demotes the pages
 # idle since, then writes the buffers and syncs), FAST, at the slow or the

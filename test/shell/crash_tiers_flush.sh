@@ -10,9 +10,7 @@
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 
-crash_begin festival_crash_tiers_flush $((2 * 2 * 2 * 11)) with_device
-q -c "SET client_min_messages = warning" \
-  -c "SELECT festival.create_device('crash_fast', io => 'buffered')" >/dev/null
+crash_begin festival_crash_tiers_flush $((2 * 2 * 2 * 11)) with_tiers
 
 RECOVERY_MAY_BE_CLEAN=1
 n=0

@@ -35,9 +35,7 @@ cases=(
     "tw_lball lbgrid placement=all_fast"
     "tw_level rtree placement=level"
 )
-crash_begin festival_crash_tiers_wt $((${#cases[@]} * 9)) with_device
-q -c "SET client_min_messages = warning" \
-  -c "SELECT festival.create_device('crash_fast', io => 'buffered')" >/dev/null
+crash_begin festival_crash_tiers_wt $((${#cases[@]} * 9)) with_tiers
 
 # options <structure> <key=value,...>: the index options (numbers bare,
 # words quoted)

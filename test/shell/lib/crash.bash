@@ -10,10 +10,12 @@
 
 CRASH_MARK="-- end of statement --"
 
-# crash_begin <database> <planned tests> [with_device]: a fresh database,
-# the plan (or a skip when the server is not on a local Unix socket: the
-# backend must be killable), a scratch directory in $tmp; with_device also
-# creates the buffered device "crash" and the crash_schema functions.
+# crash_begin <database> <planned tests> [with_device | with_tiers [profile]]:
+# a fresh database, the plan (or a skip when the server is not on a local
+# Unix socket: the backend must be killable), a scratch directory in $tmp;
+# with_device also creates the buffered device "crash" and the crash_schema
+# functions; with_tiers, the tier tests' set-up, also the buffered device
+# "crash_fast" for a fast tier (with the drive profile given, if any).
 crash_begin() {
     fresh_database "$1"
     if [ "$(q -c "SELECT inet_server_addr() IS NULL")" != "t" ]; then
@@ -21,10 +23,14 @@ crash_begin() {
     fi
     tap_plan "$2"
     tmp=$(mktemp -d)
-    if [ "${3:-}" = with_device ]; then
+    if [ "${3:-}" = with_device ] || [ "${3:-}" = with_tiers ]; then
         q -c "SET client_min_messages = warning" \
           -c "SELECT festival.create_device('crash', io => 'buffered')" >/dev/null
         crash_schema
+    fi
+    if [ "${3:-}" = with_tiers ]; then
+        q -c "SET client_min_messages = warning" \
+          -c "SELECT festival.create_device('crash_fast', io => 'buffered'${4:+, profile => '$4'})" >/dev/null
     fi
 }
 
@@ -238,6 +244,21 @@ victim_kill_midstream() {
             ACKED=$((ACKED + 1))
         fi
     done <<<"$VICTIM_TAIL"
+}
+
+# midstream_kill_case <index> <options json> <structure>: an index over
+# 1,000 points, built and closed; a victim streams inserts and is killed
+# (SIGKILL) after 40 acknowledgements, in the middle of the next; after the
+# restart recovery_checks (nine assertions in all).
+midstream_kill_case() {
+    local ix=$1
+    crash_index "$ix" "$2" 1000 "$3"
+    ACKED=1000
+    victim_start "$tmp/$ix.err"
+    victim_kill_midstream "$ix" 1001 60 40
+    tap_ok $((BURST_ACKED >= 40 ? 0 : 1)) "$ix: at least 40 inserts acknowledged before the kill"
+    wait_for_server
+    recovery_checks "$ix"
 }
 
 # victim_kill: kill the victim's backend with SIGKILL between statements.

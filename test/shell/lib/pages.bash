@@ -2,24 +2,23 @@
 # test/shell/lib/pages.bash: index files checked page by page, independently
 # of festival (sourced after tap.bash).
 
+# pages_python <python3 arguments>: python3 with this directory on its path,
+# so that a test's Python imports crc32c (lib/crc32c.py, computed
+# independently of festival) instead of carrying its own; no bytecode is
+# written into the source tree.
+PAGES_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+pages_python() {
+    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$PAGES_LIB_DIR${PYTHONPATH:+:$PYTHONPATH}" python3 "$@"
+}
+
 # verify_pages <file> <page size>: "pages=N zero=Z bad=B", B the pages
 # whose stored checksum (the little-endian first 4 bytes) is not the
-# CRC32C of their bytes [4, page size), computed here in Python, a table
-# per byte; Z the pages of zeros (never written).
+# CRC32C of their bytes [4, page size) (lib/crc32c.py); Z the pages of
+# zeros (never written).
 verify_pages() {
-    python3 - "$1" "$2" <<'PY'
+    pages_python - "$1" "$2" <<'PY'
 import struct, sys
-table = []
-for n in range(256):
-    c = n
-    for _ in range(8):
-        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-    table.append(c)
-def crc32c(b):
-    c = 0xFFFFFFFF
-    for x in b:
-        c = table[(c ^ x) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
+from crc32c import crc32c
 size = int(sys.argv[2])
 data = open(sys.argv[1], 'rb').read()
 pages = zero = bad = 0
