@@ -19,7 +19,8 @@
 --	  1 for the root plus ceil(k / queue depth) for each level below it,
 --	  where k is the number of that level's nodes whose parent entry meets
 --	  the window (fixture.nodes walked in SQL);
---	- a hand count on a small tree; festival.check() finds nothing.
+--	- a hand count on a small tree; a profiled device batches by its channels,
+--	  two devices by the smaller depth; festival.check() finds nothing;
 --	- a read that fails (EIO) inside a batch raises a clean error; the next
 --	  searches answer right and festival.check() finds nothing (also under
 --	  FAST and eFIND, whose buffered changes come back from their logs);
@@ -209,6 +210,17 @@ SELECT festival.create_index('wl_sim_r', 'rtree', 'wl_sim', '{"page_size": 1024}
 SELECT channels FROM festival.device_profile WHERE name = 'ssd_kingston_v300';
 SELECT fixture.window_wrong('wl_sim_r', 'wl_win', 'wl_src') AS wrong,
 	   wl_subs_at('wl_sim_r', 32) = wl_expected_submissions('wl_sim_r', 8) AS by_channels;
+
+-- two devices: the smaller of their depths (the fast device's profile has
+-- 2 channels, the slow one 8); every page on the fast tier (all_fast), so
+-- each batch is one submission there
+SELECT festival.create_device('wl_slow', io => 'buffered', engine => 'libaio', profile => 'ssd_kingston_v300');
+SELECT festival.create_device('wl_optane', io => 'buffered', engine => 'libaio', profile => 'optane_memory_32gb');
+SELECT channels FROM festival.device_profile WHERE name = 'optane_memory_32gb';
+SELECT festival.create_index('wl_tiered', 'rtree', 'wl_slow', '{"page_size": 1024, "fast_device": "wl_optane",
+	"placement": "all_fast"}', 'wl_src') > 0 AS created, festival.build('wl_tiered') AS built;
+SELECT fixture.window_wrong('wl_tiered', 'wl_win', 'wl_src') AS wrong,
+	   wl_subs_at('wl_tiered', 32) = wl_expected_submissions('wl_tiered', 2) AS by_smaller_channels;
 RESET festival.window_search;
 
 -- the settings' bounds
@@ -269,8 +281,9 @@ FROM wl_twin t LEFT JOIN LATERAL festival.check(t.name) c ON true
 GROUP BY t.ord, t.name ORDER BY t.ord, t.name;
 
 SELECT bool_and(festival.drop_index(name)) AS dropped FROM wl_twin;
-SELECT festival.drop_index('wl_hand'), festival.drop_index('wl_sim_r');
-SELECT festival.drop_device('wl_mem'), festival.drop_device('wl_buf'), festival.drop_device('wl_sim');
+SELECT festival.drop_index('wl_hand'), festival.drop_index('wl_sim_r'), festival.drop_index('wl_tiered');
+SELECT festival.drop_device('wl_mem'), festival.drop_device('wl_buf'), festival.drop_device('wl_sim'),
+	festival.drop_device('wl_slow'), festival.drop_device('wl_optane');
 DROP TABLE wl_src, wl_win, wl_index, wl_twin, wl_run, wl_small, wl_saved CASCADE;
 DROP FUNCTION wl_measure(text, text, boolean), wl_walk(text), wl_expected_submissions(text, int),
 	wl_subs_at(text, int), wl_hand(geometry, int), wl_try(text);
