@@ -38,7 +38,9 @@ of the extent) and 100 kNN points (k = 10):
            O_DIRECT and the same engine, for fio_seconds (scaled by --scale,
            at least 1).  Without fio on the PATH the fio rows are skipped
            with a message.  A section with "only": "reads" runs these rows
-           alone (experiments/peers_reads.json).
+           alone (experiments/peers_reads.json); "window_areas" replaces
+           the windows' sizes (percent of the extent, windows_per_area of
+           each: experiments/peers_reads_large.json, 1 %).
 
 JIT is off in the session (festival's source cursors run without it too).
 Time is the backend's CPU (the first field of /proc/<pid>/schedstat, read
@@ -146,7 +148,8 @@ def load(args):
     if not isinstance(t, dict):
         raise TableError("the configuration has no peer_table section")
     known = {"points", "distributions", "seed", "extent", "windows_per_area", "knn",
-             "page_size", "cache_size", "repetitions", "warmup", "fio_seconds", "only"}
+             "page_size", "cache_size", "repetitions", "warmup", "fio_seconds", "only",
+             "window_areas"}
     bad = set(t) - known
     if bad:
         raise TableError(f"peer_table: unknown keys {sorted(bad)}; accepted: {', '.join(sorted(known))}")
@@ -309,14 +312,15 @@ class Table:
         seed = self.cfg["seed"]
         self.exec("DROP TABLE IF EXISTS pt26_win, pt26_knn")
         parts = []
-        for k, a in enumerate(AREAS):
+        areas = self.cfg.get("window_areas", AREAS)
+        for k, a in enumerate(areas):
             t = f"pt26_win{k}"
             self.exec(f"DROP TABLE IF EXISTS {t}")
             self.exec("SELECT festival.generate_windows(%s, %s, %s, %s::box2d, %s)",
                       (t, self.cfg["windows_per_area"], a, self.box, seed + 1 + k))
             parts.append(f"SELECT id + {k * self.cfg['windows_per_area']} AS id, geom FROM {t}")
         self.exec("CREATE TABLE pt26_win AS " + " UNION ALL ".join(parts))
-        for k in range(len(AREAS)):
+        for k in range(len(areas)):
             self.exec(f"DROP TABLE pt26_win{k}")
         self.exec("SELECT festival.generate_knn_points('pt26_knn', %s, %s::box2d, %s)",
                   (self.cfg["knn"]["count"], self.box, seed + 9))
