@@ -232,19 +232,11 @@ SET festival.window_search = 'breadth';
 -- batch below it (first_batch pages, at most 32) reach the device, the 3rd
 -- fails (FAST and eFIND may serve the root from their buffers: then the 4th)
 SET festival.window_search = 'level';
-CREATE FUNCTION wl_try(stmt text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE;
-END
-$$;
 SELECT name,
 	   (SELECT w.k FROM wl_walk(name) w
 		WHERE w.wid = 102 AND w.level = (festival.stats(name)->>'height')::int - 2) AS first_batch,
 	   festival.inject_fault(name, 'read', 3, 'EIO')::text = '' AS armed,
-	   wl_try(format($q$SELECT count(*) FROM festival.query(%L, ST_MakeEnvelope(-10, -10, 2000, 2000))$q$, name))
+	   fixture.sqlstate_of(format($q$SELECT count(*) FROM festival.query(%L, ST_MakeEnvelope(-10, -10, 2000, 2000))$q$, name))
 		 AS failed_query,
 	   fixture.window_wrong(name, 'wl_win', 'wl_src') AS wrong_after,
 	   (SELECT count(*) FROM festival.check(name)) AS problems_after,
@@ -267,7 +259,7 @@ FROM t WHERE t.level = 0;
 SELECT festival.close('wl_rtree_lru_l');
 SELECT fixture.write_at(path, page * 1024 + 100, set_byte('\x00'::bytea, 0, get_byte(image, 100) # 255))
 FROM wl_saved;
-SELECT wl_try($q$SELECT count(*) FROM festival.query('wl_rtree_lru_l', ST_MakeEnvelope(-10, -10, 2000, 2000))$q$)
+SELECT fixture.sqlstate_of($q$SELECT count(*) FROM festival.query('wl_rtree_lru_l', ST_MakeEnvelope(-10, -10, 2000, 2000))$q$)
 	AS damaged_leaf;
 SELECT fixture.write_at(path, page * 1024, image) FROM wl_saved;
 SELECT festival.close('wl_rtree_lru_l');
@@ -286,4 +278,4 @@ SELECT festival.drop_device('wl_mem'), festival.drop_device('wl_buf'), festival.
 	festival.drop_device('wl_slow'), festival.drop_device('wl_optane');
 DROP TABLE wl_src, wl_win, wl_index, wl_twin, wl_run, wl_small, wl_saved CASCADE;
 DROP FUNCTION wl_measure(text, text, boolean), wl_walk(text), wl_expected_submissions(text, int),
-	wl_subs_at(text, int), wl_hand(geometry, int), wl_try(text);
+	wl_subs_at(text, int), wl_hand(geometry, int);
