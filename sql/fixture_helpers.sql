@@ -99,6 +99,17 @@ BEGIN
 END
 $$;
 
+-- run a statement: 'ok', or the SQLSTATE of the error it raised (the suites
+-- that check that a fault or damage ends a statement with the right error)
+CREATE OR REPLACE FUNCTION fixture.sqlstate_of(stmt text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE stmt;
+	RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE;
+END
+$$;
+
 -- The scattered objects and windows of the crash tests and the campaigns
 -- (test/shell/lib/crash.bash, scripts/lib/campaign.py), one definition for
 -- both: object i is the point scatter_point(i), spread over [0, 1000) x

@@ -241,14 +241,7 @@ FROM gg_back b WHERE b.id > (SELECT id FROM gg_split_at);
 SELECT count(*) FILTER (WHERE festival.insert('gg_fault', b.id, b.geom)) AS inserted_before
 FROM gg_back b WHERE b.id < (SELECT id FROM gg_split_at);
 SELECT festival.inject_fault('gg_fault', 'write', 0, 'ENOSPC') IS NULL AS armed;
-CREATE FUNCTION gg_try(stmt text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	RETURN 'ok';
-EXCEPTION WHEN others THEN
-	RETURN SQLSTATE;
-END $$;
-SELECT gg_try(format('SELECT festival.insert(%L, %s, %L)', 'gg_fault', b.id, b.geom)) AS split_insert
+SELECT fixture.sqlstate_of(format('SELECT festival.insert(%L, %s, %L)', 'gg_fault', b.id, b.geom)) AS split_insert
 FROM gg_back b WHERE b.id = (SELECT id FROM gg_split_at);
 SELECT count(*) FILTER (WHERE festival.insert('gg_fault', b.id, b.geom)) AS inserted_after
 FROM gg_back b WHERE b.id >= (SELECT id FROM gg_split_at);
@@ -343,6 +336,6 @@ SELECT count(festival.drop_index(name)) AS dropped
 FROM (SELECT name FROM gg_index UNION ALL SELECT name FROM gg_lb_index
 	  UNION ALL VALUES ('gg_twin'), ('gg_fault')) n;
 SELECT festival.drop_device('gg_aio');
-DROP FUNCTION gg_io(), gg_mark(), gg_lb_io(text, jsonb), gg_reads(text), gg_try(text);
+DROP FUNCTION gg_io(), gg_mark(), gg_lb_io(text, jsonb), gg_reads(text);
 DROP TABLE gg_src, gg_index, gg_before, gg_group, gg_more, gg_back, gg_fault_src, gg_split_at,
 	gg_lb_index, gg_lb_pts, gg_lb_before;

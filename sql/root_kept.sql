@@ -130,16 +130,8 @@ SELECT * FROM rk_verify();
 -- reloads the index from its file and decodes the root afresh.  The write
 -- goes to the device at once only without a cache (rk_plain).
 -------------------------------------------------------------------------------
-CREATE FUNCTION rk_try(stmt text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE;
-END
-$$;
 SELECT festival.inject_fault('rk_plain', 'write', 0, 'EIO');
-SELECT rk_try($$SELECT festival.insert('rk_plain', 7001, ST_MakePoint(6000, 6000))$$) AS failed_insert;
+SELECT fixture.sqlstate_of($$SELECT festival.insert('rk_plain', 7001, ST_MakePoint(6000, 6000))$$) AS failed_insert;
 SELECT * FROM rk_verify() WHERE name = 'rk_plain';
 SELECT festival.clear_fault('rk_plain');
 
@@ -153,7 +145,7 @@ SELECT fixture.index_file('rk_plain') AS path, (festival.stats('rk_plain')->>'ro
 	   fixture.read_page(fixture.index_file('rk_plain'), 1024, (festival.stats('rk_plain')->>'root')::bigint) AS page;
 SELECT fixture.write_at(path, root * 1024 + 100,
 						set_byte('\x00'::bytea, 0, get_byte(page, 100) # 255)) FROM rk_saved;
-SELECT rk_try($$SELECT count(*) FROM festival.query('rk_plain', ST_MakeEnvelope(9000, 9000, 9001, 9001))$$) AS damaged_root;
+SELECT fixture.sqlstate_of($$SELECT count(*) FROM festival.query('rk_plain', ST_MakeEnvelope(9000, 9000, 9001, 9001))$$) AS damaged_root;
 SELECT fixture.write_at(path, root * 1024, page) FROM rk_saved;
 SELECT * FROM rk_empty('rk_plain', 10);
 SELECT * FROM rk_verify() WHERE name = 'rk_plain';
@@ -172,9 +164,9 @@ SELECT (pg_stat_file(path)).access < '2002-01-01' AS access_time_kept FROM rk_sa
 -------------------------------------------------------------------------------
 SELECT (SELECT count(*) FROM festival.query('rk_plain', ST_MakeEnvelope(0, 0, 25, 25))) AS answers,
 	   (SELECT count(*) FROM rk_src WHERE ST_Intersects(geom, ST_MakeEnvelope(0, 0, 25, 25))) AS brute_force;
-SELECT n, rk_try(format('SELECT count(*) FROM festival.query(%L, ST_MakeEnvelope(0, 0, 25, 25))', n)) AS sqlstate
+SELECT n, fixture.sqlstate_of(format('SELECT count(*) FROM festival.query(%L, ST_MakeEnvelope(0, 0, 25, 25))', n)) AS sqlstate
 FROM unnest(ARRAY['rk_plai', 'rk_plainx', 'rk_plain!', '']) AS n;
-SELECT rk_try($$SELECT count(*) FROM festival.query('rk_plain', ST_MakeEnvelope(0, 0, 25, 25, 4326))$$) AS other_srid;
+SELECT fixture.sqlstate_of($$SELECT count(*) FROM festival.query('rk_plain', ST_MakeEnvelope(0, 0, 25, 25, 4326))$$) AS other_srid;
 
 -------------------------------------------------------------------------------
 -- Phase 9: a root of more than 64 entries, all of them on the search's
@@ -197,4 +189,4 @@ GROUP BY name, ord ORDER BY ord;
 SELECT festival.drop_index(name) FROM rk_index ORDER BY ord;
 SELECT festival.drop_device('rk_dev');
 DROP TABLE rk_src, rk_win, rk_index, rk_height, rk_saved;
-DROP FUNCTION rk_verify(), rk_empty(text, int), rk_root_entries(text), rk_try(text);
+DROP FUNCTION rk_verify(), rk_empty(text, int), rk_root_entries(text);

@@ -74,6 +74,10 @@ faults The fault layer (festival.inject_fault) fails the i-th operation of
 table  Combines the trials that earlier runs wrote with --json into one
        table.
 
+--settings runs every session of a campaign with festival settings (a JSON
+object, passed in PGOPTIONS), e.g. the window searches a level at a time
+(festival.window_search, which is a setting, not an index option).
+
 Each campaign prints a table per kind of trial and per configuration family
 (every value of every dimension: its trials, correct, clean errors and
 failures), the failing configurations and the refused ones, and exits 1 if
@@ -218,7 +222,7 @@ class Psql:
     def __init__(self, sql, db):
         p = subprocess.run(["psql", "-X", "-qAt", "-v", "ON_ERROR_STOP=1",
                             "-v", "VERBOSITY=verbose", "-d", db],
-                           input=sql, capture_output=True, text=True)
+                           input=sql, capture_output=True, text=True, env=session_env())
         self.rc = p.returncode
         self.out = p.stdout.splitlines()
         self.err = p.stderr
@@ -235,6 +239,20 @@ class Psql:
             if line.startswith(key + "="):
                 return line[len(key) + 1:]
         return None
+
+
+# festival settings every session of the campaign starts with (--settings),
+# e.g. festival.window_search = level: the same trials over another reading
+SESSION_SETTINGS = {}
+
+
+def session_env():
+    """The environment of a campaign session: PGOPTIONS carries
+    SESSION_SETTINGS (none: the environment as it is)."""
+    if not SESSION_SETTINGS:
+        return None
+    opts = " ".join("-c %s=%s" % (k, v) for k, v in sorted(SESSION_SETTINGS.items()))
+    return dict(os.environ, PGOPTIONS=(os.environ.get("PGOPTIONS", "") + " " + opts).strip())
 
 
 STARTING = re.compile(r"FATAL:  the database system is (in recovery mode|starting up|not yet accepting connections)")
@@ -460,7 +478,7 @@ class Victim:
         self.errors = tempfile.TemporaryFile(mode="w+")
         self.p = subprocess.Popen(["psql", "-X", "-qAt", "-v", "VERBOSITY=verbose", "-d", db],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=self.errors, text=True, bufsize=1)
+                                  stderr=self.errors, text=True, bufsize=1, env=session_env())
         self.pid = int(self.ask("SELECT pg_backend_pid();")[0])
 
     def send(self, sql):
@@ -1186,6 +1204,9 @@ def main():
     ap.add_argument("--batch", type=int, default=4, help="crash: indices one killed session streams into")
     ap.add_argument("--options", type=json.loads, default={},
                     help="index options (a JSON object) added to every index")
+    ap.add_argument("--settings", type=json.loads, default={},
+                    help="festival settings (a JSON object, e.g. {\"festival.window_search\": \"level\"}) "
+                         "every session starts with")
     args = ap.parse_args()
     if args.trials is not None and args.trials < 1:
         ap.error("--trials must be at least 1")
@@ -1200,6 +1221,11 @@ def main():
     if args.files:
         ap.error("files are for the table mode")
     EXTRA_OPTIONS.update(args.options)
+    bad = [k for k, v in args.settings.items()
+           if not re.fullmatch(r"festival\.[a-z_]+", k) or not re.fullmatch(r"[A-Za-z0-9_.-]+", str(v))]
+    if bad:
+        ap.error("--settings: festival.<name> keys with plain values only (%s)" % ", ".join(bad))
+    SESSION_SETTINGS.update({k: str(v) for k, v in args.settings.items()})
     args.values = {}
     for d, given, values in (("structure", args.structures, STRUCTURES),
                              ("framework", args.frameworks, FRAMEWORKS),
@@ -1234,7 +1260,8 @@ def main():
         with open(args.json, "a") as fh:
             for rec in res.trials:
                 fh.write(json.dumps(rec) + "\n")
-    print("# %s campaign, seed %d, %.0f s" % (args.mode, args.seed, time.time() - start))
+    print("# %s campaign, seed %d, %.0f s%s" % (args.mode, args.seed, time.time() - start,
+                                               "".join(", %s = %s" % kv for kv in sorted(SESSION_SETTINGS.items()))))
     nfail = print_results(args.mode, res.trials, res.refused, res.unfired)
     for rec in res.trials:
         if rec["verdict"] == "failure":

@@ -24,6 +24,23 @@ of the extent) and 100 kNN points (k = 10):
            libspatialindex (PyPI rtree, R*, in memory, inserted one at a
            time) one count per window and one intersection_v call for all.
   kNN      festival.knn, GiST's <-> ordering, one nearest_v call.
+  reads    the 300 windows over an STR-loaded quadratic R-tree on a
+           device with the io_uring engine (libaio where the kernel refuses
+           io_uring), direct I/O and buffered, read depth-first and a level
+           at a time (festival.window_search; the two alternate round by
+           round), and on a memory device with a simulated NVMe drive
+           (nvme_intel_p3700, virtual device time): backend CPU and wall of
+           each, microseconds per page of festival's device reads (the run's
+           read_seconds / pages_read, or device_seconds on the simulated
+           drive) and of the whole query (wall / pages_read); for direct I/O
+           against fio's 4 kB random read at queue depth 32
+           (1 / IOPS) over the same index file, opened read-only with
+           O_DIRECT and the same engine, for fio_seconds (scaled by --scale,
+           at least 1).  Without fio on the PATH the fio rows are skipped
+           with a message.  A section with "only": "reads" runs these rows
+           alone (experiments/peers_reads.json); "window_areas" replaces
+           the windows' sizes (percent of the extent, windows_per_area of
+           each: experiments/peers_reads_large.json, 1 %).
 
 JIT is off in the session (festival's source cursors run without it too).
 Time is the backend's CPU (the first field of /proc/<pid>/schedstat, read
@@ -45,7 +62,9 @@ dropped at the end.
 import argparse
 import json
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 
@@ -61,8 +80,9 @@ FESTIVAL_BUILDS = {
 
 # windows: festival one and batch (buffered, direct I/O), GiST, SP-GiST,
 # SQLite, libspatialindex per call and vectorised; kNN: festival, GiST,
-# libspatialindex
-QUERY_MEASURES = 12
+# libspatialindex; windows on a batched engine (direct I/O, buffered) depth-first
+# and a level at a time, fio
+QUERY_MEASURES = 25
 
 # The issue's rows: (label, festival measure, peer measure, target or None).
 ROWS = [
@@ -81,7 +101,27 @@ ROWS = [
     ("R*-tree build, lru / SP-GiST INSERT", "build_rstar_lru", "build_spgist", "<= 0.8"),
     ("quadratic build, no cache / SP-GiST INSERT", "build_quadratic", "build_spgist", "<= 1.0"),
     ("xBR+ bulk / GiST CREATE INDEX", "build_xbr_bulk", "build_gist_ci", "<= 0.8"),
+    ("direct-I/O reads, depth-first, us per page / fio 4 kB random read at QD 32",
+     "io_depth_first", "io_fio", None),
+    ("direct-I/O reads, a level at a time, us per page / fio 4 kB random read at QD 32",
+     "io_level", "io_fio", "<= 1.2"),
+    ("windows a level at a time / depth-first, direct I/O (io_uring)", "win_io_level",
+     "win_io_depth_first", None),
+    ("windows a level at a time / depth-first, buffered (io_uring)", "win_io_buf_level",
+     "win_io_buf_depth_first", None),
+    ("device time per page, a level at a time / depth-first, simulated NVMe (P3700)",
+     "io_sim_level", "io_sim_depth_first", None),
 ]
+
+# The rows of "only": "reads" (the reads rows and their data alone)
+READS_KEYS = {"io_depth_first", "io_level", "io_fio", "win_io_level", "win_io_depth_first",
+              "win_io_buf_level", "win_io_buf_depth_first", "io_sim_level"}
+
+# fio's queue depth for the reads row (issue 26)
+FIO_DEPTH = 32
+
+# the simulated drive of the reads rows' virtual device time
+SIM_PROFILE = "nvme_intel_p3700"
 
 
 class TableError(Exception):
@@ -108,7 +148,8 @@ def load(args):
     if not isinstance(t, dict):
         raise TableError("the configuration has no peer_table section")
     known = {"points", "distributions", "seed", "extent", "windows_per_area", "knn",
-             "page_size", "cache_size", "repetitions", "warmup"}
+             "page_size", "cache_size", "repetitions", "warmup", "fio_seconds", "only",
+             "window_areas"}
     bad = set(t) - known
     if bad:
         raise TableError(f"peer_table: unknown keys {sorted(bad)}; accepted: {', '.join(sorted(known))}")
@@ -116,6 +157,9 @@ def load(args):
         raise TableError("--scale must be > 0")
     t = dict(t)
     t["points"] = [max(100, int(round(n * args.scale))) for n in t["points"]]
+    t["fio_seconds"] = max(1, int(round(t.get("fio_seconds", 5) * min(1.0, args.scale))))
+    if t.get("only", "reads") != "reads":
+        raise TableError("peer_table: only accepts \"reads\"")
     if args.reps is not None:
         if args.reps < 1:
             raise TableError("--reps must be >= 1")
@@ -260,23 +304,134 @@ class Table:
             self.exec("SELECT festival.create_device('pt26_dev', io => 'buffered')")
         if self.one("SELECT count(*) FROM festival.device WHERE name = 'pt26_direct_dev'") == 0:
             self.exec("SELECT festival.create_device('pt26_direct_dev', io => 'direct')")
+        self.io_engine = self.batched_device()
+        self.fio = shutil.which("fio")
+        if self.fio is None:
+            print("# fio is not installed (apt-get install fio): the rows of direct-I/O reads "
+                  "against fio are skipped", flush=True)
         seed = self.cfg["seed"]
         self.exec("DROP TABLE IF EXISTS pt26_win, pt26_knn")
         parts = []
-        for k, a in enumerate(AREAS):
+        areas = self.cfg.get("window_areas", AREAS)
+        for k, a in enumerate(areas):
             t = f"pt26_win{k}"
             self.exec(f"DROP TABLE IF EXISTS {t}")
             self.exec("SELECT festival.generate_windows(%s, %s, %s, %s::box2d, %s)",
                       (t, self.cfg["windows_per_area"], a, self.box, seed + 1 + k))
             parts.append(f"SELECT id + {k * self.cfg['windows_per_area']} AS id, geom FROM {t}")
         self.exec("CREATE TABLE pt26_win AS " + " UNION ALL ".join(parts))
-        for k in range(len(AREAS)):
+        for k in range(len(areas)):
             self.exec(f"DROP TABLE pt26_win{k}")
         self.exec("SELECT festival.generate_knn_points('pt26_knn', %s, %s::box2d, %s)",
                   (self.cfg["knn"]["count"], self.box, seed + 9))
         self.windows = self.q("SELECT ST_XMin(geom), ST_YMin(geom), ST_XMax(geom), ST_YMax(geom) "
                               "FROM pt26_win ORDER BY id")
         self.knn_points = self.q("SELECT ST_X(geom), ST_Y(geom) FROM pt26_knn ORDER BY id")
+
+    def batched_device(self):
+        """pt26_io_dev (direct I/O) and pt26_io_buf_dev (buffered) with
+        io_uring, or libaio where the kernel refuses io_uring; returns the
+        engine."""
+        import psycopg
+        for dev in ("pt26_io_dev", "pt26_io_buf_dev", "pt26_io_sim_dev"):
+            self.exec("SELECT festival.drop_device(name) FROM festival.device WHERE name = %s", (dev,))
+        engine = "io_uring"
+        try:
+            self.exec("SELECT festival.create_device('pt26_io_dev', io => 'direct', engine => 'io_uring')")
+        except psycopg.errors.FeatureNotSupported:
+            print("# io_uring is not available here: the reads rows use libaio", flush=True)
+            engine = "libaio"
+            self.exec("SELECT festival.create_device('pt26_io_dev', io => 'direct', engine => 'libaio')")
+        self.exec("SELECT festival.create_device('pt26_io_buf_dev', io => 'buffered', engine => %s)",
+                  (engine,))
+        self.exec("SELECT festival.create_device('pt26_io_sim_dev', kind => 'memory', engine => %s, "
+                  "profile => %s)", (engine, SIM_PROFILE))
+        return engine
+
+    def index_path(self, ix):
+        return self.one(
+            "SELECT CASE WHEN s = '' THEN d || '/festival' WHEN s LIKE '/%%' THEN s "
+            "ELSE d || '/' || s END || '/' || dv.directory || '/' || i.file_name "
+            "FROM festival.index i JOIN festival.device dv ON dv.name = i.device, "
+            "(SELECT current_setting('data_directory') AS d, "
+            "coalesce(current_setting('festival.data_directory', true), '') AS s) x "
+            "WHERE i.name = %s", (ix,))
+
+    def fio_read(self, path):
+        """fio's 4 kB random read at queue depth 32 over path (read-only,
+        O_DIRECT, the device's engine): microseconds per page (1 / IOPS)."""
+        cmd = [self.fio, "--name=pt26", f"--filename={path}", "--readonly", "--direct=1",
+               "--rw=randread", f"--bs={self.cfg['page_size']}", f"--ioengine={self.io_engine}",
+               f"--iodepth={FIO_DEPTH}", "--time_based", f"--runtime={self.cfg['fio_seconds']}",
+               "--output-format=json"]
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        if out.returncode != 0:
+            raise TableError(f"fio failed ({' '.join(cmd)}): {out.stderr.strip()[:500]}")
+        iops = json.loads(out.stdout[out.stdout.index("{"):])["jobs"][0]["read"]["iops"]
+        if not iops > 0:
+            raise TableError(f"fio read nothing from {path}")
+        return 1e6 / iops
+
+    def io_reads(self, m, pts, expect_win, total):
+        """The reads rows: the windows over an STR-loaded R-tree on a
+        batched engine, direct I/O and buffered, depth-first and a level at
+        a time (the two modes alternate round by round), each round a
+        festival run; then fio over the direct-I/O index's file."""
+        ps = self.cfg["page_size"]
+        reps_q = self.cfg["repetitions"]["query"]
+        warm = self.cfg["warmup"]["query"]
+        modes = (("depth-first", "depth_first"), ("level", "level"))
+        for ix, dev, io, tag in (("pt26_io", "pt26_io_dev", "direct I/O", "io"),
+                                 ("pt26_io_buf", "pt26_io_buf_dev", "buffered", "io_buf"),
+                                 ("pt26_io_sim", "pt26_io_sim_dev", f"simulated {SIM_PROFILE}",
+                                  "io_sim")):
+            self.exec("SELECT festival.create_index(%s, 'rtree', %s, %s::jsonb, %s::regclass)",
+                      (ix, dev, json.dumps({"split": "quadratic", "page_size": ps}), pts))
+            self.exec("SELECT festival.build(%s, 'str')", (ix,))
+            sql = "SELECT count(*) FROM pt26_win w, LATERAL festival.query(%s, w.geom) q"
+            per_window = ("SELECT count(q.id) FROM pt26_win w LEFT JOIN LATERAL "
+                          "festival.query(%s, w.geom) q ON true GROUP BY w.id ORDER BY w.id")
+            counts = {}
+            for mode, _ in modes:
+                self.exec("SELECT set_config('festival.window_search', %s, false)", (mode,))
+                check_counts(f"festival.query, {io}, {mode}",
+                             [r[0] for r in self.q(per_window, (ix,))], expect_win)
+            for r in range(warm + reps_q):
+                for mode, suffix in modes:
+                    self.exec("SELECT set_config('festival.window_search', %s, false)", (mode,))
+                    self.exec("SELECT festival.begin_run(%s)", (f"pt26 reads {io} {mode}",))
+                    c0, t0 = schedstat_seconds(self.pid), time.perf_counter()
+                    got = self.one(sql, (ix,))
+                    c1, t1 = schedstat_seconds(self.pid), time.perf_counter()
+                    run = self.one("SELECT festival.end_run()")
+                    if got != total:
+                        raise TableError(f"{io} {mode}: {got} answers, {total} expected")
+                    # device time: the reads' wall time, or the simulated drive's
+                    pages, subs, read_s, device_s = self.q(
+                        "SELECT pages_read, read_submissions, (metrics->>'read_seconds')::float8, "
+                        "device_seconds FROM festival.run WHERE run_id = %s", (run,))[0]
+                    self.exec("DELETE FROM festival.run WHERE run_id = %s", (run,))
+                    if r < warm:
+                        continue
+                    m.samples.setdefault(f"win_{tag}_{suffix}", []).append((c1 - c0, t1 - t0))
+                    if pages > 0:
+                        dev_s = device_s if tag == "io_sim" else read_s
+                        m.samples.setdefault(f"{tag}_{suffix}", []).append(
+                            (dev_s * 1e6 / pages, (t1 - t0) * 1e6 / pages))
+                    counts[mode] = (pages, subs)
+            self.exec("RESET festival.window_search")
+            if counts["depth-first"][0] != counts["level"][0]:
+                raise TableError(f"{io} reads: depth-first read {counts['depth-first']} "
+                                 f"(pages, submissions), level {counts['level']}: the pages differ")
+            pages, sub_df = counts["depth-first"]
+            sub_lv = counts["level"][1]
+            print(f"# {io} ({self.io_engine}): {pages} pages per round, in {sub_df} submissions "
+                  f"depth-first, {sub_lv} a level at a time ({pages / max(1, sub_lv):.2f} pages each)",
+                  flush=True)
+            if tag == "io" and self.fio is not None:
+                us = self.fio_read(self.index_path(ix))
+                m.samples.setdefault("io_fio", []).append((us, us))
+            self.exec("SELECT festival.drop_index(%s)", (ix,))
 
     def dataset(self, n, dist):
         import numpy as np
@@ -299,6 +454,13 @@ class Table:
         # the brute force: points in each window, the k nearest distances
         expect_win = [int(np.count_nonzero((xs >= a) & (xs <= c) & (ys >= b) & (ys <= d)))
                       for a, b, c, d in self.windows]
+        if cfg.get("only") == "reads":
+            self.io_reads(m, pts, expect_win, sum(expect_win))
+            self.exec(f"DROP TABLE IF EXISTS {pts}")
+            self.results[(n, dist)] = m
+            print(f"# {dist} {n}: every answer equals the brute force's "
+                  f"({len(self.windows)} windows, {sum(expect_win)} answers)", flush=True)
+            return
         k = cfg["knn"]["k"]
         expect_knn = []
         for px, py in self.knn_points:
@@ -387,6 +549,7 @@ class Table:
             got = m.run(key, lambda sql=sql, params=params: self.one(sql, params), reps_q, warm)
             if got != total:
                 raise TableError(f"{key}: {got} answers, {total} expected")
+        self.io_reads(m, pts, expect_win, total)
 
         # SQLite R*Tree, in memory, exact coordinates in auxiliary columns
         import sqlite3
@@ -470,7 +633,8 @@ class Table:
         self.drop_indices()
         self.exec("DROP TABLE IF EXISTS pt26_win, pt26_knn, pt26_pts, pt26_gist, pt26_spgist")
         self.exec("SELECT festival.drop_device(name) FROM festival.device "
-                  "WHERE name IN ('pt26_dev', 'pt26_direct_dev')")
+                  "WHERE name IN ('pt26_dev', 'pt26_direct_dev', 'pt26_io_dev', 'pt26_io_buf_dev', "
+                  "'pt26_io_sim_dev')")
 
 
 def fmt_ratio(f, p, i):
@@ -485,9 +649,14 @@ def print_table(t, cfg):
     print()
     print("## festival / peer: backend CPU ratio (wall ratio), medians")
     print()
+    print("(the rows of device time per page: festival's device read time per page / fio's, or")
+    print("the simulated drive's; in parentheses the whole query's wall time per page)")
+    print()
     print(f"| case | {head} | target |")
     print("|---|" + "---|" * len(sets) + "---|")
     for label, fk, pk, target in ROWS:
+        if cfg.get("only") == "reads" and fk not in READS_KEYS:
+            continue
         cells = []
         for s in sets:
             m = t.results[s]
@@ -496,7 +665,7 @@ def print_table(t, cfg):
         print(f"| {label} | " + " | ".join(cells) + f" | {target or ''} |")
     # build CPU per object from the smallest to the largest size
     sizes = sorted({n for n, _ in sets})
-    if len(sizes) > 1:
+    if len(sizes) > 1 and cfg.get("only") != "reads":
         lo, hi = sizes[0], sizes[-1]
         for name, label in (("quadratic", "quadratic"), ("rstar", "R*-tree")):
             cells = []
@@ -509,7 +678,7 @@ def print_table(t, cfg):
             print(f"| build CPU per object {lo} -> {hi}, {label} (no cache) | "
                   + ", ".join(cells) + " | <= x1.35 |")
     print()
-    print("## medians: backend CPU s / wall s")
+    print("## medians: backend CPU s / wall s (io_*: device us per page / wall us per page)")
     print()
     keys = sorted({k for m in t.results.values() for k in m.samples})
     print(f"| measure | {head} |")

@@ -135,6 +135,7 @@ extern PageIO *device_open(const DeviceSpec *spec, DeviceState *state,
 						   const char *path, uint32 page_size, bool create,
 						   FestStats *stats, const bool *time_cpu);
 extern bool device_state_holds_pages(const DeviceState *state);
+extern int	device_queue_depth(const DeviceState *state, int setting);
 
 /* passthrough.c: a layer that changes nothing (festival.passthrough_layers) */
 extern PageIO *passthrough_pageio_create(PageIO *below);

@@ -20,6 +20,7 @@
  */
 #include "device/device.h"
 
+#include "device/engine.h"
 #include "device/fault.h"
 #include "device/sim.h"
 #include "utils/memutils.h"
@@ -111,4 +112,21 @@ bool
 device_state_holds_pages(const DeviceState *state)
 {
 	return state != NULL && state->pages != NULL;
+}
+
+/*
+ * The most pages a reader should submit at once to this device (a level
+ * of a window search, level_search.c): a profiled device serves its
+ * profile's channels at once (device/sim.c serves a submission in rounds
+ * of that many, so larger batches gain no virtual time), any other the
+ * queue depth the session set (festival.queue_depth, chosen for the real
+ * drive: docs/devices.md).  At most IO_ENGINE_MAX_DEPTH, what an engine
+ * keeps in flight.
+ */
+int
+device_queue_depth(const DeviceState *state, int setting)
+{
+	int			depth = state->profile != NULL ? state->profile->channels : setting;
+
+	return Max(1, Min(depth, IO_ENGINE_MAX_DEPTH));
 }

@@ -44,6 +44,13 @@ typedef struct StructIndex
 	const char *name;			/* index name, for messages */
 	Progress   *progress;		/* of a long operation (a build, a bulk load,
 								 * insert_many, check), or NULL */
+	/*
+	 * The window search's reading (set when each operation begins, from
+	 * festival.window_search and the devices' queue depth): 0 reads one
+	 * node at a time depth-first (tree_search); n > 0 reads a level at a
+	 * time in batches of at most n pages (level_search.c).
+	 */
+	int			window_batch;
 } StructIndex;
 
 /* One step of a root-to-node path: the node and the entry followed. */
@@ -119,8 +126,9 @@ typedef struct StructureOps
 	bool		(*contains) (StructIndex *idx, int64 id, const Mbr *box);
 	/*
 	 * Optional: the structure's own window search, for an algorithm the
-	 * generic depth-first search (tree_search) does not cover, such as the
-	 * grid file's batched P-RQ.  NULL: tree_search.
+	 * generic window search (tree_search: depth-first, or a level at a
+	 * time) does not cover, such as the grid file's batched P-RQ.  NULL:
+	 * tree_search.
 	 */
 	void		(*search) (StructIndex *idx, const SearchSpec *spec);
 	/*
@@ -269,6 +277,28 @@ extern FestConfig *index_options_parse(const StructureOps *ops, Jsonb *user,
 
 /* traverse.c: generic algorithms over the traversal contract */
 extern void tree_search(StructIndex *idx, const SearchSpec *spec);
+extern void tree_search_depth_first(StructIndex *idx, const SearchSpec *spec);
+extern TreeNode *tree_search_root(StructIndex *idx, const SearchSpec *spec,
+								  RootRead *root, uint32 *ntest);
+
+/* Pages a window search is to read (with their levels, or levels NULL). */
+typedef struct PageList
+{
+	PageId	   *pages;
+	uint16	   *levels;
+	int			n;
+	int			max;
+	bool		palloced;		/* the arrays are palloc'd (else the caller's) */
+} PageList;
+
+extern void tree_visit_entries(StructIndex *idx, const SearchSpec *spec,
+							   const TreeNode *node, uint32 ntest, PageList *out);
+extern void page_list_grow(PageList *list);
+extern void page_list_free(PageList *list);
+
+/* level_search.c: the window search a level at a time (P-RQ for trees) */
+extern void tree_search_levels(StructIndex *idx, const SearchSpec *spec,
+							   int batch);
 extern void tree_filter_leaf_entry(const SearchSpec *spec, int64 id, const Mbr *box);
 extern TreeNode *tree_read_root(StructIndex *idx);
 extern TreeNode *tree_read_node(StructIndex *idx, int64 ref, uint16 level);

@@ -100,103 +100,179 @@ tree_filter_leaf_entry(const SearchSpec *spec, int64 id, const Mbr *box)
 }
 
 /*
- * Depth-first window search with an explicit stack of pages.
- *
- * The root is read with ns_read_root, which may hand out the store's
- * decoded copy (not freed here), with the union of its entries'
- * rectangles.  predicate_descend is monotone in the box (every level of
- * the tree relies on it: a parent's entry covers its child's entries), so
- * a window that fails the union of an internal root's entries fails each
- * of them: one test decides them all, and they count as examined as when
- * they are tested one by one (entries_examined does not change).  This is
- * what makes a window outside the data cost almost nothing.
+ * The window search: depth-first one node at a time, or a level at a
+ * time in batches (level_search.c) as the operation was told when it
+ * began (StructIndex.window_batch).  Both read the same nodes, examine the
+ * same entries and emit the same leaf entries, in another order.
  */
 void
 tree_search(StructIndex *idx, const SearchSpec *spec)
 {
+	if (idx->window_batch > 0)
+		tree_search_levels(idx, spec, idx->window_batch);
+	else
+		tree_search_depth_first(idx, spec);
+}
+
+/*
+ * The first node of a window search, the root, read with ns_read_root,
+ * which may hand out the store's decoded copy (root->shared: not freed by
+ * the caller), with the union of its entries' rectangles.
+ * predicate_descend is monotone in the box (every level of the tree relies
+ * on it: a parent's entry covers its child's entries), so a window that
+ * fails the union of an internal root's entries fails each of them: one
+ * test decides them all, and they count as examined as when they are
+ * tested one by one (entries_examined does not change).  This is what
+ * makes a window outside the data cost almost nothing.  Returns the root;
+ * *ntest is how many of its entries the search tests.
+ */
+TreeNode *
+tree_search_root(StructIndex *idx, const SearchSpec *spec, RootRead *root,
+				 uint32 *ntest)
+{
+	uint16		level = idx->ns->meta->height - 1;
+	TreeNode   *node;
+
+	memset(root, 0, sizeof(RootRead));
+	/* a logical leaf (read_leaves) is no page: it is read as any node */
+	if (!(level == 0 && idx->ops != NULL && idx->ops->read_leaves != NULL))
+	{
+		ns_read_root(idx->ns, root);
+		node = root->node;
+	}
+	else
+		node = tree_read_node(idx, (int64) idx->ns->meta->root, level);
+	if (node->level != level)
+		tree_report_bad_level(idx, node, level);
+	idx->stats->entries_examined += node->nentries;
+
+	*ntest = node->nentries;
+	if (root->has_bounds && node->level > 0 &&
+		!predicate_descend(spec, &root->bounds))
+		*ntest = 0;
+	return node;
+}
+
+/*
+ * Examine the first ntest entries of a node for a window search: emit the
+ * leaf entries the filter passes, or append the children the window
+ * reaches to out (their level with them when out keeps levels).
+ */
+void
+tree_visit_entries(StructIndex *idx, const SearchSpec *spec, const TreeNode *node,
+				   uint32 ntest, PageList *out)
+{
 	const NodeOps *nops = idx->ns->node_ops;
-	/*
-	 * The stack starts on the C stack and moves to palloc'd memory only if
-	 * it outgrows it: a search that allocates nothing leaves the
-	 * operation's memory context untouched, whose reset is then free.
-	 */
+
+	for (uint32 i = 0; i < ntest; i++)
+	{
+		const void *entry = NodeEntry(node, i);
+		Mbr			box;
+
+		nops->entry_mbr(entry, node->level, &box);
+		if (node->level == 0)
+			tree_filter_leaf_entry(spec, nops->entry_ref(entry, 0), &box);
+		else if (predicate_descend(spec, &box))
+		{
+			if (out->n == out->max)
+				page_list_grow(out);
+			out->pages[out->n] = (PageId) nops->entry_ref(entry, node->level);
+			if (out->levels != NULL)
+				out->levels[out->n] = node->level - 1;
+			out->n++;
+		}
+	}
+}
+
+/*
+ * Double a PageList's room.  Arrays the caller gave (on the C stack) are
+ * copied to palloc'd memory, so a search that stays within them allocates
+ * nothing and leaves the operation's memory context untouched, whose reset
+ * is then free.
+ */
+void
+page_list_grow(PageList *list)
+{
+	int			max = Max(list->max * 2, 16);
+
+	if (!list->palloced)
+	{
+		PageId	   *pages = palloc(max * sizeof(PageId));
+		uint16	   *levels = list->levels ? palloc(max * sizeof(uint16)) : NULL;
+
+		if (list->n > 0)
+			memcpy(pages, list->pages, list->n * sizeof(PageId));
+		if (levels != NULL && list->n > 0)
+			memcpy(levels, list->levels, list->n * sizeof(uint16));
+		list->pages = pages;
+		list->levels = levels;
+		list->palloced = true;
+	}
+	else
+	{
+		list->pages = repalloc(list->pages, max * sizeof(PageId));
+		if (list->levels != NULL)
+			list->levels = repalloc(list->levels, max * sizeof(uint16));
+	}
+	list->max = max;
+}
+
+void
+page_list_free(PageList *list)
+{
+	if (list->palloced)
+	{
+		pfree(list->pages);
+		if (list->levels != NULL)
+			pfree(list->levels);
+	}
+}
+
+/*
+ * Depth-first window search with an explicit stack of pages, from the
+ * root tree_search_root reads.
+ */
+void
+tree_search_depth_first(StructIndex *idx, const SearchSpec *spec)
+{
+	/* the stack starts on the C stack (page_list_grow) */
 	PageId		stack_start[64];
 	uint16		levels_start[64];
-	int			maxstack = lengthof(stack_start);
-	int			nstack = 0;
-	PageId	   *stack = stack_start;
-	uint16	   *levels = levels_start;
+	PageList	stack = {stack_start, levels_start, 0, lengthof(stack_start), false};
 	FestStats  *stats = idx->stats;
 	bool		at_root = true;
 
-	stack[nstack] = idx->ns->meta->root;
-	levels[nstack] = idx->ns->meta->height - 1;
-	nstack++;
+	stack.pages[0] = idx->ns->meta->root;
+	stack.levels[0] = idx->ns->meta->height - 1;
+	stack.n = 1;
 
-	while (nstack > 0)
+	while (stack.n > 0)
 	{
 		TreeNode   *node;
-		RootRead	root = {0};
+		RootRead	root;
 		uint32		ntest;
 
-		nstack--;
-		/* a logical leaf (read_leaves) is no page: it is read as any node */
-		if (at_root && !(levels[nstack] == 0 && idx->ops != NULL &&
-						 idx->ops->read_leaves != NULL))
+		stack.n--;
+		if (at_root)
 		{
-			Assert(stack[nstack] == idx->ns->meta->root);
-			ns_read_root(idx->ns, &root);
-			node = root.node;
+			Assert(stack.pages[stack.n] == idx->ns->meta->root);
+			node = tree_search_root(idx, spec, &root, &ntest);
+			at_root = false;
 		}
 		else
-			node = tree_read_node(idx, (int64) stack[nstack], levels[nstack]);
-		at_root = false;
-		if (node->level != levels[nstack])
-			tree_report_bad_level(idx, node, levels[nstack]);
-		stats->entries_examined += node->nentries;
-
-		ntest = node->nentries;
-		if (root.has_bounds && node->level > 0 &&
-			!predicate_descend(spec, &root.bounds))
-			ntest = 0;
-
-		for (uint32 i = 0; i < ntest; i++)
 		{
-			const void *entry = NodeEntry(node, i);
-			Mbr			box;
+			uint16		level = stack.levels[stack.n];
 
-			nops->entry_mbr(entry, node->level, &box);
-			if (node->level == 0)
-				tree_filter_leaf_entry(spec, nops->entry_ref(entry, 0), &box);
-			else if (predicate_descend(spec, &box))
-			{
-				if (nstack == maxstack)
-				{
-					maxstack *= 2;
-					if (stack == stack_start)
-					{
-						stack = palloc(maxstack * sizeof(PageId));
-						levels = palloc(maxstack * sizeof(uint16));
-						memcpy(stack, stack_start, sizeof(stack_start));
-						memcpy(levels, levels_start, sizeof(levels_start));
-					}
-					else
-					{
-						stack = repalloc(stack, maxstack * sizeof(PageId));
-						levels = repalloc(levels, maxstack * sizeof(uint16));
-					}
-				}
-				stack[nstack] = (PageId) nops->entry_ref(entry, node->level);
-				levels[nstack] = node->level - 1;
-				nstack++;
-			}
+			root.shared = false;
+			node = tree_read_node(idx, (int64) stack.pages[stack.n], level);
+			if (node->level != level)
+				tree_report_bad_level(idx, node, level);
+			stats->entries_examined += node->nentries;
+			ntest = node->nentries;
 		}
+		tree_visit_entries(idx, spec, node, ntest, &stack);
 		if (!root.shared)
 			tree_free_node(node);
 	}
-	if (stack != stack_start)
-	{
-		pfree(stack);
-		pfree(levels);
-	}
+	page_list_free(&stack);
 }

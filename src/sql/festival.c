@@ -14,6 +14,7 @@
 
 #include "nodestore/framework.h"
 #include "index/knn.h"
+#include "device/engine.h"
 #include "fmgr.h"
 #include "log/log.h"
 #include "utils/guc.h"
@@ -37,11 +38,19 @@ int			fest_build_commit_rows = 0;
 int			fest_knn_batch = 64;
 bool		fest_generic_query_batch = false;
 int			fest_knn_speculative = 0;
+int			fest_window_search = WINDOW_SEARCH_DEPTH_FIRST;
+int			fest_queue_depth = 32;
 
 static const struct config_enum_entry log_sync_options[] = {
 	{"operation", LOG_SYNC_OPERATION, false},
 	{"timer", LOG_SYNC_TIMER, false},
 	{"never", LOG_SYNC_NEVER, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry window_search_options[] = {
+	{"depth-first", WINDOW_SEARCH_DEPTH_FIRST, false},
+	{"level", WINDOW_SEARCH_LEVEL, false},
 	{NULL, 0, false}
 };
 
@@ -174,6 +183,29 @@ _PG_init(void)
 							"A batch still holds at most festival.knn_batch nodes.",
 							&fest_knn_speculative,
 							0, 0, KNN_MAX_GROUP,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("festival.window_search",
+							 "How the R-tree family and the xBR+-tree read the nodes of a window search.",
+							 "depth-first (the default, as the papers' trees): one node at a time; level: "
+							 "the children a window reaches on one level are read together, in batches of "
+							 "the device's queue depth (one submission each under libaio and io_uring). "
+							 "Answers and the nodes read are the same.",
+							 &fest_window_search,
+							 WINDOW_SEARCH_DEPTH_FIRST,
+							 window_search_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("festival.queue_depth",
+							"Most pages a level-at-a-time window search submits at once to a device without a profile.",
+							"A device with a profile uses its channels. Choose the smallest queue depth at which "
+							"the drive's random 4 kB read rate stops growing (docs/devices.md).",
+							&fest_queue_depth,
+							32, 1, IO_ENGINE_MAX_DEPTH,
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);

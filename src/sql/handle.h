@@ -171,5 +171,14 @@ extern int	fest_build_commit_rows;
 extern int	fest_knn_batch;
 extern bool fest_generic_query_batch;
 extern int	fest_knn_speculative;
+extern int	fest_window_search;
+extern int	fest_queue_depth;
+
+/* festival.window_search's values */
+typedef enum WindowSearch
+{
+	WINDOW_SEARCH_DEPTH_FIRST,	/* one node at a time (traverse.c) */
+	WINDOW_SEARCH_LEVEL			/* a level at a time (level_search.c) */
+} WindowSearch;
 
 #endif							/* FEST_HANDLE_H */

@@ -65,6 +65,23 @@ reject_busy(OpenIndex *ix)
 				 errhint("Operations on one index cannot be nested (for example from a function its source view calls).")));
 }
 
+/*
+ * The window search's batch for this operation (StructIndex.window_batch):
+ * 0 depth-first, or the smallest queue depth of the index's devices.
+ */
+static int
+window_batch(const OpenIndex *ix)
+{
+	int			depth;
+
+	if (fest_window_search != WINDOW_SEARCH_LEVEL || ix->devstate == NULL)
+		return 0;
+	depth = device_queue_depth(ix->devstate, fest_queue_depth);
+	if (ix->fast_devstate != NULL)
+		depth = Min(depth, device_queue_depth(ix->fast_devstate, fest_queue_depth));
+	return depth;
+}
+
 void
 handle_start_op(OpenIndex *ix, bool modifying)
 {
@@ -77,6 +94,7 @@ handle_start_op(OpenIndex *ix, bool modifying)
 	ix->reload.entries_valid = (ix->meta.flags & FEST_META_ENTRIES_VALID) != 0;
 	/* op.stats is zero here, or holds what opening the index read */
 	ix->op.time_io_cpu = fest_track_io_cpu;
+	ix->sidx.window_batch = window_batch(ix);
 	/* the trace target travels down with the counters (never looked up) */
 	if (ix->tracing != NULL)
 		tracing_set_target(ix->tracing, run_current_trace());

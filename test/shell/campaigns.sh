@@ -8,13 +8,15 @@
 # streams of inserts and deletes).  Each exits non-zero on any failure (a
 # backend crash, a wrong answer without an error, an acknowledged change
 # lost, check() silent about damage); the tables they print are shown as
-# TAP comments.  Their --long modes are for humans.
+# TAP comments.  Their --long modes are for humans.  Then 16 flips and 8
+# kills over the four trees with window searches a level at a time in
+# batches of 4 (--settings: festival.window_search = level).
 source "$(dirname "$0")/lib/tap.bash"
 
 if [ "$(psql -X -qAt -d postgres -c "SELECT inet_server_addr() IS NULL" 2>/dev/null)" != "t" ]; then
     tap_skip_all "needs a server on a local Unix socket (the campaigns kill backends)"
 fi
-tap_plan 2
+tap_plan 4
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
 for c in flips crash; do
@@ -22,5 +24,14 @@ for c in flips crash; do
     rc=$?
     printf '%s\n' "$out" | sed 's/^/# /'
     tap_ok "$rc" "campaign-$c: no failure ($(printf '%s\n' "$out" | grep '^total' | tr -s ' '))"
+done
+level='{"festival.window_search": "level", "festival.queue_depth": 4}'
+for c in "flips 16" "crash 8"; do
+    set -- $c
+    out=$("$root/scripts/campaign-$1" --no-setup --trials "$2" --structures rtree,rstartree,hilbert,xbrtree \
+        --settings "$level" 2>&1)
+    rc=$?
+    printf '%s\n' "$out" | sed 's/^/# /'
+    tap_ok "$rc" "campaign-$1, window searches a level at a time: no failure ($(printf '%s\n' "$out" | grep '^total' | tr -s ' '))"
 done
 tap_done
