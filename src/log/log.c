@@ -36,7 +36,8 @@ struct FestLog
 	uint64		index_uid;
 	LogWriter	writer;
 	uint64		next_lsn;
-	uint64		file_size;		/* bytes in the file */
+	uint64		file_size;		/* bytes in the file, up to its END record */
+	bool		end_follows;	/* an END record follows them (log.h) */
 	StringInfoData pending;		/* records not yet written */
 	bool		unsynced;		/* written since the last sync */
 	int64		last_sync_ns;
@@ -69,6 +70,8 @@ StaticAssertDecl(offsetof(LogFileHeader, writer_version) + sizeof(uint32) ==
 				 "LogFileHeader's layout is documented in log.h");
 
 static uint32 crc_of(const void *data, size_t len);
+static uint32 valid_record(const char *data, uint64 size, uint64 offset,
+						   uint64 expected_lsn);
 
 /* The checksum of a header block: its first 44 bytes, crc taken as zero. */
 static uint32
@@ -293,6 +296,22 @@ log_open(const char *path, uint64 index_uid, LogWriter writer, bool create,
 			corrupt(log, 0, "The log belongs to another index.");
 		log->next_lsn = hdr->first_lsn;
 	}
+	/* the logical end: before the END record the last write left */
+	if (log->file_size >= FEST_LOG_HEADER_SIZE + FEST_LOG_RECORD_HEADER_SIZE)
+	{
+		char		tail[FEST_LOG_RECORD_HEADER_SIZE];
+
+		if (pread(log->fd, tail, sizeof(tail), log->file_size - sizeof(tail)) != sizeof(tail))
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read log file \"%s\": %m", path)));
+		if (valid_record(tail, sizeof(tail), 0, 0) == sizeof(tail) &&
+			((LogRecordHeader *) tail)->type == LOG_END)
+		{
+			log->file_size -= sizeof(tail);
+			log->end_follows = true;
+		}
+	}
 	return log;
 }
 
@@ -344,16 +363,45 @@ log_account(FestLog *log, int64 ns)
 	log->stats->io_ns += ns;
 }
 
-/* Write the pending records to whichever file is current. */
+/*
+ * The END record (log.h) for a log whose next record takes sequence number
+ * lsn, into buf (FEST_LOG_RECORD_HEADER_SIZE bytes).
+ */
+static void
+make_end_record(char *buf, uint64 lsn)
+{
+	LogRecordHeader hdr;
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.magic = FEST_LOG_RECORD_MAGIC;
+	hdr.length = FEST_LOG_RECORD_HEADER_SIZE;
+	hdr.lsn = lsn;
+	hdr.type = (uint8) LOG_END;
+	hdr.page = InvalidPageId;
+	hdr.crc = crc_of(&hdr, sizeof(hdr));
+	memcpy(buf, &hdr, sizeof(hdr));
+}
+
+/*
+ * Write the pending records to whichever file is current, followed by an
+ * END record in the same write; the file's logical size (file_size) ends
+ * before the END, which the next write overwrites.
+ */
 static void
 write_pending(FestLog *log)
 {
 	int			fd = log->tmp_fd >= 0 ? log->tmp_fd : log->fd;
 	const char *path = log->tmp_fd >= 0 ? log->tmp_path : log->path;
 	int64		start;
+	int			records_len = log->pending.len;
+	char		end[FEST_LOG_RECORD_HEADER_SIZE];
 
 	if (log->pending.len == 0)
 		return;
+	StaticAssertStmt(FEST_LOG_RECORD_HEADER_SIZE % FEST_LOG_ALIGN == 0,
+					 "an END record keeps the alignment of what follows");
+	make_end_record(end, log->next_lsn);
+	appendBinaryStringInfo(&log->pending, end, sizeof(end));
 	start = fest_now_ns();
 	PG_TRY();
 	{
@@ -373,13 +421,15 @@ write_pending(FestLog *log)
 		{
 			/* keep the write's error; a replay drops a torn tail anyway */
 		}
+		log->end_follows = false;
 		log->next_lsn = log->pending_lsn;
 		resetStringInfo(&log->pending);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 	log_account(log, fest_now_ns() - start);
-	log->file_size += log->pending.len;
+	log->file_size += records_len;
+	log->end_follows = true;
 	resetStringInfo(&log->pending);
 	log->unsynced = true;
 }
@@ -443,6 +493,7 @@ log_commit(FestLog *log, LogSyncMode mode, int sync_interval_ms)
 		if (log->tmp_fd < 0 && ftruncate(log->fd, (off_t) group_start) == 0)
 		{
 			log->file_size = group_start;
+			log->end_follows = false;
 			log->next_lsn = group_lsn;
 		}
 		PG_RE_THROW();
@@ -473,6 +524,7 @@ log_truncate(FestLog *log)
 				 errmsg("could not truncate log file \"%s\": %m", log->path)));
 	write_header(log, log->fd, log->path, log->index_uid, log->next_lsn);
 	log->file_size = FEST_LOG_HEADER_SIZE;
+	log->end_follows = false;
 	log->unsynced = true;
 	log_sync(log);
 }
@@ -511,9 +563,10 @@ valid_record(const char *data, uint64 size, uint64 offset, uint64 expected_lsn)
 }
 
 /*
- * Replay the log: every complete group, in order, goes to apply.  A torn
- * or uncommitted tail is cut off; damage followed by a valid record is an
- * error.
+ * Replay the log: every complete group, in order, goes to apply, up to
+ * the END record.  A torn or uncommitted tail is cut off and an END written
+ * where the log then ends; damage followed by a valid record (an END
+ * included) is an error.
  */
 void
 log_replay(FestLog *log, LogApplyFn apply, void *arg, LogReplayResult *result)
@@ -522,11 +575,13 @@ log_replay(FestLog *log, LogApplyFn apply, void *arg, LogReplayResult *result)
 											  "festival log replay",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	uint64		size = log->file_size;
+	uint64		size = log->file_size +
+		(log->end_follows ? FEST_LOG_RECORD_HEADER_SIZE : 0);
 	char	   *data = palloc(size);
 	uint64		offset = FEST_LOG_HEADER_SIZE;
 	uint64		group_start = offset;
 	uint64		expected_lsn = log->next_lsn;
+	bool		found_end = false;
 	int			ngroup = 0;
 	int			maxgroup = 64;
 	LogRecord  *group = palloc(maxgroup * sizeof(LogRecord));
@@ -555,6 +610,11 @@ log_replay(FestLog *log, LogApplyFn apply, void *arg, LogReplayResult *result)
 		uint32		len = valid_record(data, size, offset, expected_lsn);
 		LogRecord  *rec;
 
+		if (len > 0 && ((LogRecordHeader *) (data + offset))->type == LOG_END)
+		{
+			found_end = true;
+			break;
+		}
 		if (len == 0)
 		{
 			/* a valid record further on means damage in the middle */
@@ -592,15 +652,31 @@ log_replay(FestLog *log, LogApplyFn apply, void *arg, LogReplayResult *result)
 		}
 	}
 
-	/* cut off what follows the last complete group */
-	if (group_start < size)
+	/*
+	 * The log ends at an END right after its last complete group: it stays
+	 * (the next write overwrites it).  Otherwise cut off what follows the
+	 * last complete group (an uncommitted or torn tail) and end the log
+	 * there with an END, so that damage in that group is found later too.
+	 */
+	if (found_end && offset == group_start)
+		log->file_size = group_start;	/* end_follows stays */
+	else if (group_start < size)
 	{
+		char		end[FEST_LOG_RECORD_HEADER_SIZE];
+
 		result->dropped_bytes = size - group_start;
 		if (ftruncate(log->fd, group_start) != 0)
 			ereport(ERROR,
 					(errcode_for_file_access(),
 					 errmsg("could not truncate log file \"%s\": %m", log->path)));
 		log->file_size = group_start;
+		log->end_follows = false;
+		if (group_start > FEST_LOG_HEADER_SIZE)
+		{
+			make_end_record(end, log->next_lsn);
+			write_all(log, log->fd, end, sizeof(end), group_start, log->path);
+			log->end_follows = true;
+		}
 		log->unsynced = true;
 		log_sync(log);
 	}
@@ -628,6 +704,7 @@ log_rewrite_begin(FestLog *log)
 	log->tmp_fd = open_fd(log->tmp_path, O_RDWR | O_CREAT | O_EXCL);
 	write_header(log, log->tmp_fd, log->tmp_path, log->index_uid, log->next_lsn);
 	log->file_size = FEST_LOG_HEADER_SIZE;
+	log->end_follows = false;
 }
 
 static void

@@ -86,13 +86,22 @@
  *			every earlier record of it, which replay then drops.
  *	FLUSH (F E)	count page numbers of 8 bytes: the pages written and synced;
  *			replay drops their earlier records.
+ *	END (F E J)	none, count 0, lsn the next record's: written after the
+ *			records of every write, in the same pwrite, and overwritten by
+ *			the next write, which starts where it stood.  So the last group
+ *			is followed by a valid record too, and damage inside it is told
+ *			apart from a torn write (which leaves no END after it: a write
+ *			that tears lands at most its first half, and overwrites the
+ *			previous END, which began where it begins).
  *
  * The records of one modification form a group closed by a COMMIT record;
  * replay applies complete groups only, so a modification is either wholly
- * recovered or not at all.  A damaged or incomplete record at the end of
- * the file (a torn write) ends the log: it and anything after it are
- * dropped.  A damaged record followed by a valid one is corruption and an
- * error.
+ * recovered or not at all.  A valid END ends the log.  A damaged or
+ * incomplete record with no valid record after it (a torn write) ends it
+ * too: it and anything after it are dropped, and an END is written where
+ * the log now ends.  A damaged record followed by a valid one (an END
+ * included) is corruption and an error.  Logs written before END existed
+ * end at their last record, and are read the same way.
  *
  * IDENTIFICATION
  *	  src/log/log.h
@@ -122,8 +131,9 @@ typedef enum LogRecordType
 	LOG_FLUSH = 6,				/* pages written to the index file */
 	LOG_FLUSH_BEGIN = 7,		/* pages about to be written, with the
 								 * checksums of their new images */
-	LOG_PAGE = 8				/* a page's whole new image (the
+	LOG_PAGE = 8,				/* a page's whole new image (the
 								 * write-through store's journal) */
+	LOG_END = 9					/* where the log ends (never in a group) */
 } LogRecordType;
 
 /* Who writes a log, and so what its payloads hold (header field writer). */

@@ -128,6 +128,10 @@ apply_record(void *arg, const LogRecord *rec)
 			break;
 		case LOG_COMMIT:
 			break;
+		case LOG_END:
+			/* log_replay stops at an END: never in a group */
+			Assert(false);
+			break;
 		case LOG_PAGE:
 			/* only the write-through store's journal holds page images */
 			ereport(ERROR,
