@@ -222,6 +222,31 @@ column_box(const NodeColumns *c, int i, Mbr *box)
  * y); an entry failing one of the four has no overlap, and the others get
  * mbr_overlap_area itself, so every term is the reference's.
  */
+static inline bool
+add_overlap_term(const NodeColumns *c, int j, int slot, const Mbr *grown,
+				 const Mbr *old_box, double bound, double *overlap)
+{
+	Mbr			other;
+	double		grown_overlap;
+
+	if (j == slot)
+		return false;
+	column_box(c, j, &other);
+	grown_overlap = mbr_overlap_area(grown, &other);
+	if (grown_overlap == 0)
+		return false;
+	*overlap += grown_overlap - mbr_overlap_area(old_box, &other);
+	return *overlap > bound;
+}
+
+/* Is entry j apart from box g by the side test above? */
+static inline bool
+side_apart(const NodeColumns *c, int j, const Mbr *g)
+{
+	return (c->xmax[j] <= g->xmin) | (c->xmin[j] >= g->xmax) |
+		(c->ymax[j] <= g->ymin) | (c->ymin[j] >= g->ymax);
+}
+
 static double
 overlap_enlargement(const NodeColumns *c, int n, int slot, const Mbr *box,
 					double bound, int64 *examined)
@@ -229,32 +254,56 @@ overlap_enlargement(const NodeColumns *c, int n, int slot, const Mbr *box,
 	Mbr			old_box;
 	Mbr			grown;
 	double		overlap = 0;
-	int			j;
+	int			j = 0;
 
 	column_box(c, slot, &old_box);
 	grown = old_box;
 	mbr_extend(&grown, box);
-	for (j = 0; j < n; j++)
+#ifdef __SSE2__
 	{
-		Mbr			other;
-		double		grown_overlap;
+		/* the side test of two entries at a time; their terms in order */
+		__m128d		gxmin = _mm_set1_pd(grown.xmin);
+		__m128d		gymin = _mm_set1_pd(grown.ymin);
+		__m128d		gxmax = _mm_set1_pd(grown.xmax);
+		__m128d		gymax = _mm_set1_pd(grown.ymax);
 
-		if ((c->xmax[j] <= grown.xmin) | (c->xmin[j] >= grown.xmax) |
-			(c->ymax[j] <= grown.ymin) | (c->ymin[j] >= grown.ymax))
-			continue;
-		if (j == slot)
-			continue;
-		column_box(c, j, &other);
-		grown_overlap = mbr_overlap_area(&grown, &other);
-		if (grown_overlap == 0)
-			continue;
-		overlap += grown_overlap - mbr_overlap_area(&old_box, &other);
-		if (overlap > bound)
+		for (; j + 2 <= n; j += 2)
+		{
+			__m128d		apart_x = _mm_or_pd(_mm_cmple_pd(_mm_loadu_pd(&c->xmax[j]), gxmin),
+											_mm_cmpge_pd(_mm_loadu_pd(&c->xmin[j]), gxmax));
+			__m128d		apart_y = _mm_or_pd(_mm_cmple_pd(_mm_loadu_pd(&c->ymax[j]), gymin),
+											_mm_cmpge_pd(_mm_loadu_pd(&c->ymin[j]), gymax));
+			int			apart = _mm_movemask_pd(_mm_or_pd(apart_x, apart_y));
+
+			if (apart == 3)
+				continue;
+			if ((apart & 1) == 0 &&
+				add_overlap_term(c, j, slot, &grown, &old_box, bound, &overlap))
+			{
+				j += 1;
+				goto stopped;
+			}
+			if ((apart & 2) == 0 &&
+				add_overlap_term(c, j + 1, slot, &grown, &old_box, bound, &overlap))
+			{
+				j += 2;
+				goto stopped;
+			}
+		}
+	}
+#endif
+	for (; j < n; j++)
+	{
+		if (!side_apart(c, j, &grown) &&
+			add_overlap_term(c, j, slot, &grown, &old_box, bound, &overlap))
 		{
 			j++;
 			break;
 		}
 	}
+#ifdef __SSE2__
+stopped:
+#endif
 	*examined += j;
 	Assert(overlap >= 0);
 	return overlap;
@@ -285,46 +334,51 @@ sort_candidates(SubtreeCandidate *c, int n)
 }
 
 /*
- * The k-th smallest (k >= 1) of v[0..n-1], which it reorders: quickselect
- * (Hoare's partition), O(n) expected.
+ * The k-th smallest (k >= 1) of v[0..n-1] (no NaN), which it reorders:
+ * quickselect, O(n) expected.  Each pass moves the values below the pivot
+ * to the front, and, when k lies past them, the values equal to it next,
+ * by conditional increments instead of branches: the values' order is
+ * random, and mispredicted branches were most of the selection's cost.
  */
 static double
 kth_smallest(double *v, int n, int k)
 {
 	int			lo = 0;
-	int			hi = n - 1;
+	int			hi = n;			/* v[lo..hi-1] holds the k-th */
 
-	while (lo < hi)
+	for (;;)
 	{
 		double		pivot = v[lo + (hi - lo) / 2];
-		int			i = lo;
-		int			j = hi;
+		int			below = lo;
+		int			upto;
 
-		/* v[lo..j] <= pivot, v[i..hi] >= pivot, and between them = pivot */
-		while (i <= j)
+		for (int i = lo; i < hi; i++)
 		{
-			while (v[i] < pivot)
-				i++;
-			while (pivot < v[j])
-				j--;
-			if (i <= j)
-			{
-				double		t = v[i];
+			double		x = v[i];
 
-				v[i] = v[j];
-				v[j] = t;
-				i++;
-				j--;
-			}
+			v[i] = v[below];
+			v[below] = x;
+			below += x < pivot;
 		}
-		if (k - 1 <= j)
-			hi = j;
-		else if (k - 1 >= i)
-			lo = i;
-		else
-			break;
+		if (k - 1 < below)
+		{
+			hi = below;
+			continue;
+		}
+		/* v[below..hi-1] >= pivot, and at least one equals it */
+		upto = below;
+		for (int i = below; i < hi; i++)
+		{
+			double		x = v[i];
+
+			v[i] = v[upto];
+			v[upto] = x;
+			upto += x == pivot;
+		}
+		if (k - 1 < upto)
+			return pivot;
+		lo = upto;
 	}
-	return v[k - 1];
 }
 
 /*
@@ -348,12 +402,32 @@ select_first_candidates(const SubtreeCandidate *c, int n, int k,
 		scratch[i] = c[i].enlargement;
 	kth = kth_smallest(scratch, n, k);
 	for (int i = 0; i < n; i++)
-		if (c[i].enlargement <= kth)
-			out[m++] = c[i];
+	{
+		/* out has room for n: written always, kept when it belongs */
+		out[m] = c[i];
+		m += c[i].enlargement <= kth;
+	}
 	Assert(m >= k);
 	if (m > k)
 		sort_candidates(out, m);
 	return m;
+}
+
+/* The columns of n entries (room for them in column_space, 4 * n). */
+static void
+decode_columns(const RtreeEntry *e, int n, double *column_space, NodeColumns *cols)
+{
+	cols->xmin = column_space;
+	cols->ymin = column_space + n;
+	cols->xmax = column_space + 2 * n;
+	cols->ymax = column_space + 3 * n;
+	for (int i = 0; i < n; i++)
+	{
+		cols->xmin[i] = e[i].box.xmin;
+		cols->ymin[i] = e[i].box.ymin;
+		cols->xmax[i] = e[i].box.xmax;
+		cols->ymax[i] = e[i].box.ymax;
+	}
 }
 
 /*
@@ -388,6 +462,9 @@ rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
 	double	   *column_space;
 	NodeColumns cols;
 	bool		finite = true;
+	int			local_zero[RSTAR_LOCAL_ENTRIES];
+	int		   *zero;
+	int			nzero = 0;
 	int			containing = -1;
 	int			best;
 	double		best_overlap;
@@ -402,32 +479,34 @@ rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
 	{
 		cand = local;
 		column_space = local_columns;
+		zero = local_zero;
 	}
 	else
 	{
 		cand = palloc(n * sizeof(SubtreeCandidate));
 		column_space = palloc(4 * n * sizeof(double));
+		zero = palloc(n * sizeof(int));
 	}
-	cols.xmin = column_space;
-	cols.ymin = column_space + n;
-	cols.xmax = column_space + 2 * n;
-	cols.ymax = column_space + 3 * n;
 
+	/*
+	 * The keys of every entry, and the entries of enlargement 0 (those
+	 * containing the box, and rarely another, degenerate or grown by less
+	 * than a rounding), in position order.
+	 */
 	for (int i = 0; i < n; i++)
 	{
-		const Mbr  *b = &e[i].box;
+		double		area;
+		double		enlargement;
+		bool		contains = rtree_entry_keys(&e[i].box, box, &area, &enlargement);
 
-		cols.xmin[i] = b->xmin;
-		cols.ymin[i] = b->ymin;
-		cols.xmax[i] = b->xmax;
-		cols.ymax[i] = b->ymax;
-		cand[i].area = mbr_area(b);
-		cand[i].enlargement = mbr_union_area(b, box) - cand[i].area;
+		cand[i].area = area;
+		cand[i].enlargement = enlargement;
 		cand[i].slot = i;
 		/* one test after the loop */
-		finite &= isfinite(cand[i].area) & isfinite(cand[i].enlargement);
-		if (((b->xmin <= box->xmin) & (box->xmax <= b->xmax) &
-			 (b->ymin <= box->ymin) & (box->ymax <= b->ymax)) &&
+		finite &= isfinite(area) & isfinite(enlargement);
+		zero[nzero] = i;
+		nzero += enlargement == 0;
+		if (contains &&
 			(containing < 0 || candidate_before(&cand[i], &cand[containing])))
 			containing = i;
 	}
@@ -447,12 +526,14 @@ rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
 		Assert(c.enlargement == 0);
 
 		/* the entries before it in candidate order, moved to the front */
-		for (int i = 0; i < n; i++)
-			if (cand[i].enlargement == 0 && candidate_before(&cand[i], &c))
-				cand[nbefore++] = cand[i];
+		for (int z = 0; z < nzero; z++)
+			if (candidate_before(&cand[zero[z]], &c))
+				cand[nbefore++] = cand[zero[z]];
 		if (nbefore < ncand)
 		{
 			best = containing;
+			if (nbefore > 0)
+				decode_columns(e, n, column_space, &cols);
 			sort_candidates(cand, nbefore);
 			for (int k = 0; k < nbefore; k++)
 			{
@@ -473,6 +554,7 @@ rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
 		}
 	}
 
+	decode_columns(e, n, column_space, &cols);
 	if (ncand < n)
 	{
 		bool		small = n <= RSTAR_LOCAL_ENTRIES;
@@ -539,6 +621,7 @@ done:
 	{
 		pfree(cand);
 		pfree(column_space);
+		pfree(zero);
 	}
 	return best;
 }

@@ -152,9 +152,10 @@ rtree_choose_least_enlargement(StructIndex *idx, const TreeNode *node, const Mbr
 
 	for (uint32 i = 0; i < node->nentries; i++)
 	{
-		double		area = mbr_area(&e[i].box);
-		double		enlargement = mbr_union_area(&e[i].box, box) - area;
+		double		area;
+		double		enlargement;
 
+		(void) rtree_entry_keys(&e[i].box, box, &area, &enlargement);
 		if (enlargement < best_enlargement ||
 			(enlargement == best_enlargement && area < best_area))
 		{
