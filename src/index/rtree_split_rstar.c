@@ -105,6 +105,27 @@ sort_entries(const RtreeEntry *entries, int n, int axis, bool by_upper,
 	}
 }
 
+/* Is every entry's lower value on axis equal to its upper one? */
+static bool
+degenerate_on_axis(const RtreeEntry *entries, int n, int axis)
+{
+	for (int i = 0; i < n; i++)
+		if (mbr_low(&entries[i].box, axis) != mbr_high(&entries[i].box, axis))
+			return false;
+	return true;
+}
+
+static void
+copy_sort(const RstarSort *from, int n, RstarSort *to)
+{
+	to->order = palloc(n * sizeof(int));
+	to->prefix = palloc(n * sizeof(Mbr));
+	to->suffix = palloc(n * sizeof(Mbr));
+	memcpy(to->order, from->order, n * sizeof(int));
+	memcpy(to->prefix, from->prefix, n * sizeof(Mbr));
+	memcpy(to->suffix, from->suffix, n * sizeof(Mbr));
+}
+
 static void
 free_sort(RstarSort *sort)
 {
@@ -131,7 +152,16 @@ rtree_split_rstar(const RtreeEntry *entries, int n, int min_fill, int *group,
 		{
 			RstarSort  *s = &sorts[a][u];
 
-			sort_entries(entries, n, a, u == 1, s);
+			/*
+			 * When every entry's lower value on the axis equals its upper
+			 * one (points), the upper-value sort compares the same keys as
+			 * the lower-value one and gives its order, prefixes and
+			 * suffixes: they are copied.
+			 */
+			if (u == 1 && degenerate_on_axis(entries, n, a))
+				copy_sort(&sorts[a][0], n, s);
+			else
+				sort_entries(entries, n, a, u == 1, s);
 			/* the first group has size entries, from m to n - m */
 			for (int size = min_fill; size <= n - min_fill; size++)
 				margin[a] += mbr_margin(&s->prefix[size - 1]) + mbr_margin(&s->suffix[size]);
