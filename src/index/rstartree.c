@@ -440,9 +440,13 @@ decode_columns(const RtreeEntry *e, int n, double *column_space, NodeColumns *co
  *	  less area, or equal area and earlier position) can still win, by an
  *	  overlap enlargement of 0, and only those are tested;
  *	- otherwise the max_neighbors first candidates are selected, not the
- *	  whole node sorted, and only they are sorted;
+ *	  whole node sorted, and they are sorted only when the first one's
+ *	  overlap enlargement is not 0 (see below);
  *	- the overlap sum of a candidate stops as soon as it exceeds the best
- *	  so far (it can only grow).
+ *	  so far (it can only grow), and skips the entries a side test shows
+ *	  apart from the grown box (overlap_enlargement);
+ *	- the keys come from one pass over the entries (rtree_entry_keys), and
+ *	  the columns of the overlap test are decoded only when it runs.
  */
 static int
 rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)

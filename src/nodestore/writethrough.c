@@ -595,59 +595,52 @@ report_fetch_failure(NodeStore *ns, PageId page, FestPageCheck check,
 	fest_page_report_corrupt(check, ns->index_name, page, image, ns->page_size);
 }
 
-static TreeNode *
-wt_read(NodeStore *ns, PageId page)
-{
-	WriteThroughStore *ds = (WriteThroughStore *) ns;
-	const char *image;
-	FestPageCheck check;
-	uint64		epoch;
-	TreeNode   *node;
-
-	ns->stats->nodes_visited++;
-	check = wt_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch, NULL);
-	if (check != FEST_PAGE_OK)
-		report_fetch_failure(ns, page, check, image);
-	node = ns_deserialize(ns, image, page);
-	Assert(pageio_loan_valid(ns->io, epoch));
-	return node;
-}
-
 /*
- * ns_read_to_change: as wt_read, with every counter and page access the
- * same, but a node this modification has written (its pending image) is
- * handed out in place, its entries the image's own (ns_node_in_place):
- * an insert reads every node of its path, and copying the image of a
- * leaf the batch holds was the largest cost of an insert build after
- * ChooseSubtree (the images of a large tree do not fit the CPU's caches,
- * and the copy touched all of a leaf to append one entry).  A pending
- * image stays where it is until the commit, and wt_write serializes the
- * node into it again, so the caller's ns_write finds its entries there.
- * A full node (no room in the page for the entry an insert appends
- * before it splits) is copied, as is every node read from elsewhere.
+ * wt_read, and ns_read_to_change's wt_read_to_change: the same counters
+ * and page accesses, but for the latter a node this modification has
+ * written (its pending image) is handed out in place, its entries the
+ * image's own (ns_node_in_place): an insert reads every node of its path,
+ * and copying the image of a leaf the batch holds was the largest cost of
+ * an insert build after ChooseSubtree (the images of a large tree do not
+ * fit the CPU's caches, and the copy touched all of a leaf to append one
+ * entry).  A pending image stays where it is until the commit, and
+ * wt_write serializes the node into it again, so the caller's ns_write
+ * finds its entries there.  A full node (no room in the page for the
+ * entry an insert appends before it splits) is copied, as is every node
+ * read from elsewhere.
  */
 static TreeNode *
-wt_read_to_change(NodeStore *ns, PageId page)
+wt_read_node(NodeStore *ns, PageId page, bool to_change)
 {
 	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	const char *image;
 	FestPageCheck check;
 	uint64		epoch;
 	bool		pending;
-	TreeNode   *node;
+	TreeNode   *node = NULL;
 
 	ns->stats->nodes_visited++;
 	check = wt_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch, &pending);
 	if (check != FEST_PAGE_OK)
 		report_fetch_failure(ns, page, check, image);
-	if (pending)
+	if (to_change && pending)
 		node = ns_node_in_place(ns, (char *) image, page);
-	else
-		node = NULL;
 	if (node == NULL)
 		node = ns_deserialize(ns, image, page);
 	Assert(pageio_loan_valid(ns->io, epoch));
 	return node;
+}
+
+static TreeNode *
+wt_read(NodeStore *ns, PageId page)
+{
+	return wt_read_node(ns, page, false);
+}
+
+static TreeNode *
+wt_read_to_change(NodeStore *ns, PageId page)
+{
+	return wt_read_node(ns, page, true);
 }
 
 /*
