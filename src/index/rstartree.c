@@ -90,6 +90,9 @@ static const OptionSpec rstartree_options[] = {
 	{0}
 };
 
+/* Entries of a node ChooseSubtree works on without palloc. */
+#define RSTAR_LOCAL_ENTRIES 128
+
 /* How much each entry's rectangle must grow to cover the new one. */
 typedef struct SubtreeCandidate
 {
@@ -175,6 +178,29 @@ rstar_choose_subtree_reference(const RtreeEntry *e, int n, const Mbr *box,
 }
 
 /*
+ * The rectangles of a node above the leaves, decoded once per
+ * ChooseSubtree into one array per coordinate: the overlap test of every
+ * candidate passes over all of them, and the columns keep that pass to
+ * the four values it compares, contiguous, instead of 40-byte entries.
+ */
+typedef struct NodeColumns
+{
+	double	   *xmin;
+	double	   *ymin;
+	double	   *xmax;
+	double	   *ymax;
+} NodeColumns;
+
+static inline void
+column_box(const NodeColumns *c, int i, Mbr *box)
+{
+	box->xmin = c->xmin[i];
+	box->ymin = c->ymin[i];
+	box->xmax = c->xmax[i];
+	box->ymax = c->ymax[i];
+}
+
+/*
  * Overlap enlargement of entry `slot` grown to cover box: the sum, over
  * every other entry in position order, of how much its overlap with that
  * entry grows.  With finite areas every term is finite and >= 0 (the grown
@@ -189,85 +215,110 @@ rstar_choose_subtree_reference(const RtreeEntry *e, int n, const Mbr *box,
  * the same monotonicity), and adding +0 leaves the sum as it was: they
  * are skipped without computing the old box's overlap.  The sum is
  * unchanged at every step, so the early stop happens at the same entry.
+ * Such an entry is recognised by a side test alone: the overlap's width
+ * min(xmax) - max(xmin) of finite values is positive only if
+ * min(xmax) > max(xmin), which needs the other entry's xmax above the
+ * grown box's xmin and its xmin below the grown box's xmax (the same for
+ * y); an entry failing one of the four has no overlap, and the others get
+ * mbr_overlap_area itself, so every term is the reference's.
  */
+static inline bool
+add_overlap_term(const NodeColumns *c, int j, int slot, const Mbr *grown,
+				 const Mbr *old_box, double bound, double *overlap)
+{
+	Mbr			other;
+	double		grown_overlap;
+
+	if (j == slot)
+		return false;
+	column_box(c, j, &other);
+	grown_overlap = mbr_overlap_area(grown, &other);
+	if (grown_overlap == 0)
+		return false;
+	*overlap += grown_overlap - mbr_overlap_area(old_box, &other);
+	return *overlap > bound;
+}
+
+/* Is entry j apart from box g by the side test above? */
+static inline bool
+side_apart(const NodeColumns *c, int j, const Mbr *g)
+{
+	return (c->xmax[j] <= g->xmin) | (c->xmin[j] >= g->xmax) |
+		(c->ymax[j] <= g->ymin) | (c->ymin[j] >= g->ymax);
+}
+
 static double
-overlap_enlargement(const RtreeEntry *e, int n, int slot, const Mbr *box,
+overlap_enlargement(const NodeColumns *c, int n, int slot, const Mbr *box,
 					double bound, int64 *examined)
 {
-	const Mbr  *old_box = &e[slot].box;
-	Mbr			grown = *old_box;
+	Mbr			old_box;
+	Mbr			grown;
 	double		overlap = 0;
-	int			j;
+	int			j = 0;
 
+	column_box(c, slot, &old_box);
+	grown = old_box;
 	mbr_extend(&grown, box);
-	for (j = 0; j < n; j++)
+#ifdef __SSE2__
 	{
-		const Mbr  *other = &e[j].box;
-		double		grown_overlap;
+		/* the side test of two entries at a time; their terms in order */
+		__m128d		gxmin = _mm_set1_pd(grown.xmin);
+		__m128d		gymin = _mm_set1_pd(grown.ymin);
+		__m128d		gxmax = _mm_set1_pd(grown.xmax);
+		__m128d		gymax = _mm_set1_pd(grown.ymax);
 
-		if (j == slot)
-			continue;
-		grown_overlap = mbr_overlap_area(&grown, other);
-		if (grown_overlap == 0)
-			continue;
-		overlap += grown_overlap - mbr_overlap_area(old_box, other);
-		if (overlap > bound)
+		for (; j + 2 <= n; j += 2)
+		{
+			__m128d		apart_x = _mm_or_pd(_mm_cmple_pd(_mm_loadu_pd(&c->xmax[j]), gxmin),
+											_mm_cmpge_pd(_mm_loadu_pd(&c->xmin[j]), gxmax));
+			__m128d		apart_y = _mm_or_pd(_mm_cmple_pd(_mm_loadu_pd(&c->ymax[j]), gymin),
+											_mm_cmpge_pd(_mm_loadu_pd(&c->ymin[j]), gymax));
+			int			apart = _mm_movemask_pd(_mm_or_pd(apart_x, apart_y));
+
+			if (apart == 3)
+				continue;
+			if ((apart & 1) == 0 &&
+				add_overlap_term(c, j, slot, &grown, &old_box, bound, &overlap))
+			{
+				j += 1;
+				goto stopped;
+			}
+			if ((apart & 2) == 0 &&
+				add_overlap_term(c, j + 1, slot, &grown, &old_box, bound, &overlap))
+			{
+				j += 2;
+				goto stopped;
+			}
+		}
+	}
+#endif
+	for (; j < n; j++)
+	{
+		if (!side_apart(c, j, &grown) &&
+			add_overlap_term(c, j, slot, &grown, &old_box, bound, &overlap))
 		{
 			j++;
 			break;
 		}
 	}
+#ifdef __SSE2__
+stopped:
+#endif
 	*examined += j;
 	Assert(overlap >= 0);
 	return overlap;
-}
-
-/*
- * Move the k first candidates in candidate order to c[0..k-1] (in no
- * particular order): quickselect, O(n) expected instead of a full sort.
- */
-static void
-select_first_candidates(SubtreeCandidate *c, int n, int k)
-{
-	int			lo = 0;
-	int			hi = n - 1;
-
-	while (lo < hi)
-	{
-		SubtreeCandidate pivot = c[lo + (hi - lo) / 2];
-		int			i = lo;
-		int			j = hi;
-
-		/* Hoare partition: c[lo..j] before-or-equal pivot, c[i..hi] after-or-equal */
-		while (i <= j)
-		{
-			while (candidate_before(&c[i], &pivot))
-				i++;
-			while (candidate_before(&pivot, &c[j]))
-				j--;
-			if (i <= j)
-			{
-				SubtreeCandidate t = c[i];
-
-				c[i] = c[j];
-				c[j] = t;
-				i++;
-				j--;
-			}
-		}
-		if (k - 1 <= j)
-			hi = j;
-		else if (k - 1 >= i)
-			lo = i;
-		else
-			break;
-	}
 }
 
 /* Insertion sort in candidate order, for the few selected candidates. */
 static void
 sort_candidates(SubtreeCandidate *c, int n)
 {
+	if (n > 64)
+	{
+		/* many ties of the k-th enlargement: the same order, sooner */
+		qsort(c, n, sizeof(SubtreeCandidate), compare_candidates);
+		return;
+	}
 	for (int i = 1; i < n; i++)
 	{
 		SubtreeCandidate x = c[i];
@@ -283,6 +334,103 @@ sort_candidates(SubtreeCandidate *c, int n)
 }
 
 /*
+ * The k-th smallest (k >= 1) of v[0..n-1] (no NaN), which it reorders:
+ * quickselect, O(n) expected.  Each pass moves the values below the pivot
+ * to the front, and, when k lies past them, the values equal to it next,
+ * by conditional increments instead of branches: the values' order is
+ * random, and mispredicted branches were most of the selection's cost.
+ */
+static double
+kth_smallest(double *v, int n, int k)
+{
+	int			lo = 0;
+	int			hi = n;			/* v[lo..hi-1] holds the k-th */
+
+	for (;;)
+	{
+		double		pivot = v[lo + (hi - lo) / 2];
+		int			below = lo;
+		int			upto;
+
+		for (int i = lo; i < hi; i++)
+		{
+			double		x = v[i];
+
+			v[i] = v[below];
+			v[below] = x;
+			below += x < pivot;
+		}
+		if (k - 1 < below)
+		{
+			hi = below;
+			continue;
+		}
+		/* v[below..hi-1] >= pivot, and at least one equals it */
+		upto = below;
+		for (int i = below; i < hi; i++)
+		{
+			double		x = v[i];
+
+			v[i] = v[upto];
+			v[upto] = x;
+			upto += x == pivot;
+		}
+		if (k - 1 < upto)
+			return pivot;
+		lo = upto;
+	}
+}
+
+/*
+ * The k first of the n candidates c in candidate order, into out[0..k-1]
+ * (out has room for n): every candidate of less enlargement than the k-th
+ * least enlargement, and of those of equal enlargement the first by area
+ * and position.  The selection works on the bare enlargements (scratch,
+ * room for n), and the candidates are moved only once.  Returns the
+ * number put into out: k, in no particular order, when exactly k have
+ * at most the k-th enlargement; otherwise all of those (more than k),
+ * sorted, of which the caller keeps the first k.
+ */
+static int
+select_first_candidates(const SubtreeCandidate *c, int n, int k,
+						SubtreeCandidate *out, double *scratch)
+{
+	double		kth;
+	int			m = 0;
+
+	for (int i = 0; i < n; i++)
+		scratch[i] = c[i].enlargement;
+	kth = kth_smallest(scratch, n, k);
+	for (int i = 0; i < n; i++)
+	{
+		/* out has room for n: written always, kept when it belongs */
+		out[m] = c[i];
+		m += c[i].enlargement <= kth;
+	}
+	Assert(m >= k);
+	if (m > k)
+		sort_candidates(out, m);
+	return m;
+}
+
+/* The columns of n entries (room for them in column_space, 4 * n). */
+static void
+decode_columns(const RtreeEntry *e, int n, double *column_space, NodeColumns *cols)
+{
+	cols->xmin = column_space;
+	cols->ymin = column_space + n;
+	cols->xmax = column_space + 2 * n;
+	cols->ymax = column_space + 3 * n;
+	for (int i = 0; i < n; i++)
+	{
+		cols->xmin[i] = e[i].box.xmin;
+		cols->ymin[i] = e[i].box.ymin;
+		cols->xmax[i] = e[i].box.xmax;
+		cols->ymax[i] = e[i].box.ymax;
+	}
+}
+
+/*
  * ChooseSubtree (CS2), with the reduced-cost overlap test above leaves.
  *
  * It returns exactly the entry of rstar_choose_subtree_reference, faster:
@@ -292,9 +440,13 @@ sort_candidates(SubtreeCandidate *c, int n)
  *	  less area, or equal area and earlier position) can still win, by an
  *	  overlap enlargement of 0, and only those are tested;
  *	- otherwise the max_neighbors first candidates are selected, not the
- *	  whole node sorted, and only they are sorted;
+ *	  whole node sorted, and they are sorted only when the first one's
+ *	  overlap enlargement is not 0 (see below);
  *	- the overlap sum of a candidate stops as soon as it exceeds the best
- *	  so far (it can only grow).
+ *	  so far (it can only grow), and skips the entries a side test shows
+ *	  apart from the grown box (overlap_enlargement);
+ *	- the keys come from one pass over the entries (rtree_entry_keys), and
+ *	  the columns of the overlap test are decoded only when it runs.
  */
 static int
 rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
@@ -303,8 +455,20 @@ rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
 	const RtreeEntry *e = RtreeNodeEntries(node);
 	int			n = node->nentries;
 	int			ncand;
-	SubtreeCandidate local[128];
+	SubtreeCandidate local[RSTAR_LOCAL_ENTRIES];
+	SubtreeCandidate local_chosen[RSTAR_LOCAL_ENTRIES];
+	double		local_columns[4 * RSTAR_LOCAL_ENTRIES];
+	double		local_scratch[RSTAR_LOCAL_ENTRIES];
 	SubtreeCandidate *cand;
+	SubtreeCandidate *chosen = NULL;
+	bool		sorted = false;
+	int			first;
+	double	   *column_space;
+	NodeColumns cols;
+	bool		finite = true;
+	int			local_zero[RSTAR_LOCAL_ENTRIES];
+	int		   *zero;
+	int			nzero = 0;
 	int			containing = -1;
 	int			best;
 	double		best_overlap;
@@ -315,21 +479,46 @@ rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
 
 	Assert(n > 0);
 	ncand = Min(n, (int) st->max_neighbors);
-	cand = n <= lengthof(local) ? local : palloc(n * sizeof(SubtreeCandidate));
+	if (n <= RSTAR_LOCAL_ENTRIES)
+	{
+		cand = local;
+		column_space = local_columns;
+		zero = local_zero;
+	}
+	else
+	{
+		cand = palloc(n * sizeof(SubtreeCandidate));
+		column_space = palloc(4 * n * sizeof(double));
+		zero = palloc(n * sizeof(int));
+	}
+
+	/*
+	 * The keys of every entry, and the entries of enlargement 0 (those
+	 * containing the box, and rarely another, degenerate or grown by less
+	 * than a rounding), in position order.
+	 */
 	for (int i = 0; i < n; i++)
 	{
-		cand[i].area = mbr_area(&e[i].box);
-		cand[i].enlargement = mbr_union_area(&e[i].box, box) - cand[i].area;
+		double		area;
+		double		enlargement;
+		bool		contains = rtree_entry_keys(&e[i].box, box, &area, &enlargement);
+
+		cand[i].area = area;
+		cand[i].enlargement = enlargement;
 		cand[i].slot = i;
-		if (!isfinite(cand[i].area) || !isfinite(cand[i].enlargement))
-		{
-			best = rstar_choose_subtree_reference(e, n, box, (int) st->max_neighbors);
-			examined += (int64) ncand * n;
-			goto done;
-		}
-		if (mbr_contains(&e[i].box, box) &&
+		/* one test after the loop */
+		finite &= isfinite(area) & isfinite(enlargement);
+		zero[nzero] = i;
+		nzero += enlargement == 0;
+		if (contains &&
 			(containing < 0 || candidate_before(&cand[i], &cand[containing])))
 			containing = i;
+	}
+	if (!finite)
+	{
+		best = rstar_choose_subtree_reference(e, n, box, (int) st->max_neighbors);
+		examined += (int64) ncand * n;
+		goto done;
 	}
 
 	if (containing >= 0)
@@ -341,16 +530,18 @@ rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
 		Assert(c.enlargement == 0);
 
 		/* the entries before it in candidate order, moved to the front */
-		for (int i = 0; i < n; i++)
-			if (cand[i].enlargement == 0 && candidate_before(&cand[i], &c))
-				cand[nbefore++] = cand[i];
+		for (int z = 0; z < nzero; z++)
+			if (candidate_before(&cand[zero[z]], &c))
+				cand[nbefore++] = cand[zero[z]];
 		if (nbefore < ncand)
 		{
 			best = containing;
+			if (nbefore > 0)
+				decode_columns(e, n, column_space, &cols);
 			sort_candidates(cand, nbefore);
 			for (int k = 0; k < nbefore; k++)
 			{
-				if (overlap_enlargement(e, n, cand[k].slot, box, 0.0, &examined) <= 0)
+				if (overlap_enlargement(&cols, n, cand[k].slot, box, 0.0, &examined) <= 0)
 				{
 					best = cand[k].slot;
 					break;
@@ -367,34 +558,75 @@ rstar_choose_subtree(StructIndex *idx, const TreeNode *node, const Mbr *box)
 		}
 	}
 
+	decode_columns(e, n, column_space, &cols);
 	if (ncand < n)
-		select_first_candidates(cand, n, ncand);
-	sort_candidates(cand, ncand);
+	{
+		bool		small = n <= RSTAR_LOCAL_ENTRIES;
+		double	   *scratch = small ? local_scratch : palloc(n * sizeof(double));
+
+		chosen = small ? local_chosen : palloc(n * sizeof(SubtreeCandidate));
+		sorted = select_first_candidates(cand, n, ncand, chosen, scratch) > ncand;
+		if (!small)
+			pfree(scratch);
+	}
+	else
+		chosen = cand;
 
 	/*
 	 * In candidate order, so the first of equal overlap enlargement wins the
 	 * ties as the paper asks; a candidate stopped early has a partial sum
-	 * above the best and loses as its whole sum would.
+	 * above the best and loses as its whole sum would.  The first
+	 * candidate's sum is often 0, and then no other can win (a sum is never
+	 * below 0): each is still summed, with the bound 0, as the loop below
+	 * would, for entries_examined, but that does not depend on their order,
+	 * so the candidates are sorted only when the first's sum is not 0.
 	 */
-	best = cand[0].slot;
-	best_overlap = get_float8_infinity();
-	for (int k = 0; k < ncand; k++)
+	first = 0;
+	if (!sorted)
+		for (int k = 1; k < ncand; k++)
+			if (candidate_before(&chosen[k], &chosen[first]))
+				first = k;
+	best = chosen[first].slot;
+	best_overlap = overlap_enlargement(&cols, n, best, box,
+									   get_float8_infinity(), &examined);
+	if (best_overlap == 0)
 	{
-		double		overlap = overlap_enlargement(e, n, cand[k].slot, box,
+		for (int k = 0; k < ncand; k++)
+			if (k != first)
+				(void) overlap_enlargement(&cols, n, chosen[k].slot, box, 0.0, &examined);
+		goto done;
+	}
+	if (!sorted)
+	{
+		SubtreeCandidate t = chosen[0];
+
+		chosen[0] = chosen[first];
+		chosen[first] = t;
+		sort_candidates(chosen + 1, ncand - 1);
+	}
+	for (int k = 1; k < ncand; k++)
+	{
+		double		overlap = overlap_enlargement(&cols, n, chosen[k].slot, box,
 												  best_overlap, &examined);
 
 		if (overlap < best_overlap)
 		{
 			best_overlap = overlap;
-			best = cand[k].slot;
+			best = chosen[k].slot;
 		}
 	}
 
 done:
 	Assert(best == rstar_choose_subtree_reference(e, n, box, (int) st->max_neighbors));
 	idx->stats->entries_examined += examined;
+	if (chosen != NULL && chosen != cand && chosen != local_chosen)
+		pfree(chosen);
 	if (cand != local)
+	{
 		pfree(cand);
+		pfree(column_space);
+		pfree(zero);
+	}
 	return best;
 }
 
@@ -404,17 +636,25 @@ typedef struct CentreDistance
 	int			slot;
 } CentreDistance;
 
-/* Farthest first; equal distances by position. */
-static int
-compare_farthest(const void *a, const void *b)
+/*
+ * Farthest first; equal distances by position.  Sorted by a
+ * lib/sort_template.h instance, the comparison inlined: qsort's algorithm,
+ * so the same order.
+ */
+static inline int
+compare_farthest(const CentreDistance *x, const CentreDistance *y)
 {
-	const CentreDistance *x = a;
-	const CentreDistance *y = b;
-
 	if (x->distance != y->distance)
 		return x->distance > y->distance ? -1 : 1;
 	return x->slot - y->slot;
 }
+
+#define ST_SORT sort_farthest_first
+#define ST_ELEMENT_TYPE CentreDistance
+#define ST_COMPARE(a, b) compare_farthest(a, b)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 /*
  * OverflowTreatment (OT1) and Reinsert (RI1-RI3); RI4, inserting the
@@ -453,7 +693,7 @@ rstar_overflow(StructIndex *idx, RtreeInsertion *ins, TreeNode *node, bool is_ro
 		dist[i].distance = dx * dx + dy * dy;
 		dist[i].slot = i;
 	}
-	qsort(dist, n, sizeof(CentreDistance), compare_farthest);
+	sort_farthest_first(dist, n);
 
 	/* RI3: remove the p farthest; RI4's order: far as sorted, close reversed */
 	ins->pending = palloc(p * sizeof(RtreeEntry));

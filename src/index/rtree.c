@@ -152,9 +152,10 @@ rtree_choose_least_enlargement(StructIndex *idx, const TreeNode *node, const Mbr
 
 	for (uint32 i = 0; i < node->nentries; i++)
 	{
-		double		area = mbr_area(&e[i].box);
-		double		enlargement = mbr_union_area(&e[i].box, box) - area;
+		double		area;
+		double		enlargement;
 
+		(void) rtree_entry_keys(&e[i].box, box, &area, &enlargement);
 		if (enlargement < best_enlargement ||
 			(enlargement == best_enlargement && area < best_area))
 		{
@@ -170,13 +171,17 @@ rtree_choose_least_enlargement(StructIndex *idx, const TreeNode *node, const Mbr
 /*
  * Descend from the root to a node at the given level.  path[0..depth-1]
  * record the nodes passed and the entries followed; path[depth].node is the
- * target.  Returns depth.
+ * target.  Returns depth.  The nodes are read to be changed
+ * (ns_read_to_change): insert_at_level writes each one it changes before
+ * anything else reads it, appends one entry at most to each before that
+ * (the new entry or a split's sibling), never frees them, and reads the
+ * path again from the root for every reinserted entry.
  */
 static int
 descend(StructIndex *idx, const Mbr *box, uint16 level, PathStep *path)
 {
 	RtreeState *st = (RtreeState *) idx->state;
-	TreeNode	   *node = tree_read_root(idx);
+	TreeNode	   *node = tree_read_root_to_change(idx);
 	int			depth = 0;
 
 	if (node->level < level)
@@ -194,7 +199,7 @@ descend(StructIndex *idx, const Mbr *box, uint16 level, PathStep *path)
 		path[depth].node = node;
 		path[depth].slot = slot;
 		depth++;
-		node = read_child(idx, node, slot);
+		node = tree_read_child_to_change(idx, node, RtreeNodeEntries(node)[slot].ref);
 	}
 	path[depth].node = node;
 	path[depth].slot = -1;

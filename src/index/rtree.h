@@ -35,6 +35,10 @@
 
 #include "index/structure.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 typedef struct RtreeEntry
 {
 	Mbr			box;
@@ -104,6 +108,41 @@ struct RtreeState
 	uint32		reinsert_count; /* p, entries of a forced reinsertion */
 	bool		reinsert_far;	/* farthest first instead of closest */
 };
+
+/*
+ * An entry's area and area enlargement for box, as mbr_area and
+ * mbr_union_area compute them, and whether it contains box
+ * (mbr_contains): ChooseSubtree's keys (rtree.c, rstartree.c).  With SSE2
+ * the x and y sides go through one instruction each: the same operations
+ * on the same values (maxpd and minpd choose as the Max and Min macros do:
+ * the first operand when it is the greater, or lesser, else the second),
+ * so the same doubles.
+ */
+static inline bool
+rtree_entry_keys(const Mbr *b, const Mbr *box, double *area, double *enlargement)
+{
+#ifdef __SSE2__
+	__m128d		lo = _mm_loadu_pd(&b->xmin);	/* xmin, ymin */
+	__m128d		hi = _mm_loadu_pd(&b->xmax);	/* xmax, ymax */
+	__m128d		box_lo = _mm_loadu_pd(&box->xmin);
+	__m128d		box_hi = _mm_loadu_pd(&box->xmax);
+	__m128d		side = _mm_sub_pd(hi, lo);
+	__m128d		union_side = _mm_sub_pd(_mm_max_pd(hi, box_hi), _mm_min_pd(lo, box_lo));
+	/* (width, union width) * (height, union height) */
+	__m128d		areas = _mm_mul_pd(_mm_unpacklo_pd(side, union_side),
+								   _mm_unpackhi_pd(side, union_side));
+	double		a = _mm_cvtsd_f64(areas);
+
+	*area = a;
+	*enlargement = _mm_cvtsd_f64(_mm_unpackhi_pd(areas, areas)) - a;
+	return _mm_movemask_pd(_mm_and_pd(_mm_cmple_pd(lo, box_lo),
+									  _mm_cmple_pd(box_hi, hi))) == 3;
+#else
+	*area = mbr_area(b);
+	*enlargement = mbr_union_area(b, box) - *area;
+	return mbr_contains(b, box);
+#endif
+}
 
 /* rtree_split.c: the policy table and Guttman's splits */
 extern const RtreeSplitPolicy rtree_split_policies[];

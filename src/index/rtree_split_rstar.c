@@ -28,32 +28,35 @@
  */
 #include "index/rtree.h"
 
-typedef struct RstarSortArg
+/*
+ * The two keys of one sort, per entry: the lower (or upper) value on the
+ * axis, then the other one; ties by position.  A strict total order on
+ * finite keys, which the sort_template.h instance below sorts with the
+ * comparison inlined: the same algorithm as qsort_arg, the same order.
+ */
+typedef struct RstarSortKeys
 {
-	const RtreeEntry *entries;
-	int			axis;
-	bool		by_upper;
-} RstarSortArg;
+	double	   *first;
+	double	   *second;
+} RstarSortKeys;
 
-static int
-compare_on_axis(const void *a, const void *b, void *arg)
+static inline int
+compare_on_axis(int ia, int ib, const RstarSortKeys *keys)
 {
-	const RstarSortArg *sa = arg;
-	int			ia = *(const int *) a;
-	int			ib = *(const int *) b;
-	const Mbr  *ba = &sa->entries[ia].box;
-	const Mbr  *bb = &sa->entries[ib].box;
-	double		ka = sa->by_upper ? mbr_high(ba, sa->axis) : mbr_low(ba, sa->axis);
-	double		kb = sa->by_upper ? mbr_high(bb, sa->axis) : mbr_low(bb, sa->axis);
-
-	if (ka != kb)
-		return ka < kb ? -1 : 1;
-	ka = sa->by_upper ? mbr_low(ba, sa->axis) : mbr_high(ba, sa->axis);
-	kb = sa->by_upper ? mbr_low(bb, sa->axis) : mbr_high(bb, sa->axis);
-	if (ka != kb)
-		return ka < kb ? -1 : 1;
+	if (keys->first[ia] != keys->first[ib])
+		return keys->first[ia] < keys->first[ib] ? -1 : 1;
+	if (keys->second[ia] != keys->second[ib])
+		return keys->second[ia] < keys->second[ib] ? -1 : 1;
 	return ia - ib;
 }
+
+#define ST_SORT sort_by_keys
+#define ST_ELEMENT_TYPE int
+#define ST_COMPARE(a, b, arg) compare_on_axis(*(a), *(b), arg)
+#define ST_COMPARE_ARG_TYPE const RstarSortKeys
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 /*
  * One sort of the entries with the MBRs of its prefixes and suffixes:
@@ -70,14 +73,23 @@ static void
 sort_entries(const RtreeEntry *entries, int n, int axis, bool by_upper,
 			 RstarSort *sort)
 {
-	RstarSortArg arg = {entries, axis, by_upper};
+	RstarSortKeys keys;
 
+	keys.first = palloc(2 * n * sizeof(double));
+	keys.second = keys.first + n;
 	sort->order = palloc(n * sizeof(int));
 	sort->prefix = palloc(n * sizeof(Mbr));
 	sort->suffix = palloc(n * sizeof(Mbr));
 	for (int i = 0; i < n; i++)
+	{
+		const Mbr  *b = &entries[i].box;
+
+		keys.first[i] = by_upper ? mbr_high(b, axis) : mbr_low(b, axis);
+		keys.second[i] = by_upper ? mbr_low(b, axis) : mbr_high(b, axis);
 		sort->order[i] = i;
-	qsort_arg(sort->order, n, sizeof(int), compare_on_axis, &arg);
+	}
+	sort_by_keys(sort->order, n, &keys);
+	pfree(keys.first);
 
 	sort->prefix[0] = entries[sort->order[0]].box;
 	for (int k = 1; k < n; k++)
@@ -91,6 +103,27 @@ sort_entries(const RtreeEntry *entries, int n, int axis, bool by_upper,
 		sort->suffix[k] = sort->suffix[k + 1];
 		mbr_extend(&sort->suffix[k], &entries[sort->order[k]].box);
 	}
+}
+
+/* Is every entry's lower value on axis equal to its upper one? */
+static bool
+degenerate_on_axis(const RtreeEntry *entries, int n, int axis)
+{
+	for (int i = 0; i < n; i++)
+		if (mbr_low(&entries[i].box, axis) != mbr_high(&entries[i].box, axis))
+			return false;
+	return true;
+}
+
+static void
+copy_sort(const RstarSort *from, int n, RstarSort *to)
+{
+	to->order = palloc(n * sizeof(int));
+	to->prefix = palloc(n * sizeof(Mbr));
+	to->suffix = palloc(n * sizeof(Mbr));
+	memcpy(to->order, from->order, n * sizeof(int));
+	memcpy(to->prefix, from->prefix, n * sizeof(Mbr));
+	memcpy(to->suffix, from->suffix, n * sizeof(Mbr));
 }
 
 static void
@@ -119,7 +152,16 @@ rtree_split_rstar(const RtreeEntry *entries, int n, int min_fill, int *group,
 		{
 			RstarSort  *s = &sorts[a][u];
 
-			sort_entries(entries, n, a, u == 1, s);
+			/*
+			 * When every entry's lower value on the axis equals its upper
+			 * one (points), the upper-value sort compares the same keys as
+			 * the lower-value one and gives its order, prefixes and
+			 * suffixes: they are copied.
+			 */
+			if (u == 1 && degenerate_on_axis(entries, n, a))
+				copy_sort(&sorts[a][0], n, s);
+			else
+				sort_entries(entries, n, a, u == 1, s);
 			/* the first group has size entries, from m to n - m */
 			for (int size = min_fill; size <= n - min_fill; size++)
 				margin[a] += mbr_margin(&s->prefix[size - 1]) + mbr_margin(&s->suffix[size]);

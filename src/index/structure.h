@@ -306,6 +306,9 @@ extern void tree_read_nodes(StructIndex *idx, const PageId *refs, int n,
 							uint16 level, TreeNode **out);
 extern TreeNode *tree_read_child(StructIndex *idx, const TreeNode *parent,
 								 int64 child_page);
+extern TreeNode *tree_read_root_to_change(StructIndex *idx);
+extern TreeNode *tree_read_child_to_change(StructIndex *idx, const TreeNode *parent,
+										   int64 child_page);
 extern void tree_report_bad_level(StructIndex *idx, const TreeNode *node,
 								  int expected) pg_attribute_noreturn();
 extern void tree_free_node(TreeNode *node);

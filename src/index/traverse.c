@@ -50,11 +50,12 @@ tree_read_nodes(StructIndex *idx, const PageId *refs, int n, uint16 level,
 		idx->ops->read_leaves(idx, (const int64 *) refs, n, out);
 }
 
-TreeNode *
-tree_read_root(StructIndex *idx)
+static TreeNode *
+read_root(StructIndex *idx, bool to_change)
 {
 	FestMeta   *meta = idx->ns->meta;
-	TreeNode   *root = ns_read(idx->ns, meta->root);
+	TreeNode   *root = to_change ? ns_read_to_change(idx->ns, meta->root) :
+		ns_read(idx->ns, meta->root);
 
 	if (meta->height == 0 || root->level != meta->height - 1)
 		tree_report_bad_level(idx, root, (int) meta->height - 1);
@@ -62,13 +63,47 @@ tree_read_root(StructIndex *idx)
 }
 
 TreeNode *
-tree_read_child(StructIndex *idx, const TreeNode *parent, int64 child_page)
+tree_read_root(StructIndex *idx)
 {
-	TreeNode   *child = tree_read_node(idx, child_page, parent->level - 1);
+	return read_root(idx, false);
+}
 
+static TreeNode *
+read_child(StructIndex *idx, const TreeNode *parent, int64 child_page, bool to_change)
+{
+	TreeNode   *child;
+
+	if (to_change && (parent->level != 1 || idx->ops == NULL ||
+					  idx->ops->read_leaves == NULL))
+		child = ns_read_to_change(idx->ns, (PageId) child_page);
+	else
+		child = tree_read_node(idx, child_page, parent->level - 1);
 	if (child->level != parent->level - 1)
 		tree_report_bad_level(idx, child, parent->level - 1);
 	return child;
+}
+
+TreeNode *
+tree_read_child(StructIndex *idx, const TreeNode *parent, int64 child_page)
+{
+	return read_child(idx, parent, child_page, false);
+}
+
+/*
+ * The root and a child as above, for an insertion that changes them under
+ * the promises of ns_read_to_change (nodestore.h): a store may hand out
+ * its own image of the page.
+ */
+TreeNode *
+tree_read_root_to_change(StructIndex *idx)
+{
+	return read_root(idx, true);
+}
+
+TreeNode *
+tree_read_child_to_change(StructIndex *idx, const TreeNode *parent, int64 child_page)
+{
+	return read_child(idx, parent, child_page, true);
 }
 
 void

@@ -100,6 +100,19 @@ ns_serialize(const NodeStore *ns, const TreeNode *node, char *page)
 {
 	FestPageHeader *hdr = FestPageGetHeader(page);
 	size_t		bytes = (size_t) node->nentries * node->entry_size;
+	size_t		body = ns->page_size - FEST_PAGE_HEADER_SIZE;
+	bool		in_place = node->entries == FestPageGetBody(page);
+	size_t		zero_end = body;
+
+	/*
+	 * A node read in place (ns_node_in_place) has its entries in this
+	 * image already.  Past them the image held zeros from its header's
+	 * entry count on, but for the one entry the node may have appended
+	 * beyond it (ns_read_to_change's contract): zeroing up to there gives
+	 * the bytes a whole serialization gives.
+	 */
+	if (in_place)
+		zero_end = Min(body, (size_t) (hdr->nentries + 1) * node->entry_size);
 
 	if (node->nentries > ns_page_capacity(ns, node->level))
 		elog(ERROR, "node with %u entries does not fit page " UINT64_FORMAT " of index \"%s\"",
@@ -124,9 +137,10 @@ ns_serialize(const NodeStore *ns, const TreeNode *node, char *page)
 		hdr->flags |= ns->node_ops->level_flags(node->level);
 	hdr->nentries = node->nentries;
 	hdr->link = node->link;
-	memcpy(FestPageGetBody(page), node->entries, bytes);
-	memset(FestPageGetBody(page) + bytes, 0,
-		   ns->page_size - FEST_PAGE_HEADER_SIZE - bytes);
+	if (!in_place)
+		memcpy(FestPageGetBody(page), node->entries, bytes);
+	if (bytes < zero_end)
+		memset(FestPageGetBody(page) + bytes, 0, zero_end - bytes);
 }
 
 /* Are the level and entry count of a verified page usable? */
@@ -137,6 +151,40 @@ ns_header_plausible(const NodeStore *ns, const char *page)
 
 	return hdr->level < FEST_MAX_LEVELS &&
 		hdr->nentries <= ns_page_capacity(ns, hdr->level);
+}
+
+/*
+ * A node whose entries are the verified page image's own, for a store's
+ * ns_read_to_change on an image it keeps and writes back into (its
+ * capacity ends at the page's, so that the entry an insert appends before
+ * splitting still lies within the image); NULL when the page has no room
+ * for one more entry, or when its header is not plausible (ns_deserialize
+ * reports that).
+ */
+TreeNode *
+ns_node_in_place(const NodeStore *ns, char *page, PageId page_id)
+{
+	const FestPageHeader *hdr = (const FestPageHeader *) page;
+	TreeNode   *node;
+	uint32		capacity;
+
+	Assert(hdr->kind == FEST_PAGE_NODE);
+	Assert(hdr->page_id == page_id);
+	if (!ns_header_plausible(ns, page))
+		return NULL;
+	capacity = ns_page_capacity(ns, hdr->level);
+	if (hdr->nentries >= capacity)
+		return NULL;
+	node = palloc(sizeof(TreeNode));
+	node->page = page_id;
+	node->level = hdr->level;
+	node->flags = hdr->flags;
+	node->nentries = hdr->nentries;
+	node->link = hdr->link;
+	node->entry_size = ns_entry_size(ns, hdr->level);
+	node->capacity = capacity;
+	node->entries = FestPageGetBody(page);
+	return node;
 }
 
 /*

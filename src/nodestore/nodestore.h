@@ -14,6 +14,15 @@
  *	- ns_read returns a private copy of the latest version of a node,
  *	  allocated in the caller's memory context; the caller may change it and
  *	  hand it back with ns_write.
+ *	- ns_read_to_change reads a node its caller is about to change, for
+ *	  callers that promise more: they change it only to write it back with
+ *	  ns_write before the commit (or an ERROR, which discards the
+ *	  modification), append at most one entry beyond the entries read before
+ *	  each such write, read no other copy of the page meanwhile, and never
+ *	  free the node's entries (the operation's memory context takes the node).
+ *	  A store may then hand out a node whose entries are its own image of
+ *	  the page (the write-through store, for the pages a modification has
+ *	  written); the node's capacity then ends at the page's.
  *	- ns_write records the new version of a node.  The kind tells buffering
  *	  stores whether entries changed in place (UPDATE), whether the node is
  *	  new (NEW), or whether it was rewritten wholesale (REPLACE: a split),
@@ -154,6 +163,8 @@ typedef struct RootRead
 typedef struct NodeStoreOps
 {
 	TreeNode	   *(*read) (NodeStore *ns, PageId page);
+	/* ns_read_to_change (see the contract above); optional: NULL reads */
+	TreeNode	   *(*read_to_change) (NodeStore *ns, PageId page);
 	/* like read, but reports a damaged page instead of raising an error */
 	FestPageCheck (*read_checked) (NodeStore *ns, PageId page, TreeNode **node);
 	void		(*write) (NodeStore *ns, const TreeNode *node, NodeWriteKind kind);
@@ -275,6 +286,17 @@ ns_read(NodeStore *ns, PageId page)
 	return node;
 }
 
+/* Read a node to change it, under the promises of the contract above. */
+static inline TreeNode *
+ns_read_to_change(NodeStore *ns, PageId page)
+{
+	TreeNode   *node = ns->ops->read_to_change != NULL ?
+		ns->ops->read_to_change(ns, page) : ns->ops->read(ns, page);
+
+	ns_note_access(ns, node);
+	return node;
+}
+
 /* Read several nodes; a store that can batches their device reads. */
 static inline void
 ns_read_many(NodeStore *ns, const PageId *pages, int n, TreeNode **out)
@@ -375,6 +397,7 @@ extern void ns_meta_changed(NodeStore *ns);
 extern void ns_serialize(const NodeStore *ns, const TreeNode *node, char *page);
 extern bool ns_header_plausible(const NodeStore *ns, const char *page);
 extern TreeNode *ns_deserialize(const NodeStore *ns, const char *page, PageId page_id);
+extern TreeNode *ns_node_in_place(const NodeStore *ns, char *page, PageId page_id);
 extern void ns_write_meta(NodeStore *ns);
 extern void ns_mark_unclean(NodeStore *ns);
 extern void ns_note_committed(NodeStore *ns);

@@ -516,11 +516,12 @@ charge_pending_read(WriteThroughStore *ds, const PendingPage *p)
  * or read into the scratch buffer.  A lent image is valid only until the
  * next call on ns->io, so callers use it before any other read or write
  * (they Assert it with pageio_loan_valid and *epoch).  Returns the
- * verification outcome; *image is set either way.
+ * verification outcome; *image is set either way, and *pending (unless
+ * NULL) tells whether it is the modification's pending image.
  */
 static FestPageCheck
 wt_fetch(WriteThroughStore *ds, PageId page, FestPageKind kind, const char **image,
-			 uint64 *epoch)
+			 uint64 *epoch, bool *pending)
 {
 	NodeStore  *ns = &ds->ns;
 	PendingPage *p = pending_find(ds, page);
@@ -529,6 +530,8 @@ wt_fetch(WriteThroughStore *ds, PageId page, FestPageKind kind, const char **ima
 	bool		retain;
 
 	*epoch = pageio_lend_epoch(ns->io);
+	if (pending != NULL)
+		*pending = p != NULL;
 	if (p != NULL)
 	{
 		if (p->is_free != (kind == FEST_PAGE_FREE))
@@ -592,22 +595,52 @@ report_fetch_failure(NodeStore *ns, PageId page, FestPageCheck check,
 	fest_page_report_corrupt(check, ns->index_name, page, image, ns->page_size);
 }
 
+/*
+ * wt_read, and ns_read_to_change's wt_read_to_change: the same counters
+ * and page accesses, but for the latter a node this modification has
+ * written (its pending image) is handed out in place, its entries the
+ * image's own (ns_node_in_place): an insert reads every node of its path,
+ * and copying the image of a leaf the batch holds was the largest cost of
+ * an insert build after ChooseSubtree (the images of a large tree do not
+ * fit the CPU's caches, and the copy touched all of a leaf to append one
+ * entry).  A pending image stays where it is until the commit, and
+ * wt_write serializes the node into it again, so the caller's ns_write
+ * finds its entries there.  A full node (no room in the page for the
+ * entry an insert appends before it splits) is copied, as is every node
+ * read from elsewhere.
+ */
 static TreeNode *
-wt_read(NodeStore *ns, PageId page)
+wt_read_node(NodeStore *ns, PageId page, bool to_change)
 {
 	WriteThroughStore *ds = (WriteThroughStore *) ns;
 	const char *image;
 	FestPageCheck check;
 	uint64		epoch;
-	TreeNode   *node;
+	bool		pending;
+	TreeNode   *node = NULL;
 
 	ns->stats->nodes_visited++;
-	check = wt_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch);
+	check = wt_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch, &pending);
 	if (check != FEST_PAGE_OK)
 		report_fetch_failure(ns, page, check, image);
-	node = ns_deserialize(ns, image, page);
+	if (to_change && pending)
+		node = ns_node_in_place(ns, (char *) image, page);
+	if (node == NULL)
+		node = ns_deserialize(ns, image, page);
 	Assert(pageio_loan_valid(ns->io, epoch));
 	return node;
+}
+
+static TreeNode *
+wt_read(NodeStore *ns, PageId page)
+{
+	return wt_read_node(ns, page, false);
+}
+
+static TreeNode *
+wt_read_to_change(NodeStore *ns, PageId page)
+{
+	return wt_read_node(ns, page, true);
 }
 
 /*
@@ -769,7 +802,7 @@ wt_read_checked(NodeStore *ns, PageId page, TreeNode **node)
 
 	*node = NULL;
 	ns->stats->nodes_visited++;
-	check = wt_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch);
+	check = wt_fetch(ds, page, FEST_PAGE_NODE, &image, &epoch, NULL);
 	if (check == FEST_PAGE_OK && !ns_header_plausible(ns, image))
 		check = FEST_PAGE_IMPOSSIBLE;
 	if (check == FEST_PAGE_OK)
@@ -810,7 +843,7 @@ wt_alloc(NodeStore *ns, uint16 level)
 		uint64		epoch;
 
 		page = ns->meta->free_head;
-		check = wt_fetch(ds, page, FEST_PAGE_FREE, &image, &epoch);
+		check = wt_fetch(ds, page, FEST_PAGE_FREE, &image, &epoch, NULL);
 		if (check != FEST_PAGE_OK)
 			report_fetch_failure(ns, page, check, image);
 		ns->meta->free_head = FestPageGetHeader(image)->link;
@@ -1356,7 +1389,7 @@ wt_read_free_link(NodeStore *ns, PageId page, PageId *link)
 	const char *image;
 	uint64		epoch;
 	FestPageCheck check = wt_fetch((WriteThroughStore *) ns, page, FEST_PAGE_FREE,
-									   &image, &epoch);
+									   &image, &epoch, NULL);
 
 	if (check == FEST_PAGE_OK)
 		*link = FestPageGetHeader(image)->link;
@@ -1419,6 +1452,7 @@ wt_buffered(NodeStore *ns)
 
 static const NodeStoreOps wt_store_ops = {
 	.read = wt_read,
+	.read_to_change = wt_read_to_change,
 	.read_checked = wt_read_checked,
 	.write = wt_write,
 	.alloc = wt_alloc,
