@@ -79,9 +79,7 @@ tree_search_levels(StructIndex *idx, const SearchSpec *spec, int batch)
 			tree_read_nodes(idx, cur.pages + first, n, level, nodes);
 			for (int i = 0; i < n; i++)
 			{
-				if (nodes[i]->level != level)
-					tree_report_bad_level(idx, nodes[i], level);
-				idx->stats->entries_examined += nodes[i]->nentries;
+				tree_examine_node(idx, nodes[i], level);
 				tree_visit_entries(idx, spec, nodes[i], nodes[i]->nentries, &next);
 				tree_free_node(nodes[i]);
 			}

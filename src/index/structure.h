@@ -291,6 +291,7 @@ typedef struct PageList
 	bool		palloced;		/* the arrays are palloc'd (else the caller's) */
 } PageList;
 
+extern void tree_examine_node(StructIndex *idx, const TreeNode *node, uint16 level);
 extern void tree_visit_entries(StructIndex *idx, const SearchSpec *spec,
 							   const TreeNode *node, uint32 ntest, PageList *out);
 extern void page_list_grow(PageList *list);

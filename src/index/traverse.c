@@ -177,15 +177,25 @@ tree_search_root(StructIndex *idx, const SearchSpec *spec, RootRead *root,
 	}
 	else
 		node = tree_read_node(idx, (int64) idx->ns->meta->root, level);
-	if (node->level != level)
-		tree_report_bad_level(idx, node, level);
-	idx->stats->entries_examined += node->nentries;
+	tree_examine_node(idx, node, level);
 
 	*ntest = node->nentries;
 	if (root->has_bounds && node->level > 0 &&
 		!predicate_descend(spec, &root->bounds))
 		*ntest = 0;
 	return node;
+}
+
+/*
+ * A node a window search has read where it expected one at level: refuse
+ * another level (a damaged tree), and count its entries as examined.
+ */
+void
+tree_examine_node(StructIndex *idx, const TreeNode *node, uint16 level)
+{
+	if (node->level != level)
+		tree_report_bad_level(idx, node, level);
+	idx->stats->entries_examined += node->nentries;
 }
 
 /*
@@ -274,7 +284,6 @@ tree_search_depth_first(StructIndex *idx, const SearchSpec *spec)
 	PageId		stack_start[64];
 	uint16		levels_start[64];
 	PageList	stack = {stack_start, levels_start, 0, lengthof(stack_start), false};
-	FestStats  *stats = idx->stats;
 	bool		at_root = true;
 
 	stack.pages[0] = idx->ns->meta->root;
@@ -300,9 +309,7 @@ tree_search_depth_first(StructIndex *idx, const SearchSpec *spec)
 
 			root.shared = false;
 			node = tree_read_node(idx, (int64) stack.pages[stack.n], level);
-			if (node->level != level)
-				tree_report_bad_level(idx, node, level);
-			stats->entries_examined += node->nentries;
+			tree_examine_node(idx, node, level);
 			ntest = node->nentries;
 		}
 		tree_visit_entries(idx, spec, node, ntest, &stack);

@@ -265,11 +265,12 @@ void
 hot_model_epoch_end(HotModel *m, bool tune)
 {
 	Assert(m->clock > 0 && m->clock % HOT_TUNE_EPOCH == 0);
-	if (!tune)
-		;
-	else if (m->capacity > 0 && m->epoch_demotions > 0)
-		m->selectivity = Min(HOT_TUNE_MAX, m->selectivity + HOT_TUNE_STEP);
-	else if (m->capacity == 0 || m->nhot < (3 * m->capacity) / 4)
-		m->selectivity = Max(HOT_TUNE_MIN, m->selectivity - HOT_TUNE_STEP);
+	if (tune)
+	{
+		if (m->capacity > 0 && m->epoch_demotions > 0)
+			m->selectivity = Min(HOT_TUNE_MAX, m->selectivity + HOT_TUNE_STEP);
+		else if (m->capacity == 0 || m->nhot < (3 * m->capacity) / 4)
+			m->selectivity = Max(HOT_TUNE_MIN, m->selectivity - HOT_TUNE_STEP);
+	}
 	m->epoch_demotions = 0;
 }
