@@ -20,7 +20,7 @@ source "$(dirname "$0")/lib/tap.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 fresh_database festival_reproduce_test
-tap_plan 38
+tap_plan 39
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -44,6 +44,8 @@ tap_like "$(grep 'carniel2017-fig6-ssd-query-gain-0.1' "$md")" "\| held out \| g
 tap_like "$(grep 'carniel2016-fig1-ssd-gain-4kb' "$md")" "\| calibration \|" "a claim of the calibration set is marked"
 nprof=$(PGDATABASE=festival_reproduce_test qv -c "SELECT count(*) FROM festival.device_profile WHERE builtin")
 tap_is "$(grep -c '^| `[a-z0-9_]*` | [a-z0-9]* | [0-9] | [0-9.]* | [0-9.]* | ' "$md")" "$nprof" "replay shows every shipped profile"
+tap_is "$(PGDATABASE=festival_reproduce_test qv -c "SELECT pages_read >= 5000 AND pages_written >= 1000 FROM festival.run WHERE label LIKE 'exp=rpreplay %' AND replay_of IS NULL")" \
+    "t" "the replayed build reads and writes the drive at every insert (the papers' semantics), not once at its end"
 tap_ok "$( [ -s "$work/r/report.html" ]; echo $?)" "report.html exists"
 tap_like "$(grep -c '| `[a-z0-9_]*` | [a-z_]* | .* | \(datasheet\|paper\|published\|assumed\|fitted\) |' "$md")" "^[1-9][0-9]+$" \
     "the report lists the drive-model parameters with their sources"
