@@ -229,6 +229,9 @@ knn_fill_maxobj(KnnSearch *s)
 	}
 }
 
+static void knn_expand(KnnSearch *s, const KnnItem *item, TreeNode *node,
+					   bool free_node);
+
 KnnSearch *
 knn_begin(StructIndex *idx, const Mbr *query, bool exact_leaves, int64 limit,
 		  const KnnReading *reading)
@@ -265,14 +268,32 @@ knn_begin(StructIndex *idx, const Mbr *query, bool exact_leaves, int64 limit,
 	/* a tree has at least its root leaf; tree_read_root reports otherwise */
 	if (meta->height == 0)
 		(void) tree_read_root(idx);
-	/* the root's key does not matter: it is the only item */
-	knn_enqueue(s, KNN_ITEM_NODE, 0.0, (int64) meta->root, meta->height - 1);
+	if (meta->height == 1 && idx->ops != NULL && idx->ops->read_leaves != NULL)
+	{
+		/* a logical leaf (read_leaves) is no page: it is read as any node */
+		knn_enqueue(s, KNN_ITEM_NODE, 0.0, (int64) meta->root, 0);
+	}
+	else
+	{
+		/*
+		 * The root is the first node read whatever the query, alone: read
+		 * it as window searches do (ns_read_root: the store's decoded copy
+		 * where it keeps one, the same counters and page accesses) and
+		 * queue its entries.
+		 */
+		RootRead	root;
+		KnnItem		item = {.kind = KNN_ITEM_NODE, .level = meta->height - 1,
+		.ref = (int64) meta->root};
+
+		ns_read_root(idx->ns, &root);
+		knn_expand(s, &item, root.node, !root.shared);
+	}
 	return s;
 }
 
-/* Queue the entries of a node read for a queued item. */
+/* Queue the entries of a node read for a queued item; free it if asked. */
 static void
-knn_expand(KnnSearch *s, const KnnItem *item, TreeNode *node)
+knn_expand(KnnSearch *s, const KnnItem *item, TreeNode *node, bool free_node)
 {
 	StructIndex *idx = s->idx;
 	const NodeOps *nops = idx->ns->node_ops;
@@ -299,7 +320,8 @@ knn_expand(KnnSearch *s, const KnnItem *item, TreeNode *node)
 			knn_enqueue(s, s->exact_leaves ? KNN_ITEM_OBJECT : KNN_ITEM_CANDIDATE,
 						key, nops->entry_ref(entry, 0), 0);
 	}
-	tree_free_node(node);
+	if (free_node)
+		tree_free_node(node);
 }
 
 /*
@@ -366,7 +388,7 @@ knn_expand_group(KnnSearch *s)
 	{
 		/* alone: exactly the one-at-a-time read */
 		knn_expand(s, s->group[0], tree_read_node(idx, s->group[0]->ref,
-												  s->group[0]->level));
+												  s->group[0]->level), true);
 		pfree(s->group[0]);
 		return;
 	}
@@ -395,7 +417,7 @@ knn_expand_group(KnnSearch *s)
 		TreeNode   *node = (page_leaves || item->level > 0)
 			? s->nodes[p++] : s->nodes[l++];
 
-		knn_expand(s, item, node);
+		knn_expand(s, item, node, true);
 		pfree(item);
 	}
 }
@@ -430,7 +452,7 @@ knn_next(KnnSearch *s, int max_refine, int64 *id, double *distance,
 				{
 					pairingheap_remove_first(s->queue);
 					knn_expand(s, item, tree_read_node(s->idx, item->ref,
-													   item->level));
+													   item->level), true);
 					pfree(item);
 				}
 				break;
