@@ -315,6 +315,21 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE ROWS 1000;
 COMMENT ON FUNCTION @extschema@.query_batch(text, geometry[], text, float8) IS
 	'festival.query for every geometry of gs (query_no = 1-based position) in one traversal that reads each node once';
 
+CREATE FUNCTION @extschema@.query_batch_ids(index text, gs geometry[], predicate text DEFAULT 'intersects',
+											distance float8 DEFAULT NULL)
+RETURNS TABLE (query_no int, ids bigint[])
+AS 'MODULE_PATHNAME', 'festival_query_batch_ids'
+LANGUAGE C VOLATILE PARALLEL UNSAFE ROWS 100;
+COMMENT ON FUNCTION @extschema@.query_batch_ids(text, geometry[], text, float8) IS
+	'festival.query_batch with one row per geometry of gs: its answers as a sorted bigint[] (empty when none)';
+
+CREATE FUNCTION @extschema@.knn_batch_ids(index text, gs geometry[], k int)
+RETURNS TABLE (query_no int, ids bigint[], distances float8[])
+AS 'MODULE_PATHNAME', 'festival_knn_batch_ids'
+LANGUAGE C VOLATILE PARALLEL UNSAFE ROWS 100;
+COMMENT ON FUNCTION @extschema@.knn_batch_ids(text, geometry[], int) IS
+	'festival.knn for every geometry of gs in one call: per query_no its neighbours'' ids and distances, ordered by distance then id';
+
 -------------------------------------------------------------------------------
 -- Verification and measurement
 -------------------------------------------------------------------------------

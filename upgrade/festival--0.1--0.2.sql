@@ -209,3 +209,19 @@ END
 $fn$;
 COMMENT ON FUNCTION @extschema@.compare(text, text) IS
 	'per metric, the medians of the baseline''s and the candidate''s runs (a label, or key=value tokens naming one configuration: all its repetitions) and the gain (baseline - candidate) / baseline * 100';
+
+-- the array batches (issue 26): one row per query, its answers as arrays
+CREATE FUNCTION @extschema@.query_batch_ids(index text, gs geometry[], predicate text DEFAULT 'intersects',
+											distance float8 DEFAULT NULL)
+RETURNS TABLE (query_no int, ids bigint[])
+AS 'MODULE_PATHNAME', 'festival_query_batch_ids'
+LANGUAGE C VOLATILE PARALLEL UNSAFE ROWS 100;
+COMMENT ON FUNCTION @extschema@.query_batch_ids(text, geometry[], text, float8) IS
+	'festival.query_batch with one row per geometry of gs: its answers as a sorted bigint[] (empty when none)';
+
+CREATE FUNCTION @extschema@.knn_batch_ids(index text, gs geometry[], k int)
+RETURNS TABLE (query_no int, ids bigint[], distances float8[])
+AS 'MODULE_PATHNAME', 'festival_knn_batch_ids'
+LANGUAGE C VOLATILE PARALLEL UNSAFE ROWS 100;
+COMMENT ON FUNCTION @extschema@.knn_batch_ids(text, geometry[], int) IS
+	'festival.knn for every geometry of gs in one call: per query_no its neighbours'' ids and distances, ordered by distance then id';

@@ -16,14 +16,18 @@ of the extent) and 100 kNN points (k = 10):
            table with a GiST and with an SP-GiST index, CREATE INDEX USING
            gist; each rebuilt and measured "build" repetitions times.
   windows  the 300 windows through the quadratic R-tree one festival.query
-           each and one festival.query_batch (and the same pair over an
+           each and one festival.query_batch; one festival.query_batch_ids
+           (a row per window, its ids as an array) against one
+           array(SELECT id FROM festival.query(...)) per window, like for
+           like (and the first pair over an
            STR-loaded quadratic R-tree on a direct-I/O device); PostGIS GiST and SP-GiST (one
            index scan per window); SQLite 3's R*Tree (the python3 sqlite3
            module, in memory, the points' exact coordinates in auxiliary
            columns so the answer is exact, not float32-rounded);
            libspatialindex (PyPI rtree, R*, in memory, inserted one at a
            time) one count per window and one intersection_v call for all.
-  kNN      festival.knn, GiST's <-> ordering, one nearest_v call.
+  kNN      festival.knn per point, one festival.knn_batch_ids call for all
+           the points, GiST's <-> ordering, one nearest_v call.
   reads    the 300 windows over an STR-loaded quadratic R-tree on a
            device with the io_uring engine (libaio where the kernel refuses
            io_uring), direct I/O and buffered, read depth-first and a level
@@ -40,7 +44,10 @@ of the extent) and 100 kNN points (k = 10):
            with a message.  A section with "only": "reads" runs these rows
            alone (experiments/peers_reads.json); "window_areas" replaces
            the windows' sizes (percent of the extent, windows_per_area of
-           each: experiments/peers_reads_large.json, 1 %).
+           each: experiments/peers_reads_large.json, 1 %).  "only":
+           "queries" runs the window and kNN rows without the reads rows
+           and builds each index once, unmeasured beyond that one build
+           (experiments/peers_queries.json).
 
 JIT is off in the session (festival's source cursors run without it too).
 Time is the backend's CPU (the first field of /proc/<pid>/schedstat, read
@@ -78,11 +85,11 @@ FESTIVAL_BUILDS = {
     "xbr_bulk": ("xbrtree", {}, "bulk"),
 }
 
-# windows: festival one and batch (buffered, direct I/O), GiST, SP-GiST,
-# SQLite, libspatialindex per call and vectorised; kNN: festival, GiST,
-# libspatialindex; windows on a batched engine (direct I/O, buffered) depth-first
+# windows: festival one and batch (buffered, direct I/O), the array batch
+# and one array per window, GiST, SP-GiST, SQLite, libspatialindex per call
+# and vectorised; kNN: festival, knn_batch_ids, GiST, libspatialindex; windows on a batched engine (direct I/O, buffered) depth-first
 # and a level at a time, fio
-QUERY_MEASURES = 25
+QUERY_MEASURES = 28
 
 # The issue's rows: (label, festival measure, peer measure, target or None).
 ROWS = [
@@ -96,6 +103,12 @@ ROWS = [
     ("windows (quadratic, no cache) / libspatialindex vectorised", "win_one", "win_lsi_vec", "<= 1.0"),
     ("kNN k=10 (quadratic) / libspatialindex vectorised", "knn_fest", "knn_lsi_vec", "<= 1.0"),
     ("kNN k=10 (quadratic) / GiST", "knn_fest", "knn_gist", None),
+    ("windows, festival array batch (query_batch_ids) / libspatialindex vectorised",
+     "win_batch_ids", "win_lsi_vec", "<= 1.0"),
+    ("kNN k=10, festival knn_batch_ids / libspatialindex nearest_v", "knn_batch_ids",
+     "knn_lsi_vec", "<= 1.0"),
+    ("query_batch_ids / one festival.query per window as an array", "win_batch_ids",
+     "win_one_ids", "<= 0.67"),
     ("R*-tree build, no cache / SP-GiST INSERT", "build_rstar", "build_spgist", "<= 1.0"),
     ("R*-tree build, no cache / GiST INSERT", "build_rstar", "build_gist", "<= 1.0"),
     ("R*-tree build, lru / SP-GiST INSERT", "build_rstar_lru", "build_spgist", "<= 0.8"),
@@ -158,8 +171,8 @@ def load(args):
     t = dict(t)
     t["points"] = [max(100, int(round(n * args.scale))) for n in t["points"]]
     t["fio_seconds"] = max(1, int(round(t.get("fio_seconds", 5) * min(1.0, args.scale))))
-    if t.get("only", "reads") != "reads":
-        raise TableError("peer_table: only accepts \"reads\"")
+    if t.get("only", "reads") not in ("reads", "queries"):
+        raise TableError("peer_table: only accepts \"reads\" or \"queries\"")
     if args.reps is not None:
         if args.reps < 1:
             raise TableError("--reps must be >= 1")
@@ -470,7 +483,12 @@ class Table:
 
         # festival builds
         ps = cfg["page_size"]
+        queries_only = cfg.get("only") == "queries"
+        if queries_only:
+            reps_b = 1
         for name, (structure, options, method) in FESTIVAL_BUILDS.items():
+            if queries_only and name != "quadratic":
+                continue        # the queries use the quadratic R-tree only
             ix = f"pt26_{name}"
             opts = dict(options, page_size=ps)
             if opts.get("cache"):
@@ -501,9 +519,10 @@ class Table:
             if self.one(f"SELECT count(*) FROM {t}") != n:
                 raise TableError(f"PostGIS {am}: the table lost rows")
             self.exec(f"VACUUM ANALYZE {t}")
-        m.run("build_gist_ci",
-              lambda: self.exec(f"CREATE INDEX pt26_ci ON {pts} USING gist (geom)"),
-              reps_b, before=lambda: self.exec("DROP INDEX IF EXISTS pt26_ci"))
+        if not queries_only:
+            m.run("build_gist_ci",
+                  lambda: self.exec(f"CREATE INDEX pt26_ci ON {pts} USING gist (geom)"),
+                  reps_b, before=lambda: self.exec("DROP INDEX IF EXISTS pt26_ci"))
         self.exec("DROP INDEX IF EXISTS pt26_ci")
 
         # windows: festival, one call each and one batch
@@ -516,11 +535,25 @@ class Table:
                           "(SELECT array_agg(geom ORDER BY id) FROM pt26_win)) GROUP BY 1", (ix,)))
         check_counts("festival.query_batch", [got.get(i + 1, 0) for i in range(len(self.windows))],
                      expect_win)
+        batch_ids_sql = ("SELECT query_no, cardinality(ids) FROM festival.query_batch_ids(%s, "
+                         "(SELECT array_agg(geom ORDER BY id) FROM pt26_win)) ORDER BY 1")
+        got = self.q(batch_ids_sql, (ix,))
+        if [r[0] for r in got] != list(range(1, len(self.windows) + 1)):
+            raise TableError("festival.query_batch_ids: not one row per window in order")
+        check_counts("festival.query_batch_ids", [r[1] for r in got], expect_win)
+        one_ids_sql = ("SELECT cardinality(array(SELECT id FROM festival.query(%s, w.geom))) "
+                       "FROM pt26_win w ORDER BY w.id")
+        check_counts("festival.query as arrays", [r[0] for r in self.q(one_ids_sql, (ix,))],
+                     expect_win)
         total = sum(expect_win)
         runs = {
             "win_one": ("SELECT count(*) FROM pt26_win w, LATERAL festival.query(%s, w.geom) q", (ix,)),
             "win_batch": ("SELECT count(*) FROM festival.query_batch(%s, "
                           "(SELECT array_agg(geom ORDER BY id) FROM pt26_win))", (ix,)),
+            "win_batch_ids": ("SELECT sum(cardinality(ids))::bigint FROM festival.query_batch_ids(%s, "
+                              "(SELECT array_agg(geom ORDER BY id) FROM pt26_win))", (ix,)),
+            "win_one_ids": ("SELECT sum(cardinality(array(SELECT id FROM festival.query(%s, w.geom))))"
+                            "::bigint FROM pt26_win w", (ix,)),
         }
         # PostGIS: one index scan per window (OFFSET 0 keeps the subquery a subquery)
         self.exec("SET enable_seqscan = off")
@@ -549,7 +582,8 @@ class Table:
             got = m.run(key, lambda sql=sql, params=params: self.one(sql, params), reps_q, warm)
             if got != total:
                 raise TableError(f"{key}: {got} answers, {total} expected")
-        self.io_reads(m, pts, expect_win, total)
+        if not queries_only:
+            self.io_reads(m, pts, expect_win, total)
 
         # SQLite R*Tree, in memory, exact coordinates in auxiliary columns
         import sqlite3
@@ -595,6 +629,12 @@ class Table:
                                           (ix, f"POINT({px!r} {py!r})", k))]
                     for px, py in self.knn_points]
         check_knn("festival.knn", fest_knn, expect_knn)
+        knn_batch_sql = ("SELECT {} FROM festival.knn_batch_ids(%s, (SELECT array_agg(geom ORDER BY id) "
+                         "FROM pt26_knn), %s)")
+        got = self.q(knn_batch_sql.format("query_no, distances") + " ORDER BY 1", (ix, k))
+        if [r[0] for r in got] != list(range(1, len(self.knn_points) + 1)):
+            raise TableError("festival.knn_batch_ids: not one row per kNN point in order")
+        check_knn("festival.knn_batch_ids", [r[1] for r in got], expect_knn)
         # the query point as a constant: an index-ordered scan per point
         gist_sql = ("SELECT ST_Distance(p.geom, q.g) FROM (SELECT %s::geometry AS g) q, "
                     "LATERAL (SELECT geom FROM pt26_gist ORDER BY geom <-> q.g LIMIT %s) p")
@@ -612,6 +652,9 @@ class Table:
         check_knn("libspatialindex nearest_v", lsi_knn, expect_knn)
         m.run("knn_fest", lambda: self.one("SELECT count(*) FROM pt26_knn q, "
                                            "LATERAL festival.knn(%s, q.geom, %s) r", (ix, k)),
+              reps_q, warm)
+        m.run("knn_batch_ids", lambda: self.one(knn_batch_sql.format("sum(cardinality(ids))::bigint"),
+                                                (ix, k)),
               reps_q, warm)
         m.run("knn_gist", lambda: self.one("SELECT count(*) FROM pt26_knn q, LATERAL (SELECT 1 FROM "
                                            "pt26_gist p ORDER BY p.geom <-> q.geom LIMIT %s) s", (k,)),
@@ -657,6 +700,8 @@ def print_table(t, cfg):
     for label, fk, pk, target in ROWS:
         if cfg.get("only") == "reads" and fk not in READS_KEYS:
             continue
+        if cfg.get("only") == "queries" and (fk in READS_KEYS or fk.startswith("build_")):
+            continue
         cells = []
         for s in sets:
             m = t.results[s]
@@ -665,7 +710,7 @@ def print_table(t, cfg):
         print(f"| {label} | " + " | ".join(cells) + f" | {target or ''} |")
     # build CPU per object from the smallest to the largest size
     sizes = sorted({n for n, _ in sets})
-    if len(sizes) > 1 and cfg.get("only") != "reads":
+    if len(sizes) > 1 and cfg.get("only") not in ("reads", "queries"):
         lo, hi = sizes[0], sizes[-1]
         for name, label in (("quadratic", "quadratic"), ("rstar", "R*-tree")):
             cells = []

@@ -59,6 +59,20 @@
  * nodes_visited and pages_read).  The proof of a later node still holds:
  * its bound counts every node ahead of it in the group, proved or not.
  *
+ * Pruning by the k-th distance (after Roussopoulos, Kelley & Vincent,
+ * "Nearest neighbor queries", SIGMOD 1995: a subtree farther than the k-th
+ * candidate found so far holds no answer).  For a limit of at most
+ * KNN_PRUNE_MAX objects the search keeps the `limit` smallest distances of
+ * distinct ids among the objects queued so far (exact distances).  Once it
+ * has `limit` of them, with the largest b, an item whose key exceeds b is
+ * not queued: `limit` distinct ids have a distance <= b < key, all of them
+ * returned before it, so it never reaches the head before the caller
+ * stops.  Items at b itself are kept (ties by id).  The answer, and the
+ * nodes read one at a time or by the exact grouping rule (a node of key d
+ * is read only when fewer than `limit` ids lie below d), do not change;
+ * what goes is queueing, and later discarding, most entries of the leaves
+ * read (a leaf page holds some 100 points, k = 10 needs 10).
+ *
  * IDENTIFICATION
  *	  src/index/knn.c
  *
@@ -107,6 +121,11 @@ struct KnnSearch
 	KnnItem   **group;			/* nodes read together */
 	PageId	   *pages;			/* their pages, internal then leaves */
 	TreeNode  **nodes;			/* what was read, as pages */
+	/* pruning (file header): the nbound smallest distances of distinct ids */
+	bool		prune;			/* limit <= KNN_PRUNE_MAX */
+	int			nbound;
+	double		bound_key[KNN_PRUNE_MAX];	/* ascending */
+	int64		bound_id[KNN_PRUNE_MAX];
 };
 
 /*
@@ -128,10 +147,56 @@ knn_item_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
 	return 0;
 }
 
+/*
+ * An object of exact distance key joins the smallest distances of
+ * distinct ids (an id already there keeps its smaller distance).
+ */
+static void
+knn_bound_add(KnnSearch *s, double key, int64 id)
+{
+	int			pos;
+
+	for (int i = 0; i < s->nbound; i++)
+		if (s->bound_id[i] == id)
+		{
+			if (key >= s->bound_key[i])
+				return;
+			memmove(&s->bound_key[i], &s->bound_key[i + 1], (s->nbound - i - 1) * sizeof(double));
+			memmove(&s->bound_id[i], &s->bound_id[i + 1], (s->nbound - i - 1) * sizeof(int64));
+			s->nbound--;
+			break;
+		}
+	if (s->nbound == s->limit)
+	{
+		if (key >= s->bound_key[s->nbound - 1])
+			return;
+		s->nbound--;			/* the largest leaves */
+	}
+	for (pos = s->nbound; pos > 0 && s->bound_key[pos - 1] > key; pos--)
+	{
+		s->bound_key[pos] = s->bound_key[pos - 1];
+		s->bound_id[pos] = s->bound_id[pos - 1];
+	}
+	s->bound_key[pos] = key;
+	s->bound_id[pos] = id;
+	s->nbound++;
+	Assert(s->nbound <= s->limit);
+}
+
 static void
 knn_enqueue(KnnSearch *s, KnnItemKind kind, double key, int64 ref, uint16 level)
 {
-	KnnItem    *item = palloc(sizeof(KnnItem));
+	KnnItem    *item;
+
+	if (s->prune)
+	{
+		/* beyond the limit-th distance: never at the head before the end */
+		if (s->nbound == s->limit && key > s->bound_key[s->nbound - 1])
+			return;
+		if (kind == KNN_ITEM_OBJECT)
+			knn_bound_add(s, key, ref);
+	}
+	item = palloc(sizeof(KnnItem));
 
 	item->key = key;
 	item->kind = kind;
@@ -164,6 +229,9 @@ knn_fill_maxobj(KnnSearch *s)
 	}
 }
 
+static void knn_expand(KnnSearch *s, const KnnItem *item, TreeNode *node,
+					   bool free_node);
+
 KnnSearch *
 knn_begin(StructIndex *idx, const Mbr *query, bool exact_leaves, int64 limit,
 		  const KnnReading *reading)
@@ -178,6 +246,7 @@ knn_begin(StructIndex *idx, const Mbr *query, bool exact_leaves, int64 limit,
 	s->exact_leaves = exact_leaves;
 	s->queue = pairingheap_allocate(knn_item_cmp, NULL);
 	s->limit = limit;
+	s->prune = limit <= KNN_PRUNE_MAX;
 	s->reading = *reading;
 	if (s->reading.group > KNN_MAX_GROUP)
 		s->reading.group = KNN_MAX_GROUP;
@@ -199,14 +268,32 @@ knn_begin(StructIndex *idx, const Mbr *query, bool exact_leaves, int64 limit,
 	/* a tree has at least its root leaf; tree_read_root reports otherwise */
 	if (meta->height == 0)
 		(void) tree_read_root(idx);
-	/* the root's key does not matter: it is the only item */
-	knn_enqueue(s, KNN_ITEM_NODE, 0.0, (int64) meta->root, meta->height - 1);
+	if (meta->height == 1 && idx->ops != NULL && idx->ops->read_leaves != NULL)
+	{
+		/* a logical leaf (read_leaves) is no page: it is read as any node */
+		knn_enqueue(s, KNN_ITEM_NODE, 0.0, (int64) meta->root, 0);
+	}
+	else
+	{
+		/*
+		 * The root is the first node read whatever the query, alone: read
+		 * it as window searches do (ns_read_root: the store's decoded copy
+		 * where it keeps one, the same counters and page accesses) and
+		 * queue its entries.
+		 */
+		RootRead	root;
+		KnnItem		item = {.kind = KNN_ITEM_NODE, .level = meta->height - 1,
+		.ref = (int64) meta->root};
+
+		ns_read_root(idx->ns, &root);
+		knn_expand(s, &item, root.node, !root.shared);
+	}
 	return s;
 }
 
-/* Queue the entries of a node read for a queued item. */
+/* Queue the entries of a node read for a queued item; free it if asked. */
 static void
-knn_expand(KnnSearch *s, const KnnItem *item, TreeNode *node)
+knn_expand(KnnSearch *s, const KnnItem *item, TreeNode *node, bool free_node)
 {
 	StructIndex *idx = s->idx;
 	const NodeOps *nops = idx->ns->node_ops;
@@ -233,7 +320,8 @@ knn_expand(KnnSearch *s, const KnnItem *item, TreeNode *node)
 			knn_enqueue(s, s->exact_leaves ? KNN_ITEM_OBJECT : KNN_ITEM_CANDIDATE,
 						key, nops->entry_ref(entry, 0), 0);
 	}
-	tree_free_node(node);
+	if (free_node)
+		tree_free_node(node);
 }
 
 /*
@@ -300,7 +388,7 @@ knn_expand_group(KnnSearch *s)
 	{
 		/* alone: exactly the one-at-a-time read */
 		knn_expand(s, s->group[0], tree_read_node(idx, s->group[0]->ref,
-												  s->group[0]->level));
+												  s->group[0]->level), true);
 		pfree(s->group[0]);
 		return;
 	}
@@ -329,7 +417,7 @@ knn_expand_group(KnnSearch *s)
 		TreeNode   *node = (page_leaves || item->level > 0)
 			? s->nodes[p++] : s->nodes[l++];
 
-		knn_expand(s, item, node);
+		knn_expand(s, item, node, true);
 		pfree(item);
 	}
 }
@@ -364,7 +452,7 @@ knn_next(KnnSearch *s, int max_refine, int64 *id, double *distance,
 				{
 					pairingheap_remove_first(s->queue);
 					knn_expand(s, item, tree_read_node(s->idx, item->ref,
-													   item->level));
+													   item->level), true);
 					pfree(item);
 				}
 				break;

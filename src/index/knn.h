@@ -35,6 +35,9 @@ typedef enum KnnStep
 	KNN_DONE					/* every object has been returned */
 } KnnStep;
 
+/* Largest limit for which the search prunes by the k-th distance (knn.c). */
+#define KNN_PRUNE_MAX 64
+
 /* Most nodes read with one ns_read_many. */
 #define KNN_MAX_GROUP 256
 

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * api_batch.c
- *	  festival.query_batch(): many spatial selections, one traversal.
+ *	  festival.query_batch() and festival.query_batch_ids(): many spatial
+ *	  selections, one traversal.
  *
  * The filter step of every query runs in one traversal of the index
  * (index/batch_search.c, or the structure's own batch search:
@@ -10,6 +11,11 @@
  * (query_exec.c).  Row (query_no, id) means id is an answer of the
  * query_no-th geometry of the array (1-based), so the answer equals the
  * union over query_no of festival.query(index, gs[query_no], predicate).
+ * query_batch_ids runs the same search and refinement and returns one row
+ * (query_no, ids) per geometry, its answers as a sorted bigint[]: a
+ * batch's rows are then as many as its queries, not its answers, so its
+ * cost is the search rather than forming and storing a row per answer
+ * (docs/operations-and-queries.md, "Cost").
  *
  * IDENTIFICATION
  *	  src/sql/api_batch.c
@@ -21,69 +27,33 @@
 #include "sql/geomarg.h"
 #include "sql/query_exec.h"
 
+#include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "index/batch_search.h"
-#include "utils/array.h"
-#include "utils/lsyscache.h"
 
 PG_FUNCTION_INFO_V1(festival_query_batch);
+PG_FUNCTION_INFO_V1(festival_query_batch_ids);
 
-/* Read the array of query geometries; NULL arrays and elements are errors. */
+/* The array of query geometries as the queries of one selection each. */
 static QueryAsk *
 read_query_array(FunctionCallInfo fcinfo, int argno, int *count)
 {
-	ArrayType  *array;
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
-	QueryAsk   *asks;
+	GeomArg    *gs = geomarg_array(fcinfo, argno, "festival.query", count);
+	QueryAsk   *asks = palloc0(*count * sizeof(QueryAsk));
 
-	if (PG_ARGISNULL(argno))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("array of query geometries must not be NULL"),
-				 errhint("Pass an array of geometries, such as ARRAY['POINT(0 0)'::geometry].")));
-	array = PG_GETARG_ARRAYTYPE_P(argno);
-	if (ARR_NDIM(array) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("array of query geometries must have one dimension, not %d",
-						ARR_NDIM(array)),
-				 errhint("Pass a one-dimensional array of geometries.")));
-	if (ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array)) == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("array of query geometries is empty"),
-				 errhint("Pass at least one geometry, for example ARRAY[g1, g2], or use festival.query for one.")));
-
-	get_typlenbyvalalign(ARR_ELEMTYPE(array), &typlen, &typbyval, &typalign);
-	deconstruct_array(array, ARR_ELEMTYPE(array), typlen, typbyval, typalign,
-					  &elems, &nulls, &n);
-	asks = palloc0(n * sizeof(QueryAsk));
-	for (int i = 0; i < n; i++)
-	{
-		if (nulls[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("query geometry %d of the array is NULL", i + 1),
-					 errhint("Leave NULLs out, for example with array_remove(gs, NULL).")));
-		geomarg_from_datum(fcinfo, argno, elems[i],
-						   psprintf("query geometry %d of the array", i + 1),
-						   &asks[i].g);
-	}
-	*count = n;
+	for (int i = 0; i < *count; i++)
+		asks[i].g = gs[i];
 	return asks;
 }
 
 /*
- * festival.query_batch(index, gs, predicate, distance)
- *	 RETURNS TABLE (query_no int, id bigint)
+ * The two batches: the filter of every query in one traversal (the
+ * structure's search_batch or the generic one), then refinement query by
+ * query.  With as_arrays, one row (query_no, ids) per query, its answers
+ * as a sorted bigint[]; otherwise rows (query_no, id).
  */
-Datum
-festival_query_batch(PG_FUNCTION_ARGS)
+static void
+query_batch_run(FunctionCallInfo fcinfo, bool as_arrays)
 {
 	char		name_buf[FEST_NAME_MAXLEN + 1];
 	char	   *name = ix_name_arg(fcinfo, 0, name_buf);
@@ -96,6 +66,7 @@ festival_query_batch(PG_FUNCTION_ARGS)
 	SearchSpec *specs;
 	QueryRun   *runs;
 	MemoryContext old;
+	TupleDesc	desc;
 
 	asks = read_query_array(fcinfo, 1, &n);
 	for (int i = 0; i < n; i++)
@@ -104,7 +75,17 @@ festival_query_batch(PG_FUNCTION_ARGS)
 		asks[i].distance = distance;
 		asks[i].refine = true;
 	}
-	InitMaterializedSRF(fcinfo, 0);
+	if (as_arrays)
+	{
+		static const Oid result_types[2] = {INT4OID, INT8ARRAYOID};
+
+		desc = fest_init_materialized(fcinfo, 2, result_types);
+	}
+	else
+	{
+		InitMaterializedSRF(fcinfo, 0);
+		desc = rsinfo->setDesc;
+	}
 
 	ix = ix_begin_op(name, IX_READ);
 	ix_require_built(ix);
@@ -116,18 +97,59 @@ festival_query_batch(PG_FUNCTION_ARGS)
 	specs = palloc(n * sizeof(SearchSpec));
 	runs = palloc(n * sizeof(QueryRun));
 	for (int i = 0; i < n; i++)
-		query_run_init(&runs[i], ix, &asks[i], rsinfo->setResult,
-					   rsinfo->setDesc, i + 1, &specs[i]);
+		query_run_init(&runs[i], ix, &asks[i], as_arrays ? NULL : rsinfo->setResult,
+					   desc, i + 1, &specs[i]);
 	if (ix->structure->search_batch != NULL && !fest_generic_query_batch)
 		ix->structure->search_batch(&ix->sidx, specs, n);
 	else
 		tree_search_batch(&ix->sidx, specs, n);
 	for (int i = 0; i < n; i++)
-		query_run_finish(ix, &runs[i]);
+	{
+		if (as_arrays)
+		{
+			Datum		values[2];
+			bool		nulls[2] = {false, false};
+
+			values[0] = Int32GetDatum(i + 1);
+			values[1] = query_run_finish_ids(ix, &runs[i]);
+			tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
+			pfree(DatumGetPointer(values[1]));
+		}
+		else
+			query_run_finish(ix, &runs[i]);
+		/* this query's lists are done with: the batch holds one at a time */
+		if (runs[i].accepted.ids)
+			pfree(runs[i].accepted.ids);
+		if (runs[i].candidates.ids)
+			pfree(runs[i].candidates.ids);
+		if (runs[i].refined.ids)
+			pfree(runs[i].refined.ids);
+	}
 	MemoryContextSwitchTo(old);
 
 	ix->op.stats.queries += n;
 	ix->op.stats.batch_queries++;
 	ix_end_op(ix);
+}
+
+/*
+ * festival.query_batch(index, gs, predicate, distance)
+ *	 RETURNS TABLE (query_no int, id bigint)
+ */
+Datum
+festival_query_batch(PG_FUNCTION_ARGS)
+{
+	query_batch_run(fcinfo, false);
+	return (Datum) 0;
+}
+
+/*
+ * festival.query_batch_ids(index, gs, predicate, distance)
+ *	 RETURNS TABLE (query_no int, ids bigint[])
+ */
+Datum
+festival_query_batch_ids(PG_FUNCTION_ARGS)
+{
+	query_batch_run(fcinfo, true);
 	return (Datum) 0;
 }

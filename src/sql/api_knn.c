@@ -45,6 +45,7 @@
 #include "utils/builtins.h"
 
 PG_FUNCTION_INFO_V1(festival_knn);
+PG_FUNCTION_INFO_V1(festival_knn_batch_ids);
 
 /* Candidates measured per statement, at least and at most. */
 #define KNN_REFINE_MIN	64
@@ -160,64 +161,34 @@ measure_close(KnnMeasure *m)
 						 m->ix->name)));
 }
 
+/* Where knn_answer hands its neighbours, in order. */
+typedef void (*KnnEmit) (void *arg, int64 id, double distance);
+
 /*
- * festival.knn(index, g, k) RETURNS TABLE (id bigint, distance float8)
+ * The k nearest neighbours of g, in order of distance then id, handed to
+ * emit.  measure is opened on the first candidate that needs measuring
+ * (*measuring) and left open for the caller's next query (a batch
+ * prepares the measuring statement once); the caller closes it.
  */
-Datum
-festival_knn(PG_FUNCTION_ARGS)
+static void
+knn_answer(OpenIndex *ix, const GeomArg *g, int32 k, KnnMeasure *measure,
+		   bool *measuring, KnnEmit emit, void *arg)
 {
-	char		name_buf[FEST_NAME_MAXLEN + 1];
-	char	   *name = ix_name_arg(fcinfo, 0, name_buf);
-	ReturnSetInfo *rsinfo;
-	GeomArg		g;
-	int32		k;
-	OpenIndex  *ix;
 	KnnSearch  *search = NULL;
-	KnnMeasure	measure;
-	bool		measuring = false;
-	bool		exact;
+	bool		exact = g->info.is_point && (ix->meta.flags & FEST_META_ALL_POINTS) != 0;
 	int32		returned = 0;
-	MemoryContext old;
-	TupleDesc	desc;
-	static const Oid result_types[2] = {INT8OID, FLOAT8OID};
 
-	geomarg_get(fcinfo, 1, "query geometry", &g);
-	if (PG_ARGISNULL(2))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("k must not be NULL"),
-				 errhint("Give the number of neighbours to return, at least 1.")));
-	k = PG_GETARG_INT32(2);
-	if (k <= 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("k must be positive, not %d", k),
-				 errhint("Ask for at least one neighbour, for example k => 10.")));
-	desc = fest_init_materialized(fcinfo, 2, result_types);
-	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-
-	ix = ix_begin_op(name, IX_READ);
-	ix_require_built(ix);
-	geomarg_check_srid(ix, &g.info, "query geometry", false);
-	exact = g.info.is_point && (ix->meta.flags & FEST_META_ALL_POINTS) != 0;
-
-	old = MemoryContextSwitchTo(ix->op.cxt);
 	if (exact && ix->structure->knn != NULL)
 	{
 		/* the structure's own search (StructureOps.knn): distances from the index */
 		int64	   *ids;
 		double	   *distances;
-		int			n = ix->structure->knn(&ix->sidx, g.info.box.xmin, g.info.box.ymin,
+		int			n = ix->structure->knn(&ix->sidx, g->info.box.xmin, g->info.box.ymin,
 										   k, &ids, &distances);
 
 		Assert(n <= k);
 		for (int i = 0; i < n; i++)
-		{
-			Datum		values[2] = {Int64GetDatum(ids[i]), Float8GetDatum(distances[i])};
-			bool		nulls[2] = {false, false};
-
-			tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
-		}
+			emit(arg, ids[i], distances[i]);
 		ix->op.stats.filter_exact += n;
 		ix->op.stats.results += n;
 		returned = k;			/* skips the generic search below */
@@ -226,8 +197,10 @@ festival_knn(PG_FUNCTION_ARGS)
 	{
 		KnnReading	reading = {fest_knn_batch, fest_knn_speculative};
 
-		search = knn_begin(&ix->sidx, &g.info.box, exact, k, &reading);
+		search = knn_begin(&ix->sidx, &g->info.box, exact, k, &reading);
 	}
+	if (*measuring)
+		measure->query_ewkb = g->ewkb;
 	while (returned < k)
 	{
 		int64		id;
@@ -243,31 +216,184 @@ festival_knn(PG_FUNCTION_ARGS)
 			break;
 		if (step == KNN_REFINE)
 		{
-			if (!measuring)
+			if (!*measuring)
 			{
-				measure_open(&measure, ix, g.ewkb);
-				measuring = true;
+				measure_open(measure, ix, g->ewkb);
+				*measuring = true;
 			}
-			measure_batch(&measure, search, ids, n);
+			measure_batch(measure, search, ids, n);
 		}
 		else
 		{
-			Datum		values[2] = {Int64GetDatum(id), Float8GetDatum(distance)};
-			bool		nulls[2] = {false, false};
-
-			tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
+			emit(arg, id, distance);
 			if (exact)
 				ix->op.stats.filter_exact++;
 			ix->op.stats.results++;
 			returned++;
 		}
 	}
+	ix->op.stats.queries++;
+	ix->op.stats.knn_queries++;
+}
+
+/* festival.knn's rows: one (id, distance) each. */
+typedef struct KnnRows
+{
+	Tuplestorestate *out;
+	TupleDesc	desc;
+} KnnRows;
+
+static void
+knn_emit_row(void *arg, int64 id, double distance)
+{
+	KnnRows    *rows = (KnnRows *) arg;
+	Datum		values[2] = {Int64GetDatum(id), Float8GetDatum(distance)};
+	bool		nulls[2] = {false, false};
+
+	tuplestore_putvalues(rows->out, rows->desc, values, nulls);
+}
+
+/* The k argument of knn and knn_batch_ids: given and positive. */
+static int32
+knn_k_arg(FunctionCallInfo fcinfo, int argno)
+{
+	int32		k;
+
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("k must not be NULL"),
+				 errhint("Give the number of neighbours to return, at least 1.")));
+	k = PG_GETARG_INT32(argno);
+	if (k <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("k must be positive, not %d", k),
+				 errhint("Ask for at least one neighbour, for example k => 10.")));
+	return k;
+}
+
+/*
+ * festival.knn(index, g, k) RETURNS TABLE (id bigint, distance float8)
+ */
+Datum
+festival_knn(PG_FUNCTION_ARGS)
+{
+	char		name_buf[FEST_NAME_MAXLEN + 1];
+	char	   *name = ix_name_arg(fcinfo, 0, name_buf);
+	GeomArg		g;
+	int32		k;
+	OpenIndex  *ix;
+	KnnMeasure	measure;
+	bool		measuring = false;
+	KnnRows		rows;
+	MemoryContext old;
+	static const Oid result_types[2] = {INT8OID, FLOAT8OID};
+
+	geomarg_get(fcinfo, 1, "query geometry", &g);
+	k = knn_k_arg(fcinfo, 2);
+	rows.desc = fest_init_materialized(fcinfo, 2, result_types);
+	rows.out = ((ReturnSetInfo *) fcinfo->resultinfo)->setResult;
+
+	ix = ix_begin_op(name, IX_READ);
+	ix_require_built(ix);
+	geomarg_check_srid(ix, &g.info, "query geometry", false);
+
+	old = MemoryContextSwitchTo(ix->op.cxt);
+	knn_answer(ix, &g, k, &measure, &measuring, knn_emit_row, &rows);
 	if (measuring)
 		measure_close(&measure);
 	MemoryContextSwitchTo(old);
+	ix_end_op(ix);
+	return (Datum) 0;
+}
 
-	ix->op.stats.queries++;
-	ix->op.stats.knn_queries++;
+/* knn_batch_ids's neighbours of one query, gathered for its arrays. */
+typedef struct KnnLists
+{
+	int64	   *ids;
+	double	   *distances;
+	int			n;
+	int			max;
+} KnnLists;
+
+static void
+knn_emit_list(void *arg, int64 id, double distance)
+{
+	KnnLists   *lists = (KnnLists *) arg;
+
+	if (lists->n == lists->max)
+	{
+		lists->max *= 2;
+		lists->ids = repalloc_huge(lists->ids, lists->max * sizeof(int64));
+		lists->distances = repalloc_huge(lists->distances, lists->max * sizeof(double));
+	}
+	lists->ids[lists->n] = id;
+	lists->distances[lists->n++] = distance;
+}
+
+/*
+ * festival.knn_batch_ids(index, gs, k)
+ *	 RETURNS TABLE (query_no int, ids bigint[], distances float8[])
+ *
+ * festival.knn for every geometry of gs in one call: the index is opened
+ * once and the measuring statement prepared once; each query is its own
+ * best-first search (knn_answer), in a memory context reset between
+ * queries, so a batch holds one query's search at a time.
+ */
+Datum
+festival_knn_batch_ids(PG_FUNCTION_ARGS)
+{
+	char		name_buf[FEST_NAME_MAXLEN + 1];
+	char	   *name = ix_name_arg(fcinfo, 0, name_buf);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	GeomArg    *gs;
+	int			count;
+	int32		k;
+	OpenIndex  *ix;
+	KnnMeasure	measure;
+	bool		measuring = false;
+	MemoryContext old;
+	MemoryContext per_query;
+	TupleDesc	desc;
+	static const Oid result_types[3] = {INT4OID, INT8ARRAYOID, FLOAT8ARRAYOID};
+
+	gs = geomarg_array(fcinfo, 1, "festival.knn", &count);
+	k = knn_k_arg(fcinfo, 2);
+	desc = fest_init_materialized(fcinfo, 3, result_types);
+
+	ix = ix_begin_op(name, IX_READ);
+	ix_require_built(ix);
+	for (int i = 0; i < count; i++)
+		geomarg_check_srid(ix, &gs[i].info,
+						   psprintf("query geometry %d of the array", i + 1), false);
+
+	per_query = AllocSetContextCreate(ix->op.cxt, "festival knn_batch_ids query",
+									  ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(per_query);
+	for (int i = 0; i < count; i++)
+	{
+		KnnLists	lists;
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		CHECK_FOR_INTERRUPTS();
+		lists.n = 0;
+		lists.max = Min(k, 1024);
+		lists.ids = palloc(lists.max * sizeof(int64));
+		lists.distances = palloc(lists.max * sizeof(double));
+		knn_answer(ix, &gs[i], k, &measure, &measuring, knn_emit_list, &lists);
+
+		values[0] = Int32GetDatum(i + 1);
+		values[1] = flat_array_datum(lists.ids, lists.n, INT8OID);
+		values[2] = flat_array_datum(lists.distances, lists.n, FLOAT8OID);
+		tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
+		/* the measuring statement's own memory is SPI's, kept across resets */
+		MemoryContextReset(per_query);
+	}
+	if (measuring)
+		measure_close(&measure);
+	MemoryContextSwitchTo(old);
 	ix_end_op(ix);
 	return (Datum) 0;
 }

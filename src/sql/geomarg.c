@@ -15,6 +15,7 @@
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_func.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -212,6 +213,62 @@ geomarg_from_datum(FunctionCallInfo fcinfo, int argno, Datum geom,
 		geomarg_check_wkb((const uint8 *) VARDATA_ANY(out->ewkb),
 						  VARSIZE_ANY_EXHDR(out->ewkb), what, &out->info);
 	}
+}
+
+/*
+ * Read argument argno, a one-dimensional array of geometries (the batches:
+ * festival.query_batch, query_batch_ids, knn_batch_ids), each linearised
+ * as geomarg_get does.  A NULL or empty array and NULL elements are
+ * errors; an element's errors name its 1-based position.  single: the
+ * function that takes one geometry, for the hint.
+ */
+GeomArg *
+geomarg_array(FunctionCallInfo fcinfo, int argno, const char *single, int *count)
+{
+	ArrayType  *array;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	GeomArg    *out;
+
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("array of query geometries must not be NULL"),
+				 errhint("Pass an array of geometries, such as ARRAY['POINT(0 0)'::geometry].")));
+	array = PG_GETARG_ARRAYTYPE_P(argno);
+	if (ARR_NDIM(array) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("array of query geometries must have one dimension, not %d",
+						ARR_NDIM(array)),
+				 errhint("Pass a one-dimensional array of geometries.")));
+	if (ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array)) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("array of query geometries is empty"),
+				 errhint("Pass at least one geometry, for example ARRAY[g1, g2], or use %s for one.",
+						 single)));
+
+	get_typlenbyvalalign(ARR_ELEMTYPE(array), &typlen, &typbyval, &typalign);
+	deconstruct_array(array, ARR_ELEMTYPE(array), typlen, typbyval, typalign,
+					  &elems, &nulls, &n);
+	out = palloc0(n * sizeof(GeomArg));
+	for (int i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("query geometry %d of the array is NULL", i + 1),
+					 errhint("Leave NULLs out, for example with array_remove(gs, NULL).")));
+		geomarg_from_datum(fcinfo, argno, elems[i],
+						   psprintf("query geometry %d of the array", i + 1), &out[i]);
+	}
+	*count = n;
+	return out;
 }
 
 /*

@@ -33,6 +33,8 @@ extern void geomarg_get(FunctionCallInfo fcinfo, int argno, const char *what,
 						GeomArg *out);
 extern void geomarg_from_datum(FunctionCallInfo fcinfo, int argno, Datum geom,
 							   const char *what, GeomArg *out);
+extern GeomArg *geomarg_array(FunctionCallInfo fcinfo, int argno,
+							  const char *single, int *count);
 extern void geomarg_check_wkb(const uint8 *data, size_t len, const char *what,
 							  WkbInfo *info);
 extern void geomarg_check_srid(OpenIndex *ix, const WkbInfo *info,

@@ -194,6 +194,15 @@ emit_id(QueryRun *qr, int64 id)
 	bool		nulls[2] = {false, false};
 	int			col = 0;
 
+	if (qr->out == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(qr->cxt);
+
+		idlist_add(&qr->refined, id);
+		MemoryContextSwitchTo(old);
+		qr->stats->results++;
+		return;
+	}
 	if (qr->query_no > 0)
 		values[col++] = Int32GetDatum(qr->query_no);
 	values[col] = Int64GetDatum(id);
@@ -234,6 +243,7 @@ query_run_init(QueryRun *qr, OpenIndex *ix, const QueryAsk *ask,
 	qr->query_no = query_no;
 	qr->ask = ask;
 	qr->stats = &ix->op.stats;
+	qr->cxt = CurrentMemoryContext;
 
 	memset(spec, 0, sizeof(*spec));
 	spec->predicate = ask->predicate;
@@ -265,8 +275,11 @@ emit_accepted(QueryRun *qr)
 	int			a = 0;
 
 	idlist_sort_unique(&qr->accepted);
-	for (int i = 0; i < qr->accepted.n; i++)
-		emit_id(qr, qr->accepted.ids[i]);
+	if (qr->out != NULL)
+		for (int i = 0; i < qr->accepted.n; i++)
+			emit_id(qr, qr->accepted.ids[i]);
+	else
+		qr->stats->results += qr->accepted.n;	/* kept for the array */
 
 	idlist_sort_unique(&qr->candidates);
 	for (int i = 0; i < qr->candidates.n; i++)
@@ -392,4 +405,68 @@ query_run_finish(OpenIndex *ix, QueryRun *qr)
 	emit_accepted(qr);
 	if (qr->candidates.n > 0)
 		refine_candidates(ix, qr);
+}
+
+/*
+ * A one-dimensional array of n 8-byte by-value elements (bigint or
+ * float8), built in place: one copy of the values, no Datum per element
+ * (construct_array's way); an empty array for n = 0.
+ */
+Datum
+flat_array_datum(const void *values, int n, Oid elemtype)
+{
+	Size		nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * 8;
+	ArrayType  *array;
+
+	Assert(elemtype == INT8OID || elemtype == FLOAT8OID);
+	if (n == 0)
+		return PointerGetDatum(construct_empty_array(elemtype));
+	array = palloc(nbytes);
+	SET_VARSIZE(array, nbytes);
+	array->ndim = 1;
+	array->dataoffset = 0;		/* no NULLs */
+	array->elemtype = elemtype;
+	ARR_DIMS(array)[0] = n;
+	ARR_LBOUND(array)[0] = 1;
+	memcpy(ARR_DATA_PTR(array), values, (Size) n * 8);
+	return PointerGetDatum(array);
+}
+
+/*
+ * As query_run_finish, for a run without a tuplestore: the answers as one
+ * bigint[], ascending.  Accepted ids are sorted and unique, refined ones
+ * unique and none of them accepted (emit_accepted), so a merge of the two
+ * sorted lists is the sorted answer.
+ */
+Datum
+query_run_finish_ids(OpenIndex *ix, QueryRun *qr)
+{
+	IdList	   *acc = &qr->accepted;
+	IdList	   *ref = &qr->refined;
+	int64	   *merged;
+	int			a = 0;
+	int			r = 0;
+	int			n = 0;
+	Datum		result;
+
+	Assert(qr->out == NULL);
+	query_run_finish(ix, qr);
+	if (ref->n == 0)
+		return flat_array_datum(acc->ids, acc->n, INT8OID);
+	sort_ids(ref->ids, ref->n);
+	if (acc->n == 0)
+		return flat_array_datum(ref->ids, ref->n, INT8OID);
+	merged = palloc((acc->n + ref->n) * sizeof(int64));
+	while (a < acc->n && r < ref->n)
+	{
+		Assert(acc->ids[a] != ref->ids[r]);
+		merged[n++] = acc->ids[a] < ref->ids[r] ? acc->ids[a++] : ref->ids[r++];
+	}
+	while (a < acc->n)
+		merged[n++] = acc->ids[a++];
+	while (r < ref->n)
+		merged[n++] = ref->ids[r++];
+	result = flat_array_datum(merged, n, INT8OID);
+	pfree(merged);
+	return result;
 }

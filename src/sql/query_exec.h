@@ -9,7 +9,10 @@
  * emits the accepted ids, then fetches the remaining candidates'
  * geometries from the source in batches and emits those satisfying the
  * predicate (GEOS, geom/refine.h).  Each id is emitted once.  Rows are
- * (id) for a single query and (query_no, id) for a batch.
+ * (id) for a single query and (query_no, id) for a batch.  Without a
+ * tuplestore (out NULL) the answers are kept instead, and
+ * query_run_finish_ids() returns them as one sorted bigint[] (the array
+ * batches: festival.query_batch_ids).
  *
  * IDENTIFICATION
  *	  src/sql/query_exec.h
@@ -45,12 +48,14 @@ typedef struct QueryAsk
 
 typedef struct QueryRun
 {
-	Tuplestorestate *out;
+	Tuplestorestate *out;		/* NULL: answers kept in accepted, refined */
 	TupleDesc	desc;
 	int32		query_no;		/* > 0: the first column of each row */
 	const QueryAsk *ask;
 	IdList		accepted;		/* answers without refinement */
 	IdList		candidates;		/* ids to refine */
+	IdList		refined;		/* without out: candidates that passed */
+	MemoryContext cxt;			/* of the lists (refinement runs in SPI's) */
 	FestStats  *stats;
 } QueryRun;
 
@@ -60,6 +65,8 @@ extern void query_run_init(QueryRun *qr, OpenIndex *ix, const QueryAsk *ask,
 						   Tuplestorestate *out, TupleDesc desc,
 						   int32 query_no, SearchSpec *spec);
 extern void query_run_finish(OpenIndex *ix, QueryRun *qr);
+extern Datum query_run_finish_ids(OpenIndex *ix, QueryRun *qr);
+extern Datum flat_array_datum(const void *values, int n, Oid elemtype);
 
 extern void idlist_add(IdList *list, int64 id);
 extern int	cmp_int64(const void *a, const void *b);
