@@ -21,6 +21,10 @@
 #               replay starts from pages that hold part of the items
 #   hil_plain   Hilbert R-tree, default options
 #
+# A fault: the log write of an insert into an xBR+-tree leaf is torn
+# (festival.inject_fault): the statement fails, the backend is killed
+# afterwards, and replay drops the torn group and keeps the rest.
+#
 # A log of payload format 1 (before INSERT and DELETE existed) still
 # replays: an R-tree under FAST (its nodes are sets: positional items only)
 # is killed the same way, its log header is set back to format 1 (with its
@@ -28,7 +32,7 @@
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 
-crash_begin festival_crash_ordered 66 with_device
+crash_begin festival_crash_ordered 81 with_device
 
 # log_item_kinds <log file>: the MOD items of the log by kind (40-byte
 # record headers from byte 512, 8-aligned; type 4 MOD; items of
@@ -122,6 +126,26 @@ ordered_case() {
 ordered_case xbr_plain xbrtree '{"framework": "fast", "page_size": 1024}' 1
 ordered_case xbr_flush xbrtree '{"framework": "fast", "page_size": 1024, "buffer_size": 4096, "flushing_unit": 2}' 0
 ordered_case hil_plain hilbert '{"framework": "fast", "page_size": 1024}' 1
+
+# a fault (festival.inject_fault): the log write of an insert into an
+# xBR+-tree leaf (its INSERT item) is torn, the statement fails; the backend
+# is then killed between statements; replay drops the torn group
+ix=xbr_torn
+crash_index "$ix" '{"framework": "fast", "page_size": 1024}' 2000 xbrtree
+ACKED=2000
+victim_start "$tmp/$ix.err"
+victim_ask "SET festival.log_sync = operation" >/dev/null
+victim_insert "$ix" 2001 2050
+tap_is "$INSERT_ACKS" 50 "$ix: the victim acknowledged 50 inserts"
+victim_ask "SELECT festival.inject_fault('$ix', 'log_write', 0, 'torn')" >/dev/null
+tap_is "$(victim_ask "$(insert_sql "$ix" 2051)")" "" "$ix: the insert whose log write tears is not acknowledged"
+tap_like "$(cat "$tmp/$ix.err")" 'ERROR: .*log' "$ix: it failed with an error about the log"
+victim_kill
+wait_for_server
+tap_ok $? "$ix: the server is back after the crash restart"
+tap_like "$(log_item_kinds "$(index_file "$ix").log")" ' insert=[1-9][0-9]* ' "$ix: the log holds INSERT items"
+recovery_checks "$ix"
+after_restart_work "$ix"
 
 # a log of payload format 1
 ix=rt_format1
