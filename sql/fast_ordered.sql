@@ -97,8 +97,8 @@ FROM fo_index i WHERE i.name <> i.plain ORDER BY i.ord;
 -------------------------------------------------------------------------------
 -- 2. One item per insert into a leaf that is not full, one per delete
 -------------------------------------------------------------------------------
--- 4 kB pages (xBR+-tree leaves of up to 169 points, Hilbert R-tree leaves
--- of up to 84 entries) and a 1 MB buffer: nothing is flushed meanwhile.
+-- 4 kB pages (leaves of dozens of entries) and a 1 MB buffer: nothing is
+-- flushed meanwhile.
 -- A leaf with room: the fullest leaf with at least 12 places fewer than
 -- the fullest of the tree, and 10 copies of its first point (new ids: in
 -- the leaf's order they go among its entries, and the leaf's MBR, so its

@@ -25,6 +25,9 @@
 # (festival.inject_fault): the statement fails, the backend is killed
 # afterwards, and replay drops the torn group and keeps the rest.
 #
+# An item of an unknown kind in a sealed record is corruption: the first
+# use fails with data_corrupted (XX001).
+#
 # A log of payload format 1 (before INSERT and DELETE existed) still
 # replays: an R-tree under FAST (its nodes are sets: positional items only)
 # is killed the same way, its log header is set back to format 1 (with its
@@ -32,7 +35,7 @@
 source "$(dirname "$0")/lib/tap.bash"
 source "$(dirname "$0")/lib/crash.bash"
 
-crash_begin festival_crash_ordered 81 with_device
+crash_begin festival_crash_ordered 83 with_device
 
 # log_item_kinds <log file>: the MOD items of the log by kind (40-byte
 # record headers from byte 512, 8-aligned; type 4 MOD; items of
@@ -76,6 +79,35 @@ with open(path, "r+b") as f:
         f.seek(0)
         f.write(head)
     print(struct.unpack_from("<I", head, 40)[0])
+PY
+}
+
+# log_set_first_kind <log file> <kind>: the kind of the first INSERT item
+# of the log set to <kind> and its record's CRC (CRC32C of the record, its
+# length bytes, with the crc field, bytes 16-19, zero) made again; prints
+# "sealed"
+log_set_first_kind() {
+    PYTHONPATH="$(dirname "$0")/lib" python3 - "$@" <<'PY'
+import struct, sys
+from crc32c import crc32c
+path, kind = sys.argv[1], int(sys.argv[2])
+data = bytearray(open(path, "rb").read())
+off = 512
+while off + 40 <= len(data):
+    magic, length, _lsn, _crc, rtype, _fl, _lv, _pg, count, _r = struct.unpack_from("<IIQIBBHQII", data, off)
+    if magic != 0x43455246 or length < 40:
+        break
+    if rtype == 4 and count > 0:
+        item = (length - 40) // count
+        hit = [i for i in range(count) if data[off + 40 + i * item + 4] == 2]
+        if hit:
+            data[off + 40 + hit[0] * item + 4] = kind
+            struct.pack_into("<I", data, off + 16, 0)
+            struct.pack_into("<I", data, off + 16, crc32c(bytes(data[off:off + length])))
+            open(path, "r+b").write(data)
+            print("sealed")
+            break
+    off += (length + 7) // 8 * 8
 PY
 }
 
@@ -146,6 +178,21 @@ tap_ok $? "$ix: the server is back after the crash restart"
 tap_like "$(log_item_kinds "$(index_file "$ix").log")" ' insert=[1-9][0-9]* ' "$ix: the log holds INSERT items"
 recovery_checks "$ix"
 after_restart_work "$ix"
+
+# an item of an unknown kind, sealed with a valid CRC: the first use
+# fails with data_corrupted (XX001) naming the malformed record
+ix=xbr_badkind
+crash_index "$ix" '{"framework": "fast", "page_size": 1024}' 2000 xbrtree
+ACKED=2000
+victim_start "$tmp/$ix.err"
+victim_insert "$ix" 2001 2020
+victim_kill
+wait_for_server
+tap_is "$(log_set_first_kind "$(index_file "$ix").log" 7)" "sealed" "$ix: the first INSERT item of its log made kind 7, the record's CRC recomputed"
+out=$(q -c "SET client_min_messages = error" -c "\set VERBOSITY verbose" \
+        -c "SELECT count(*) FROM festival.query('$ix', ST_MakeEnvelope(-10, -10, 2000, 2000))" 2>&1)
+tap_like "$out" 'ERROR:  XX001: log of index "xbr_badkind" holds a malformed record' \
+    "$ix: the first use fails with data_corrupted, naming the malformed record"
 
 # a log of payload format 1
 ix=rt_format1
