@@ -103,8 +103,8 @@ StaticAssertDecl(lengthof(fast_policies) == FAST_STAR + 2,
  * order, the Hilbert R-tree its entries in Hilbert order, so an insertion
  * moves every later entry one place, which by position would be about half
  * a node of SET items (the defect of docs/experiments.md, "Why the eFIND
- * xBR+-tree claims fail").  Sarwat et al. 2013 keep each modification as
- * one list element whatever it moves; so does FESTIval.
+ * xBR+-tree claims fail").  FESTIval's FAST records such an insertion into
+ * a Hilbert R-tree node as one "hole" item (FESTIval inventory §2.6).
  */
 typedef enum FastItemKind
 {
