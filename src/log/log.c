@@ -301,10 +301,14 @@ log_open(const char *path, uint64 index_uid, LogWriter writer, bool create,
 			corrupt(log, 0, "The log header is damaged.");
 		if (hdr->writer != (uint32) writer || hdr->writer_version < LOG_PAYLOAD_VERSION_FIRST ||
 			hdr->writer_version > log_payload_version(writer))
-			corrupt(log, 0, psprintf("The log holds payloads of writer %u, format %u; this index's store writes those of writer %d, formats %d to %u.",
-									 hdr->writer, hdr->writer_version,
-									 (int) writer, LOG_PAYLOAD_VERSION_FIRST,
-									 log_payload_version(writer)));
+			corrupt(log, 0, log_payload_version(writer) == LOG_PAYLOAD_VERSION_FIRST
+					? psprintf("The log holds payloads of writer %u, format %u; this index's store writes those of writer %d, format %d.",
+							   hdr->writer, hdr->writer_version,
+							   (int) writer, LOG_PAYLOAD_VERSION_FIRST)
+					: psprintf("The log holds payloads of writer %u, format %u; this index's store writes those of writer %d, format %u, and reads formats %d to %u.",
+							   hdr->writer, hdr->writer_version,
+							   (int) writer, log_payload_version(writer),
+							   LOG_PAYLOAD_VERSION_FIRST, log_payload_version(writer)));
 		if (hdr->index_uid != index_uid)
 			corrupt(log, 0, "The log belongs to another index.");
 		log->next_lsn = hdr->first_lsn;
