@@ -18,7 +18,7 @@ FEST_HEADERS  = $(wildcard src/*.h src/*/*.h)
 
 DATA         = festival--$(EXTVERSION).sql $(wildcard upgrade/festival--*.sql)
 
-REGRESS      = fixture device create_validation modify predicates reopen check runs frameworks flash_units structures snapshot splits rstartree bulk_spill knn knn_batch dwithin query_batch batch_arrays root_kept window_levels cache_frames hilbert_rtree xbrtree xbrtree_ssd fortree gridfile gridfile_knn gridfile_grid lbgrid agrid results devices_sim engines tiers tiers_buffers tiers_tuning drive_model replay
+REGRESS      = fixture device create_validation modify predicates reopen check runs frameworks flash_units structures snapshot splits rstartree bulk_spill knn knn_batch dwithin query_batch batch_arrays root_kept window_levels cache_frames hilbert_rtree xbrtree xbrtree_ssd fast_ordered fortree gridfile gridfile_knn gridfile_grid lbgrid agrid results devices_sim engines tiers tiers_buffers tiers_tuning drive_model replay
 REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=postgis --load-extension=festival
 
 ifeq ($(origin PG_CONFIG), undefined)

@@ -172,7 +172,8 @@ const NodeOps hilbert_node_ops = {
 	.internal_entry_size = sizeof(HilbertInternalEntry),
 	.compare_identity = compare_identity,
 	.entry_mbr = entry_mbr,
-	.entry_ref = entry_ref
+	.entry_ref = entry_ref,
+	.ordered_entries = true		/* entries in Hilbert order */
 };
 
 /*

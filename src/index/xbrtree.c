@@ -137,7 +137,8 @@ static const NodeOps xbr_node_ops = {
 	.internal_entry_size = sizeof(XbrInternalEntry),
 	.compare_identity = compare_identity,
 	.entry_mbr = entry_mbr,
-	.entry_ref = entry_ref
+	.entry_ref = entry_ref,
+	.ordered_entries = true		/* leaves in (x, y, id), internal in address order */
 };
 
 /* ------------------------------------------------------------------ */

@@ -60,7 +60,7 @@ typedef struct LogFileHeader
 	uint64		first_lsn;
 	uint32		crc;
 	uint32		writer;			/* LogWriter */
-	uint32		writer_version; /* LOG_PAYLOAD_VERSION */
+	uint32		writer_version; /* log_payload_version(writer) */
 } LogFileHeader;
 
 /* the header's checksummed bytes (log.h), the crc field zeroed */
@@ -159,6 +159,17 @@ sync_fd(FestLog *log, int fd, const char *path)
 				 errmsg("could not sync log file \"%s\": %m", path)));
 }
 
+/*
+ * The payload format a writer writes: FAST's, which the FOR-tree's buffer
+ * shares, is 2 (its MOD items INSERT and DELETE, nodestore/fast.c); the
+ * others' 1.
+ */
+uint32
+log_payload_version(LogWriter writer)
+{
+	return (writer == LOG_WRITER_FAST || writer == LOG_WRITER_FORTREE) ? 2 : 1;
+}
+
 /* Write a fresh header at the start of fd. */
 static void
 write_header(FestLog *log, int fd, const char *path, uint64 index_uid, uint64 first_lsn)
@@ -173,7 +184,7 @@ write_header(FestLog *log, int fd, const char *path, uint64 index_uid, uint64 fi
 	hdr->index_uid = index_uid;
 	hdr->first_lsn = first_lsn;
 	hdr->writer = (uint32) log->writer;
-	hdr->writer_version = LOG_PAYLOAD_VERSION;
+	hdr->writer_version = log_payload_version(log->writer);
 	hdr->crc = header_crc(block);
 	write_all(log, fd, block, sizeof(block), 0, path);
 }
@@ -288,13 +299,31 @@ log_open(const char *path, uint64 index_uid, LogWriter writer, bool create,
 									 hdr->version, FEST_LOG_VERSION));
 		if (hdr->crc != header_crc(block))
 			corrupt(log, 0, "The log header is damaged.");
-		if (hdr->writer != (uint32) writer || hdr->writer_version != LOG_PAYLOAD_VERSION)
-			corrupt(log, 0, psprintf("The log holds payloads of writer %u, format %u; this index's store writes those of writer %d, format %d.",
-									 hdr->writer, hdr->writer_version,
-									 (int) writer, LOG_PAYLOAD_VERSION));
+		if (hdr->writer != (uint32) writer || hdr->writer_version < LOG_PAYLOAD_VERSION_FIRST ||
+			hdr->writer_version > log_payload_version(writer))
+			corrupt(log, 0, log_payload_version(writer) == LOG_PAYLOAD_VERSION_FIRST
+					? psprintf("The log holds payloads of writer %u, format %u; this index's store writes those of writer %d, format %d.",
+							   hdr->writer, hdr->writer_version,
+							   (int) writer, LOG_PAYLOAD_VERSION_FIRST)
+					: psprintf("The log holds payloads of writer %u, format %u; this index's store writes those of writer %d, format %u, and reads formats %d to %u.",
+							   hdr->writer, hdr->writer_version,
+							   (int) writer, log_payload_version(writer),
+							   LOG_PAYLOAD_VERSION_FIRST, log_payload_version(writer)));
 		if (hdr->index_uid != index_uid)
 			corrupt(log, 0, "The log belongs to another index.");
 		log->next_lsn = hdr->first_lsn;
+		/*
+		 * An older format of this writer is a subset of its current one:
+		 * its records replay as they are, and the records appended from now
+		 * on may use what is new, so the header says the current format
+		 * before anything is appended (a festival that knows only the old
+		 * format then refuses the log instead of misreading it).
+		 */
+		if (hdr->writer_version < log_payload_version(writer))
+		{
+			write_header(log, log->fd, path, index_uid, hdr->first_lsn);
+			sync_fd(log, log->fd, path);
+		}
 	}
 	/* the logical end: before the END record the last write left */
 	if (log->file_size >= FEST_LOG_HEADER_SIZE + FEST_LOG_RECORD_HEADER_SIZE)

@@ -20,10 +20,14 @@
  *	    24    8 first_lsn	sequence number of the first record
  *	    32    4 crc			CRC32C of bytes [0, 44) with this field zero
  *	    36    4 writer		LogWriter: whose payloads the records carry
- *	    40    4 writer_version	that writer's payload format (LOG_PAYLOAD_VERSION)
+ *	    40    4 writer_version	that writer's payload format
+ *								(log_payload_version: F 2, E and J 1)
  *	    44  468 zero
- *	A log is opened only by the writer that made it, in the payload format
- *	it knows: a log of another writer or format is refused as corrupted.
+ *	A log is opened only by the writer that made it, in a payload format
+ *	it knows (1 up to its own): a log of another writer or a newer format
+ *	is refused as corrupted.  A log in an older format of its writer (F 1:
+ *	MOD items SET and TRUNCATE only) replays as it is; opening it first
+ *	rewrites the header (in place, synced) with the current format.
  *	(Version 2, before the writer fields, is refused the same way; an index
  *	file of that age has meta format 1, refused first: format/meta.h.)
  *
@@ -59,12 +63,20 @@
  *	NEW (E)		none, count 0: the page starts afresh; the MOD record that
  *			follows holds its entries.
  *	MOD (F)		count items of 8 + E bytes (FastItemHeader, nodestore/fast.c):
- *			     0    4 position	SET: the entry's position; TRUNCATE: the new
- *								entry count
- *			     4    1 truncate	0 SET (the entry follows), 1 TRUNCATE
+ *			     0    4 position	SET, INSERT, DELETE: the entry's position;
+ *								TRUNCATE: the new entry count
+ *			     4    1 kind		FastItemKind: 0 SET (entry position is now
+ *								the entry), 1 TRUNCATE, 2 INSERT (the entry
+ *								goes in at position, the entries from position
+ *								on move one place right), 3 DELETE (the entry
+ *								at position goes, later ones move one place
+ *								left); 2 and 3 from payload format 2 on
  *			     5    3 pad
- *			     8    E entry		SET: the entry at position; TRUNCATE: zero
- *			applied in order (Sarwat et al. 2013's modification list).
+ *			     8    E entry		SET, INSERT: the entry; TRUNCATE, DELETE: zero
+ *								(format 1 wrote spaces for TRUNCATE: ignored)
+ *			applied in order (Sarwat et al. 2013's modification list); a
+ *			kind above 3, or an item that does not fit the node, is a
+ *			malformed record (ERRCODE_DATA_CORRUPTED).
  *	MOD (E)		count items of 8 + E bytes (EfindItemHeader, nodestore/efind.c):
  *			     0    4 occ		rank among entries of equal identity
  *								(NodeOps.compare_identity), in content order
@@ -116,7 +128,7 @@
 
 #define FEST_LOG_MAGIC			"FESTLOG"
 #define FEST_LOG_VERSION		3
-#define LOG_PAYLOAD_VERSION		1	/* the payloads above, of every writer */
+#define LOG_PAYLOAD_VERSION_FIRST	1	/* the oldest payload format read */
 #define FEST_LOG_HEADER_SIZE	512
 #define FEST_LOG_RECORD_MAGIC	0x43455246	/* "FREC" */
 #define FEST_LOG_ALIGN			8
@@ -219,5 +231,6 @@ extern void log_close(FestLog *log);
 typedef int (*LogFaultHook) (void *arg, bool sync, bool *torn);
 extern void log_set_fault_hook(FestLog *log, LogFaultHook hook, void *arg);
 extern char *log_path_for(const char *index_path);
+extern uint32 log_payload_version(LogWriter writer);
 
 #endif							/* FEST_LOG_H */

@@ -9,7 +9,9 @@
  * in the order they happened (FESTIval inventory §2.6):
  *	- a node created in the buffer (NEW) is held whole;
  *	- a stored node (MOD) gets a list of changes by position: "entry i is
- *	  now e" (SET) and "the node now has n entries" (TRUNCATE); a read
+ *	  now e" (SET) and "the node now has n entries" (TRUNCATE), and, for a
+ *	  structure whose nodes are ordered, "e goes in at i" (INSERT) and "the
+ *	  entry at i goes" (DELETE), which move the later entries; a read
  *	  applies the list to the stored version, so repeated changes of one
  *	  position all stay in the list (the weakness eFIND addresses);
  *	- a split rewrites the node (DEL + NEW), as in FESTIval.
@@ -93,11 +95,32 @@ typedef enum FastPolicy
 StaticAssertDecl(lengthof(fast_policies) == FAST_STAR + 2,
 				 "fast_policies must list FastPolicy in its order");
 
+/*
+ * The kinds of change of a MOD page (FastItemHeader.kind; the log's
+ * payload format 2, log/log.h; format 1 knew SET and TRUNCATE only).
+ * INSERT and DELETE keep an ordered node's one-entry change one item: the
+ * xBR+-tree keeps its leaves sorted and its internal entries in address
+ * order, the Hilbert R-tree its entries in Hilbert order, so an insertion
+ * moves every later entry one place, which by position would be about half
+ * a node of SET items (the defect of docs/experiments.md, "Why the eFIND
+ * xBR+-tree claims fail").  FESTIval's FAST records such an insertion into
+ * a Hilbert R-tree node as one "hole" item (FESTIval inventory §2.6).
+ */
+typedef enum FastItemKind
+{
+	FAST_ITEM_SET = 0,			/* entry position is now e */
+	FAST_ITEM_TRUNCATE = 1,		/* the node now has position entries */
+	FAST_ITEM_INSERT = 2,		/* e goes in at position, later entries move
+								 * one place right */
+	FAST_ITEM_DELETE = 3		/* the entry at position goes, later entries
+								 * move one place left */
+} FastItemKind;
+
 /* One change of a MOD page, as logged and as kept. */
 typedef struct FastItemHeader
 {
-	uint32		position;		/* SET: the position; TRUNCATE: new count */
-	uint8		truncate;
+	uint32		position;		/* by kind, above */
+	uint8		kind;			/* FastItemKind */
 	uint8		pad[3];
 } FastItemHeader;
 
@@ -216,19 +239,38 @@ static void
 apply_item(BufferedStore *bs, TreeNode *node, const FastItemHeader *h,
 		   const char *entry)
 {
-	if (h->truncate)
+	size_t		es = node->entry_size;
+
+	switch ((FastItemKind) h->kind)
 	{
-		if (h->position > node->nentries)
-			goto bad;
-		node->nentries = h->position;
-		return;
+		case FAST_ITEM_TRUNCATE:
+			if (h->position > node->nentries)
+				goto bad;
+			node->nentries = h->position;
+			return;
+		case FAST_ITEM_SET:
+			if (h->position > node->nentries || h->position >= node->capacity)
+				goto bad;
+			memcpy(NodeEntry(node, h->position), entry, es);
+			if (h->position == node->nentries)
+				node->nentries++;
+			return;
+		case FAST_ITEM_INSERT:
+			if (h->position > node->nentries || node->nentries >= node->capacity)
+				goto bad;
+			memmove(NodeEntry(node, h->position + 1), NodeEntry(node, h->position),
+					(size_t) (node->nentries - h->position) * es);
+			memcpy(NodeEntry(node, h->position), entry, es);
+			node->nentries++;
+			return;
+		case FAST_ITEM_DELETE:
+			if (h->position >= node->nentries)
+				goto bad;
+			memmove(NodeEntry(node, h->position), NodeEntry(node, h->position + 1),
+					(size_t) (node->nentries - h->position - 1) * es);
+			node->nentries--;
+			return;
 	}
-	if (h->position > node->nentries || h->position >= node->capacity)
-		goto bad;
-	memcpy(NodeEntry(node, h->position), entry, node->entry_size);
-	if (h->position == node->nentries)
-		node->nentries++;
-	return;
 
 bad:
 	ereport(ERROR,
@@ -237,10 +279,34 @@ bad:
 					node->page, bs->ns.index_name)));
 }
 
+/* SET and INSERT carry an entry; TRUNCATE and DELETE zeros in its place. */
+static inline bool
+item_has_entry(uint8 kind)
+{
+	return kind == FAST_ITEM_SET || kind == FAST_ITEM_INSERT;
+}
+
+static void
+append_item(StringInfo buf, const FastItemHeader *h, const char *entry,
+			uint32 entry_size)
+{
+	Assert((entry != NULL) == item_has_entry(h->kind));
+	appendBinaryStringInfo(buf, (const char *) h, sizeof(*h));
+	if (entry != NULL)
+		appendBinaryStringInfo(buf, entry, entry_size);
+	else
+	{
+		enlargeStringInfo(buf, entry_size);
+		memset(buf->data + buf->len, 0, entry_size);
+		buf->len += entry_size;
+		buf->data[buf->len] = '\0';
+	}
+}
+
 /* Record (and log) one change of a MOD page. */
 static void
 add_item(BufferedStore *bs, BufPage *bp, StringInfo logbuf, uint32 *logcount,
-		 uint32 position, bool truncate, const char *entry)
+		 uint32 position, FastItemKind kind, const char *entry)
 {
 	FastPage   *fp = (FastPage *) bp->mods;
 	FastItemHeader h;
@@ -248,34 +314,133 @@ add_item(BufferedStore *bs, BufPage *bp, StringInfo logbuf, uint32 *logcount,
 
 	memset(&h, 0, sizeof(h));
 	h.position = position;
-	h.truncate = truncate ? 1 : 0;
+	h.kind = (uint8) kind;
 
 	if (fp->node != NULL)
 		apply_item(bs, fp->node, &h, entry);	/* a NEW page keeps results */
 	else
 	{
 		old = MemoryContextSwitchTo(bs->cxt);
-		appendBinaryStringInfo(&fp->items, (const char *) &h, sizeof(h));
-		if (entry != NULL)
-			appendBinaryStringInfo(&fp->items, entry, fp->entry_size);
-		else
-			appendStringInfoSpaces(&fp->items, fp->entry_size);
+		append_item(&fp->items, &h, entry, fp->entry_size);
 		MemoryContextSwitchTo(old);
 		fp->nitems++;
 	}
-	appendBinaryStringInfo(logbuf, (const char *) &h, sizeof(h));
-	if (entry != NULL)
-		appendBinaryStringInfo(logbuf, entry, fp->entry_size);
-	else
-		appendStringInfoSpaces(logbuf, fp->entry_size);
+	append_item(logbuf, &h, entry, fp->entry_size);
 	(*logcount)++;
 	bp->mod_count++;
+}
+
+static void apply_items(BufferedStore *bs, TreeNode *node, const char *items,
+						uint32 n, uint32 entry_size);
+
+static inline bool
+same_entry(const TreeNode *a, uint32 i, const TreeNode *b, uint32 j)
+{
+	return memcmp(NodeEntry(a, i), NodeEntry(b, j), a->entry_size) == 0;
+}
+
+/* Items "entry i is now e" (and a TRUNCATE) that make old into node. */
+static uint32
+positional_cost(const TreeNode *old, const TreeNode *node)
+{
+	uint32		cost = node->nentries < old->nentries ? 1 : 0;
+
+	for (uint32 i = 0; i < node->nentries; i++)
+		if (i >= old->nentries || !same_entry(old, i, node, i))
+			cost++;
+	return cost;
+}
+
+/*
+ * When node is old with one entry inserted (node->nentries = old + 1) or
+ * removed (- 1), and perhaps some other positions changed (a parent's
+ * MBR of the child that grew, say): the position of the INSERT or DELETE
+ * that, followed by SET items for the positions still different, takes
+ * the fewest items; returns that number (0: neither shape).  Only the
+ * middle between the longest common prefix and the longest common suffix
+ * (after the shift) can differ, and the position lies in it.  For an
+ * insertion at i, position j < i compares with old[j], j > i with
+ * old[j - 1]; for a deletion of old[i], j < i with old[j], j >= i with
+ * old[j + 1].  Each move of i changes one comparison on each side.
+ */
+static uint32
+shift_cost(const TreeNode *old, const TreeNode *node, uint32 *best_position)
+{
+	uint32		nold = old->nentries,
+				nnew = node->nentries,
+				a = 0,
+				b = 0,
+				end,
+				left = 0,
+				right = 0,
+				best = 0;
+	bool		insert;
+
+	if (nnew == nold + 1)
+		insert = true;
+	else if (nold > 0 && nnew == nold - 1)
+		insert = false;
+	else
+		return 0;
+
+	while (a < Min(nold, nnew) && same_entry(old, a, node, a))
+		a++;
+	while (b < Min(nold, nnew) - a && same_entry(old, nold - 1 - b, node, nnew - 1 - b))
+		b++;
+	end = nnew - b;				/* the middle of node: [a, end) */
+
+	if (insert)
+	{
+		/* i runs over [a, end): at i = a, every j in (a, end) is shifted */
+		for (uint32 j = a + 1; j < end; j++)
+			right += same_entry(old, j - 1, node, j) ? 0 : 1;
+		for (uint32 i = a; i < end; i++)
+		{
+			if (i > a)
+			{
+				left += same_entry(old, i - 1, node, i - 1) ? 0 : 1;
+				right -= same_entry(old, i - 1, node, i) ? 0 : 1;
+			}
+			if (best == 0 || 1 + left + right < best)
+			{
+				best = 1 + left + right;
+				*best_position = i;
+			}
+		}
+	}
+	else
+	{
+		/* old[i] goes, i over [a, nold - b) = [a, end]; j in [a, end) */
+		for (uint32 j = a; j < end; j++)
+			right += same_entry(old, j + 1, node, j) ? 0 : 1;
+		for (uint32 i = a; i <= end; i++)
+		{
+			if (i > a)
+			{
+				left += same_entry(old, i - 1, node, i - 1) ? 0 : 1;
+				right -= same_entry(old, i, node, i - 1) ? 0 : 1;
+			}
+			if (best == 0 || 1 + left + right < best)
+			{
+				best = 1 + left + right;
+				*best_position = i;
+			}
+		}
+	}
+	return best;
 }
 
 /*
  * Take a node's new version into FAST's record of changes (also the
  * FOR-tree's buffer's, fortree_buffer.c): the whole node for NEW and
- * REPLACE, the positions that changed for UPDATE.
+ * REPLACE; for UPDATE, the positions that changed, or, for a structure
+ * that keeps its entries in order (NodeOps.ordered_entries: the xBR+-tree
+ * and the Hilbert R-tree) when node is old with one entry more or less, an
+ * INSERT or DELETE and the positions still different, if that takes fewer
+ * items.  (A set, as an R-tree's node, appends and fills a hole with its
+ * last entry: at most two items by position, and its items, so its
+ * buffer's flushing decisions, stay what they were before INSERT and
+ * DELETE existed.)
  */
 void
 fast_changes_absorb(BufferedStore *bs, BufPage *bp, const TreeNode *old,
@@ -284,6 +449,8 @@ fast_changes_absorb(BufferedStore *bs, BufPage *bp, const TreeNode *old,
 	FastPage   *fp;
 	StringInfoData logbuf;
 	uint32		logcount = 0;
+	uint32		shift_position = 0;
+	uint32		by_shift;
 
 	if (kind != NS_WRITE_UPDATE)
 	{
@@ -300,12 +467,51 @@ fast_changes_absorb(BufferedStore *bs, BufPage *bp, const TreeNode *old,
 
 	fp = fast_page(bs, bp, node->level);
 	initStringInfo(&logbuf);
-	for (uint32 i = 0; i < node->nentries; i++)
-		if (i >= old->nentries ||
-			memcmp(NodeEntry(old, i), NodeEntry(node, i), node->entry_size) != 0)
-			add_item(bs, bp, &logbuf, &logcount, i, false, NodeEntry(node, i));
-	if (node->nentries < old->nentries)
-		add_item(bs, bp, &logbuf, &logcount, node->nentries, true, NULL);
+	by_shift = bs->ns.node_ops->ordered_entries ? shift_cost(old, node, &shift_position) : 0;
+	if (by_shift > 0 && by_shift < positional_cost(old, node))
+	{
+		bool		insert = node->nentries > old->nentries;
+		uint32		p = shift_position;
+
+		if (insert)
+			add_item(bs, bp, &logbuf, &logcount, p, FAST_ITEM_INSERT, NodeEntry(node, p));
+		else
+			add_item(bs, bp, &logbuf, &logcount, p, FAST_ITEM_DELETE, NULL);
+		/* the positions the shift did not make right, in node's numbering */
+		for (uint32 j = 0; j < node->nentries; j++)
+		{
+			uint32		from = j < p ? j : (insert ? j - 1 : j + 1);
+
+			if (insert && j == p)
+				continue;
+			if (!same_entry(old, from, node, j))
+				add_item(bs, bp, &logbuf, &logcount, j, FAST_ITEM_SET, NodeEntry(node, j));
+		}
+		Assert(logcount == by_shift);
+	}
+	else
+	{
+		for (uint32 i = 0; i < node->nentries; i++)
+			if (i >= old->nentries || !same_entry(old, i, node, i))
+				add_item(bs, bp, &logbuf, &logcount, i, FAST_ITEM_SET, NodeEntry(node, i));
+		if (node->nentries < old->nentries)
+			add_item(bs, bp, &logbuf, &logcount, node->nentries, FAST_ITEM_TRUNCATE, NULL);
+	}
+#ifdef USE_ASSERT_CHECKING
+	{
+		/* the items take old exactly to node (what a read will rebuild) */
+		TreeNode	check = *old;
+
+		check.capacity = Max(old->capacity, node->nentries + 1);
+		check.entries = palloc((size_t) check.capacity * old->entry_size);
+		memcpy(check.entries, old->entries, (size_t) old->nentries * old->entry_size);
+		apply_items(bs, &check, logbuf.data, logcount, fp->entry_size);
+		Assert(check.nentries == node->nentries);
+		Assert(memcmp(check.entries, node->entries,
+					  (size_t) node->nentries * node->entry_size) == 0);
+		pfree(check.entries);
+	}
+#endif
 	if (logcount > 0)
 		buffered_log(bs, LOG_MOD, bp, logcount, logbuf.data, logbuf.len);
 	pfree(logbuf.data);
@@ -384,8 +590,10 @@ fast_changes_replay(BufferedStore *bs, BufPage *bp, const LogRecord *rec)
 			const char *p = rec->payload + i * item;
 
 			memcpy(&h, p, sizeof(h));
-			add_item(bs, bp, &ignore, &count, h.position, h.truncate != 0,
-					 h.truncate ? NULL : p + sizeof(h));
+			if (h.kind > FAST_ITEM_DELETE)
+				goto bad;
+			add_item(bs, bp, &ignore, &count, h.position, (FastItemKind) h.kind,
+					 item_has_entry(h.kind) ? p + sizeof(h) : NULL);
 		}
 		pfree(ignore.data);
 	}

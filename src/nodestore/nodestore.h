@@ -103,6 +103,15 @@ typedef struct NodeOps
 	 * FEST_NODE_RESIDENT on its root pages.  NULL: none.
 	 */
 	uint16		(*level_flags) (uint16 level);
+	/*
+	 * The structure keeps a node's entries in an order (an insertion or a
+	 * removal moves every later entry one place): FAST records a change
+	 * of one entry more or less as one INSERT or DELETE item
+	 * (nodestore/fast.c).  False (a node is a set, as the R-tree's, which
+	 * appends and fills a hole with its last entry): changes by position
+	 * only.
+	 */
+	bool		ordered_entries;
 } NodeOps;
 
 typedef enum NodeWriteKind
