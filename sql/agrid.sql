@@ -80,10 +80,16 @@ SELECT * FROM ag_modes();
 -- Phase 2: reads (each point searched twice), then inserts: read-heavy
 -- buckets switch to in-place mode at their next write
 -------------------------------------------------------------------------------
-SELECT i.name, count(*) FILTER (WHERE q.id = s.id) AS found
-FROM ag_index i CROSS JOIN ag_src s CROSS JOIN generate_series(1, 2) g
-	 CROSS JOIN LATERAL festival.query(i.name, s.geom) q
-WHERE i.structure = 'agrid' GROUP BY i.ord, i.name ORDER BY i.ord;
+-- in a fixed order (a plan chosen by the tables' statistics, which
+-- autovacuum may gather at any time, would order the searches and so the
+-- buckets' access windows differently): per index, each point searched
+-- twice in a row, in id order
+SELECT x.name, count(*) FILTER (WHERE q.id = x.id) AS found
+FROM (SELECT i.ord, i.name, s.id, s.geom FROM ag_index i CROSS JOIN ag_src s
+	  CROSS JOIN generate_series(1, 2) g
+	  WHERE i.structure = 'agrid' ORDER BY i.ord, s.id, g) x
+	 CROSS JOIN LATERAL festival.query(x.name, x.geom) q
+GROUP BY x.ord, x.name ORDER BY x.ord;
 SELECT * FROM fixture.grid_phase('insert', 'ag_index', 'ag_src', 'ag_later', 'ag_aside');
 SELECT * FROM ag_verify('insert');
 SELECT name, in_place > 0 AS some_in_place, to_place > 0 AS switched_to_place FROM ag_modes();
@@ -114,10 +120,16 @@ SELECT name, to_log > 0 AS switched_to_log FROM ag_modes();
 -- reopen: the bucket table, in-place pages included, is rebuilt from the
 -- log pages with the same modes
 -------------------------------------------------------------------------------
-SELECT i.name, count(*) FILTER (WHERE q.id = s.id) AS found
-FROM ag_index i CROSS JOIN ag_src s CROSS JOIN generate_series(1, 2) g
-	 CROSS JOIN LATERAL festival.query(i.name, s.geom) q
-WHERE i.structure = 'agrid' GROUP BY i.ord, i.name ORDER BY i.ord;
+-- in a fixed order (a plan chosen by the tables' statistics, which
+-- autovacuum may gather at any time, would order the searches and so the
+-- buckets' access windows differently): per index, each point searched
+-- twice in a row, in id order
+SELECT x.name, count(*) FILTER (WHERE q.id = x.id) AS found
+FROM (SELECT i.ord, i.name, s.id, s.geom FROM ag_index i CROSS JOIN ag_src s
+	  CROSS JOIN generate_series(1, 2) g
+	  WHERE i.structure = 'agrid' ORDER BY i.ord, s.id, g) x
+	 CROSS JOIN LATERAL festival.query(x.name, x.geom) q
+GROUP BY x.ord, x.name ORDER BY x.ord;
 SELECT * FROM fixture.grid_phase('update', 'ag_index', 'ag_src', 'ag_later', 'ag_aside');
 SELECT * FROM fixture.grid_phase('flush', 'ag_index', 'ag_src', 'ag_later', 'ag_aside');
 SELECT * FROM ag_verify('flush');
