@@ -59,6 +59,20 @@ CREATE FUNCTION ag_totals(idx text) RETURNS jsonb
 LANGUAGE sql AS $$ SELECT festival.stats(idx)->'totals' $$;
 CREATE FUNCTION ag_derived(idx text, key text) RETURNS bigint
 LANGUAGE sql AS $$ SELECT (festival.stats(idx)->'config'->'derived'->>key)::bigint $$;
+-- every stored point searched twice in each agrid index, how many found
+-- themselves; in a fixed order (a plan chosen by the tables' statistics,
+-- which autovacuum may gather at any time, would order the searches and so
+-- the buckets' access windows differently): per index, each point twice in
+-- a row, in id order
+CREATE FUNCTION ag_search_twice() RETURNS TABLE (name text, found bigint)
+LANGUAGE sql AS $$
+	SELECT x.name, count(*) FILTER (WHERE q.id = x.id)
+	FROM (SELECT i.ord, i.name, s.id, s.geom FROM ag_index i CROSS JOIN ag_src s
+		  CROSS JOIN generate_series(1, 2) g
+		  WHERE i.structure = 'agrid' ORDER BY i.ord, s.id, g) x
+		 CROSS JOIN LATERAL festival.query(x.name, x.geom) q
+	GROUP BY x.ord, x.name ORDER BY x.ord
+$$;
 -- the modes of each agrid index: buckets in place, switches since opened
 CREATE FUNCTION ag_modes() RETURNS TABLE (name text, buckets bigint, in_place bigint,
 										  to_place bigint, to_log bigint)
@@ -80,16 +94,7 @@ SELECT * FROM ag_modes();
 -- Phase 2: reads (each point searched twice), then inserts: read-heavy
 -- buckets switch to in-place mode at their next write
 -------------------------------------------------------------------------------
--- in a fixed order (a plan chosen by the tables' statistics, which
--- autovacuum may gather at any time, would order the searches and so the
--- buckets' access windows differently): per index, each point searched
--- twice in a row, in id order
-SELECT x.name, count(*) FILTER (WHERE q.id = x.id) AS found
-FROM (SELECT i.ord, i.name, s.id, s.geom FROM ag_index i CROSS JOIN ag_src s
-	  CROSS JOIN generate_series(1, 2) g
-	  WHERE i.structure = 'agrid' ORDER BY i.ord, s.id, g) x
-	 CROSS JOIN LATERAL festival.query(x.name, x.geom) q
-GROUP BY x.ord, x.name ORDER BY x.ord;
+SELECT * FROM ag_search_twice();
 SELECT * FROM fixture.grid_phase('insert', 'ag_index', 'ag_src', 'ag_later', 'ag_aside');
 SELECT * FROM ag_verify('insert');
 SELECT name, in_place > 0 AS some_in_place, to_place > 0 AS switched_to_place FROM ag_modes();
@@ -120,16 +125,7 @@ SELECT name, to_log > 0 AS switched_to_log FROM ag_modes();
 -- reopen: the bucket table, in-place pages included, is rebuilt from the
 -- log pages with the same modes
 -------------------------------------------------------------------------------
--- in a fixed order (a plan chosen by the tables' statistics, which
--- autovacuum may gather at any time, would order the searches and so the
--- buckets' access windows differently): per index, each point searched
--- twice in a row, in id order
-SELECT x.name, count(*) FILTER (WHERE q.id = x.id) AS found
-FROM (SELECT i.ord, i.name, s.id, s.geom FROM ag_index i CROSS JOIN ag_src s
-	  CROSS JOIN generate_series(1, 2) g
-	  WHERE i.structure = 'agrid' ORDER BY i.ord, s.id, g) x
-	 CROSS JOIN LATERAL festival.query(x.name, x.geom) q
-GROUP BY x.ord, x.name ORDER BY x.ord;
+SELECT * FROM ag_search_twice();
 SELECT * FROM fixture.grid_phase('update', 'ag_index', 'ag_src', 'ag_later', 'ag_aside');
 SELECT * FROM fixture.grid_phase('flush', 'ag_index', 'ag_src', 'ag_later', 'ag_aside');
 SELECT * FROM ag_verify('flush');
@@ -215,5 +211,5 @@ SELECT count(festival.drop_index(name)) AS dropped FROM (SELECT name FROM ag_ind
 SELECT festival.drop_device('ag_dev');
 SELECT festival.drop_device('ag_aio');
 DELETE FROM fx_query WHERE qid BETWEEN 951 AND 957;
-DROP FUNCTION ag_verify(text), ag_totals(text), ag_derived(text, text), ag_modes(), ag_hand_step(int);
+DROP FUNCTION ag_verify(text), ag_totals(text), ag_derived(text, text), ag_modes(), ag_hand_step(int), ag_search_twice();
 DROP TABLE ag_src, ag_later, ag_aside, ag_index, ag_qids, ag_brute, ag_merge, ag_shape, ag_step;
