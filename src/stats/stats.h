@@ -98,6 +98,8 @@
 	X(read_ns) \
 	X(write_ns) \
 	X(sync_ns) \
+	X(sync_cpu_ns)			/* CPU time inside the host's syncs of the index file and log: \
+							 * left out of index_cpu_ns (always measured) */ \
 	X(split_ns) \
 	X(refine_ns)			/* wall time of refinement (fetch + GEOS) */ \
 	X(refine_fetch_ns)		/* part of refine_ns spent fetching rows */ \
