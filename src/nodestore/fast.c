@@ -667,52 +667,6 @@ add_unit_pages(List **result, FastUnit *unit)
 	}
 }
 
-static int
-compare_unit_numbers(const void *a, const void *b)
-{
-	int			x = *(const int *) a;
-	int			y = *(const int *) b;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * The units holding buffered pages, ascending, each once (*n of them).
- * Only they can hold modifications, and the buffer holds a few pages where
- * the index may have made thousands of units: scanning every unit at every
- * flush cost FAST* 7.7 s of a 534,926-object build (docs/experiments.md).
- * Ascending order keeps the choices, ties and random draws of a scan of
- * all units.
- */
-static int *
-units_with_buffered_pages(BufferedStore *bs, int *n)
-{
-	FastState  *st = (FastState *) bs->fw;
-	HASH_SEQ_STATUS status;
-	BufPage    *bp;
-	int			npages = (int) hash_get_num_entries(bs->table);
-	int		   *units = palloc(Max(npages, 1) * sizeof(int));
-	int			count = 0;
-	int			distinct = 0;
-
-	hash_seq_init(&status, bs->table);
-	while ((bp = hash_seq_search(&status)) != NULL)
-	{
-		bool		found;
-		UnitOf	   *u = hash_search(st->unit_of, &bp->page, HASH_FIND, &found);
-
-		/* every buffered page joined a unit when it was absorbed or replayed */
-		Assert(found && u->unit >= 0 && u->unit < st->nunits);
-		units[count++] = u->unit;
-	}
-	qsort(units, count, sizeof(int), compare_unit_numbers);
-	for (int i = 0; i < count; i++)
-		if (distinct == 0 || units[distinct - 1] != units[i])
-			units[distinct++] = units[i];
-	*n = distinct;
-	return units;
-}
-
 static List *
 fast_choose_unit(BufferedStore *bs)
 {
@@ -721,12 +675,9 @@ fast_choose_unit(BufferedStore *bs)
 	int			candidates = 0;
 	int			chosen = -1;
 	double		best = -1;
-	int			nscored;
-	int		   *scored = units_with_buffered_pages(bs, &nscored);
 
-	for (int i = 0; i < nscored; i++)
+	for (int u = 0; u < st->nunits; u++)
 	{
-		int			u = scored[i];
 		int64		mods;
 		uint64		last;
 		double		score;
@@ -736,7 +687,8 @@ fast_choose_unit(BufferedStore *bs)
 			   st->units[u]->npages <= bs->cfg.flushing_unit);
 		Assert(u == st->nunits - 1 || st->units[u]->npages == bs->cfg.flushing_unit);
 		unit_state(bs, st->units[u], &mods, &last);
-		Assert(mods > 0);
+		if (mods == 0)
+			continue;
 		candidates++;
 		switch (st->policy)
 		{
@@ -763,7 +715,6 @@ fast_choose_unit(BufferedStore *bs)
 	}
 	if (st->policy != FAST_FLUSH_ALL && chosen >= 0)
 		add_unit_pages(&result, st->units[chosen]);
-	pfree(scored);
 	Assert(st->policy == FAST_FLUSH_ALL || list_length(result) <= bs->cfg.flushing_unit);
 	return result;
 }
