@@ -71,7 +71,17 @@
  * nodes read one at a time or by the exact grouping rule (a node of key d
  * is read only when fewer than `limit` ids lie below d), do not change;
  * what goes is queueing, and later discarding, most entries of the leaves
- * read (a leaf page holds some 100 points, k = 10 needs 10).
+ * read (a leaf page holds some 100 points, k = 10 needs 10).  An entry is
+ * tested by its squared distance against the smallest square whose root
+ * exceeds the bound (knn_square_beyond), the same test bit for bit, so an
+ * entry left out costs no square root.
+ *
+ * The queue keeps a node's entries together (see "The queue" below): a
+ * binary heap of runs, each run the entries of one node in no order but
+ * its smallest first.  Items come out in the same (key, kind, ref) order;
+ * queueing costs a store per entry instead of a heap insertion, where a
+ * search queues every entry of each internal node it reads and takes out
+ * one or two of them.
  *
  * IDENTIFICATION
  *	  src/index/knn.c
@@ -116,7 +126,7 @@ typedef struct KnnRun
 
 /* Slots and runs allocated first; the arrays double as needed. */
 #define KNN_SLOTS_INITIAL 512
-#define KNN_RUNS_INITIAL 64
+#define KNN_RUNS_INITIAL 16
 
 /* Ids returned kept in an array up to this many, then in a hash table. */
 #define KNN_RETURNED_FEW 64
@@ -345,6 +355,18 @@ knn_queue_pop(KnnSearch *s, KnnItem *out)
  * the root.  b * b lies within a few units in the last place of t; the
  * loops step to it.
  */
+static inline double
+knn_double_step(double t, int64 ulps)
+{
+	uint64		bits;
+
+	/* for t >= +0: the next double up (ulps 1) or down (-1, t > 0) */
+	memcpy(&bits, &t, sizeof(double));
+	bits += (uint64) ulps;
+	memcpy(&t, &bits, sizeof(double));
+	return t;
+}
+
 static double
 knn_square_beyond(double b)
 {
@@ -353,11 +375,12 @@ knn_square_beyond(double b)
 	if (isnan(b) || isinf(b))
 		return get_float8_nan();
 	Assert(b >= 0);
-	t = b * b;
-	while (t > 0 && sqrt(nextafter(t, 0.0)) > b)
-		t = nextafter(t, 0.0);
-	while (!(sqrt(t) > b))
-		t = nextafter(t, get_float8_infinity());
+	t = b * b;					/* +0 up to +infinity */
+	while (t > 0 && sqrt(knn_double_step(t, -1)) > b)
+		t = knn_double_step(t, -1);
+	while (!(sqrt(t) > b))		/* never past +infinity: sqrt(inf) > b */
+		t = knn_double_step(t, 1);
+	Assert(sqrt(t) > b && (t == 0 || !(sqrt(nextafter(t, 0.0)) > b)));
 	return t;
 }
 
