@@ -197,6 +197,10 @@ knn_item_before(const KnnItem *x, const KnnItem *y)
  * queues every entry of each internal node it reads and takes out one or
  * two of them (a root of 70 entries leads to one or two of its children),
  * and with the pruning below most leaf entries are not queued at all.
+ * Memory: the slots hold every item queued (at most the entries of the
+ * nodes read, as the items of one heap would), the runs one per node read;
+ * both arrays double as needed, in the search's memory context, freed with
+ * it (knn_batch_ids resets it between its queries).
  */
 static void
 knn_runs_sift_up(KnnSearch *s, int64 i)
@@ -545,7 +549,10 @@ knn_expand(KnnSearch *s, const KnnItem *item, TreeNode *node, bool free_node)
 		double		key_sq;
 		double		key;
 
-		nops->entry_mbr(entry, node->level, &box);
+		if (nops->mbr_first)
+			memcpy(&box, entry, sizeof(Mbr));
+		else
+			nops->entry_mbr(entry, node->level, &box);
 		key_sq = mbr_min_distance_sq(&box, &s->query);
 		if (s->nbound == s->limit && key_sq >= s->bound_sq)
 		{
