@@ -183,8 +183,9 @@ FROM ba_totals('ba_pts_quad') a, ba_before b;
 
 -------------------------------------------------------------------------------
 -- knn_batch_ids: against festival.knn (the same ids, the same distances bit
--- for bit, in the same order) and against brute force, k = 1, 10, 100 and
--- more than the index holds
+-- for bit, in the same order) and against brute force, k = 1, 10, 64 (the
+-- largest k pruned by the k-th distance, and the most ids the search keeps
+-- in its array of ids returned), 65, 100 and more than the index holds
 -------------------------------------------------------------------------------
 CREATE TABLE ba_knn_query (src regclass, ord int, g geometry);
 INSERT INTO ba_knn_query VALUES
@@ -215,7 +216,7 @@ $$;
 
 CREATE TABLE ba_knn AS
 	SELECT c.name, c.src, k.k, r.query_no, r.ids, r.distances
-	FROM ba_config c CROSS JOIN (VALUES (1), (10), (100), (5000)) k(k)
+	FROM ba_config c CROSS JOIN (VALUES (1), (10), (64), (65), (100), (5000)) k(k)
 	CROSS JOIN LATERAL festival.knn_batch_ids(c.name, ba_knn_gs(c.src), k.k) r;
 
 SELECT b.name, b.k, count(*) AS queries, sum(cardinality(b.ids)) AS neighbours,
@@ -229,6 +230,41 @@ SELECT b.name, b.k, count(*) AS queries, sum(cardinality(b.ids)) AS neighbours,
 		   AS differ_from_brute
 FROM ba_knn b
 GROUP BY b.name, b.k ORDER BY b.name, b.k;
+
+-- the same queries in the opposite order: every query its answer above
+SELECT c.name, k.k, count(*) AS queries,
+	   count(*) FILTER (WHERE (r.ids, r.distances) IS DISTINCT FROM (b.ids, b.distances))
+		   AS differ_reversed
+FROM ba_config c CROSS JOIN (VALUES (10), (65)) k(k)
+CROSS JOIN LATERAL festival.knn_batch_ids(c.name,
+	(SELECT array_agg(g ORDER BY ord DESC) FROM ba_knn_query q WHERE q.src = c.src), k.k) r
+JOIN ba_knn b ON b.name = c.name AND b.k = k.k
+			 AND b.query_no = cardinality(ba_knn_gs(c.src)) + 1 - r.query_no
+GROUP BY c.name, k.k ORDER BY c.name, k.k;
+
+-- A taller tree (20,000 points, 1 kB pages: some 25 entries a node): k up
+-- to 2,000 reads some hundred leaves, so the search's queue holds more
+-- items and more nodes' runs than it first allocates room for (knn.c) and
+-- grows; pruned (k = 10, 64) and unpruned (65, 300, 2000) searches against
+-- festival.knn and brute force.
+SELECT festival.generate_points('ba_big', 20000, 'uniform', 27, 'BOX(0 0,1000 1000)'::box2d);
+SELECT festival.create_index('ba_big_quad', 'rtree', 'ba_dev',
+							 '{"split": "quadratic", "page_size": 1024}', 'ba_big') > 0 AS created,
+	   festival.build('ba_big_quad') AS built;
+INSERT INTO ba_knn_query
+SELECT 'ba_big', 1 + i, ST_MakePoint((i * 389) % 1200 - 100, (i * 157) % 1200 - 100)
+FROM generate_series(0, 7) i;
+SELECT r.k, count(*) AS queries, sum(cardinality(r.ids)) AS neighbours,
+	   count(*) FILTER (WHERE (r.ids, r.distances) IS DISTINCT FROM
+		   (SELECT (array_agg(n.id ORDER BY n.ord), array_agg(n.distance ORDER BY n.ord))
+			FROM festival.knn('ba_big_quad', (ba_knn_gs('ba_big'))[r.query_no], r.k)
+				 WITH ORDINALITY n(id, distance, ord))) AS differ_from_knn,
+	   count(*) FILTER (WHERE (r.ids, r.distances) IS DISTINCT FROM
+		   (SELECT (x.ids, x.distances) FROM ba_knn_brute('ba_big', (ba_knn_gs('ba_big'))[r.query_no], r.k) x))
+		   AS differ_from_brute
+FROM (SELECT k.k, b.* FROM (VALUES (10), (64), (65), (300), (2000)) k(k)
+	  CROSS JOIN LATERAL festival.knn_batch_ids('ba_big_quad', ba_knn_gs('ba_big'), k.k) b) r
+GROUP BY r.k ORDER BY r.k;
 
 -------------------------------------------------------------------------------
 -- Errors: those of query_batch and knn
@@ -262,5 +298,5 @@ SELECT * FROM festival.knn_batch_ids('ba_empty', ARRAY['POINT(1 1)'::geometry], 
 SELECT festival.drop_index(name) FROM festival.index WHERE name LIKE 'ba\_%' ORDER BY name;
 SELECT festival.drop_device('ba_dev');
 DELETE FROM fx_query WHERE qid >= 1000;
-DROP TABLE ba_before, ba_config, ba_brute, ba_arrays, ba_rows, ba_dist, ba_dw, ba_dw_rows, ba_dw_brute, ba_knn, ba_knn_query, ba_rand;
+DROP TABLE ba_before, ba_config, ba_brute, ba_arrays, ba_rows, ba_dist, ba_dw, ba_dw_rows, ba_dw_brute, ba_knn, ba_knn_query, ba_rand, ba_big;
 DROP FUNCTION ba_totals, ba_qids, ba_gs, ba_dwithin_brute, ba_knn_gs, ba_knn_brute;

@@ -145,6 +145,48 @@ mbr_overlap_area(const Mbr *a, const Mbr *b)
 }
 
 /*
+ * The gap between two intervals on one axis, as the branching form
+ *		a_hi < b_lo ? b_lo - a_hi : b_hi < a_lo ? a_lo - b_hi : 0
+ * computes it, bit for bit, without branching on the coordinates (whose
+ * comparisons a search cannot predict): both differences are computed and
+ * one is selected by masks.  b_lo - a_hi > 0 exactly when a_hi < b_lo
+ * (x < y iff y - x > 0, with gradual underflow; infinities and NaN give
+ * no positive difference unless x < y), so the selection is the form's.
+ */
+static inline double
+mbr_axis_gap(double a_lo, double a_hi, double b_lo, double b_hi)
+{
+	double		below = b_lo - a_hi;
+	double		above = a_lo - b_hi;
+	uint64		below_bits;
+	uint64		above_bits;
+	uint64		take_below = -(uint64) (below > 0);
+	uint64		take_above = -(uint64) (above > 0) & ~take_below;
+	uint64		gap_bits;
+	double		gap;
+
+	memcpy(&below_bits, &below, sizeof(double));
+	memcpy(&above_bits, &above, sizeof(double));
+	gap_bits = (below_bits & take_below) | (above_bits & take_above);
+	memcpy(&gap, &gap_bits, sizeof(double));	/* all bits clear: +0.0 */
+	return gap;
+}
+
+/*
+ * The square of mbr_min_distance, before its square root: searches that
+ * compare many distances against one bound compare squares first
+ * (index/knn.c) and take the root only of what they keep.
+ */
+static inline double
+mbr_min_distance_sq(const Mbr *a, const Mbr *b)
+{
+	double		dx = mbr_axis_gap(a->xmin, a->xmax, b->xmin, b->xmax);
+	double		dy = mbr_axis_gap(a->ymin, a->ymax, b->ymin, b->ymax);
+
+	return dx * dx + dy * dy;
+}
+
+/*
  * Minimum Euclidean distance between two closed boxes, 0 when they meet.
  * It never exceeds the distance between any geometries the boxes hold, so
  * it is the lower bound of distance filters and best-first kNN.  For two
@@ -154,18 +196,7 @@ mbr_overlap_area(const Mbr *a, const Mbr *b)
 static inline double
 mbr_min_distance(const Mbr *a, const Mbr *b)
 {
-	double		dx = 0.0;
-	double		dy = 0.0;
-
-	if (a->xmax < b->xmin)
-		dx = b->xmin - a->xmax;
-	else if (b->xmax < a->xmin)
-		dx = a->xmin - b->xmax;
-	if (a->ymax < b->ymin)
-		dy = b->ymin - a->ymax;
-	else if (b->ymax < a->ymin)
-		dy = a->ymin - b->ymax;
-	return sqrt(dx * dx + dy * dy);
+	return sqrt(mbr_min_distance_sq(a, b));
 }
 
 #endif							/* FEST_MBR_H */

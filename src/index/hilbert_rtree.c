@@ -172,6 +172,7 @@ const NodeOps hilbert_node_ops = {
 	.internal_entry_size = sizeof(HilbertInternalEntry),
 	.compare_identity = compare_identity,
 	.entry_mbr = entry_mbr,
+	.mbr_first = true,			/* both entry kinds start with the MBR */
 	.entry_ref = entry_ref,
 	.ordered_entries = true		/* entries in Hilbert order */
 };

@@ -78,6 +78,8 @@ typedef struct HilbertInternalEntry
 
 StaticAssertDecl(sizeof(HilbertLeafEntry) == 48, "HilbertLeafEntry must be 48 bytes");
 StaticAssertDecl(sizeof(HilbertInternalEntry) == 64, "HilbertInternalEntry must be 64 bytes");
+StaticAssertDecl(offsetof(HilbertLeafEntry, box) == 0 && offsetof(HilbertInternalEntry, box) == 0,
+				 "both entry kinds start with the MBR (NodeOps.mbr_first)");
 
 /* The ordering key of an entry: (h, id) for a leaf, (LHV, its id) above. */
 typedef struct HilbertKey

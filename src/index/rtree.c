@@ -96,6 +96,7 @@ const NodeOps rtree_node_ops = {
 	.internal_entry_size = sizeof(RtreeEntry),
 	.compare_identity = compare_ref,
 	.entry_mbr = entry_mbr,
+	.mbr_first = true,			/* RtreeEntry: the box, then the ref */
 	.entry_ref = entry_ref
 };
 

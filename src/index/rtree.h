@@ -46,6 +46,7 @@ typedef struct RtreeEntry
 } RtreeEntry;
 
 StaticAssertDecl(sizeof(RtreeEntry) == 40, "RtreeEntry must be 40 bytes");
+StaticAssertDecl(offsetof(RtreeEntry, box) == 0, "RtreeEntry starts with its box (NodeOps.mbr_first)");
 
 #define RtreeNodeEntries(node)	((RtreeEntry *) (node)->entries)
 

@@ -112,6 +112,12 @@ typedef struct NodeOps
 	 * only.
 	 */
 	bool		ordered_entries;
+	/*
+	 * Every entry, at every level, starts with its rectangle as an Mbr
+	 * (what entry_mbr returns): loops over many entries (the kNN search,
+	 * index/knn.c) read it in place instead of calling entry_mbr.
+	 */
+	bool		mbr_first;
 } NodeOps;
 
 typedef enum NodeWriteKind

@@ -168,18 +168,18 @@ festival_flush_unit(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+/* A bigint[] of a List of pointers to int64 (the simulators' page lists). */
 static Datum
 int64_array(List *values)
 {
 	int			n = list_length(values);
-	Datum	   *elems = palloc(Max(n, 1) * sizeof(Datum));
+	int64	   *v = palloc(Max(n, 1) * sizeof(int64));
 	int			i = 0;
 	ListCell   *lc;
 
 	foreach(lc, values)
-		elems[i++] = Int64GetDatum(*(int64 *) lfirst(lc));
-	return PointerGetDatum(construct_array(elems, n, INT8OID, sizeof(int64),
-										   true, TYPALIGN_DOUBLE));
+		v[i++] = *(int64 *) lfirst(lc);
+	return flat_array_datum(v, n, INT8OID);
 }
 
 static int

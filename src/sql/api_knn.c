@@ -93,20 +93,15 @@ measure_batch(KnnMeasure *m, KnnSearch *search, const int64 *ids, int n)
 	FestStats  *stats = &m->ix->op.stats;
 	int64		start = fest_now_ns();
 	int64		start_cpu = m->ix->op.track_cpu ? fest_cpu_ns() : 0;
-	Datum	   *elems = palloc(n * sizeof(Datum));
 	int64	   *sorted = palloc(n * sizeof(int64));
 	bool	   *found = palloc0(n * sizeof(bool));
-	ArrayType  *array;
 	Datum		args[2];
 	int			jit_level;
 
 	CHECK_FOR_INTERRUPTS();
 	memcpy(sorted, ids, n * sizeof(int64));
 	qsort(sorted, n, sizeof(int64), cmp_int64);
-	for (int i = 0; i < n; i++)
-		elems[i] = Int64GetDatum(sorted[i]);
-	array = construct_array(elems, n, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
-	args[0] = PointerGetDatum(array);
+	args[0] = flat_array_datum(sorted, n, INT8OID);
 	args[1] = PointerGetDatum(m->query_ewkb);
 
 	jit_level = source_jit_off();
@@ -138,8 +133,7 @@ measure_batch(KnnMeasure *m, KnnSearch *search, const int64 *ids, int n)
 	for (int i = 0; i < n; i++)
 		if (!found[i])
 			m->missing++;
-	pfree(array);
-	pfree(elems);
+	pfree(DatumGetPointer(args[0]));
 	pfree(sorted);
 	pfree(found);
 	stats->refine_ns += fest_now_ns() - start;

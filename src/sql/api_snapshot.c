@@ -99,28 +99,6 @@ typedef enum NodeParam
 #define SNAP_COL_INDEX_NAME		2
 #define SNAP_COL_FINGERPRINT	3
 
-static Datum
-int8_array(const int64 *v, int n)
-{
-	Datum	   *d = palloc(Max(n, 1) * sizeof(Datum));
-
-	for (int i = 0; i < n; i++)
-		d[i] = Int64GetDatum(v[i]);
-	return PointerGetDatum(construct_array(d, n, INT8OID, sizeof(int64),
-										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-}
-
-static Datum
-int4_array(const int32 *v, int n)
-{
-	Datum	   *d = palloc(Max(n, 1) * sizeof(Datum));
-
-	for (int i = 0; i < n; i++)
-		d[i] = Int32GetDatum(v[i]);
-	return PointerGetDatum(construct_array(d, n, INT4OID, sizeof(int32),
-										   true, TYPALIGN_INT));
-}
-
 /* A boolean[] of n elements, every one NULL when known is false. */
 static Datum
 bool_array(const bool *v, bool known, int n)
@@ -215,17 +193,17 @@ snapshot_store(OpenIndex *ix, const TreeMeasure *tm)
 	values[SNAP_PARAM_OVERLAP] = Float8GetDatum(tm->overlap);
 	values[SNAP_PARAM_DEAD_SPACE] = Float8GetDatum(tm->dead_space);
 	values[SNAP_PARAM_FINGERPRINT] = Int64GetDatum((int64) tm->fingerprint);
-	values[SNAP_PARAM_NODES_PER_LEVEL] = int8_array(nodes, h);
-	values[SNAP_PARAM_ENTRIES_PER_LEVEL] = int8_array(entries, h);
-	values[SNAP_PARAM_CAPACITY_PER_LEVEL] = int4_array(capacity, h);
+	values[SNAP_PARAM_NODES_PER_LEVEL] = flat_array_datum(nodes, h, INT8OID);
+	values[SNAP_PARAM_ENTRIES_PER_LEVEL] = flat_array_datum(entries, h, INT8OID);
+	values[SNAP_PARAM_CAPACITY_PER_LEVEL] = flat_array_datum(capacity, h, INT4OID);
 	values[SNAP_PARAM_FILL_PER_LEVEL] = float8_array(fill, NULL, h);
 	values[SNAP_PARAM_COVERAGE_PER_LEVEL] = float8_array(coverage, NULL, h);
 	values[SNAP_PARAM_OVERLAP_PER_LEVEL] = float8_array(overlap, NULL, h);
 	values[SNAP_PARAM_DEAD_SPACE_PER_LEVEL] = float8_array(dead, NULL, h);
 	/* structures without overflow nodes leave them NULL */
 	values[SNAP_PARAM_OVERFLOW_NODES] = Int64GetDatum(tm->overflow_nodes);
-	values[SNAP_PARAM_OVERFLOW_NODES_PER_LEVEL] = int8_array(onodes, h);
-	values[SNAP_PARAM_OVERFLOW_ENTRIES_PER_LEVEL] = int8_array(oentries, h);
+	values[SNAP_PARAM_OVERFLOW_NODES_PER_LEVEL] = flat_array_datum(onodes, h, INT8OID);
+	values[SNAP_PARAM_OVERFLOW_ENTRIES_PER_LEVEL] = flat_array_datum(oentries, h, INT8OID);
 	if (!tm->has_overflow)
 	{
 		nulls[SNAP_PARAM_OVERFLOW_NODES] = 'n';
@@ -439,10 +417,10 @@ dump_store(OpenIndex *ix, int64 snapshot_id, const TreeMeasure *tm)
 		for (int i = 0; i < n; i++)
 			batch_set(&b, i, &tm->node_list[start + i]);
 		values[NODE_PARAM_SNAPSHOT_ID] = Int64GetDatum(snapshot_id);
-		values[NODE_PARAM_PAGE] = int8_array(b.page, n);
-		values[NODE_PARAM_LEVEL] = int4_array(b.level, n);
-		values[NODE_PARAM_PARENT] = int8_array(b.parent, n);
-		values[NODE_PARAM_ENTRIES] = int4_array(b.entries, n);
+		values[NODE_PARAM_PAGE] = flat_array_datum(b.page, n, INT8OID);
+		values[NODE_PARAM_LEVEL] = flat_array_datum(b.level, n, INT4OID);
+		values[NODE_PARAM_PARENT] = flat_array_datum(b.parent, n, INT8OID);
+		values[NODE_PARAM_ENTRIES] = flat_array_datum(b.entries, n, INT4OID);
 		for (int k = 0; k < 4; k++)
 		{
 			values[NODE_PARAM_BOX + k] = float8_array(b.box[k], b.box_null, n);
@@ -481,7 +459,7 @@ dump_store_tiers(OpenIndex *ix, int64 snapshot_id, const TreeMeasure *tm)
 									   ? "fast" : "slow");
 	}
 	values[0] = Int64GetDatum(snapshot_id);
-	values[1] = int8_array(pages, (int) tm->nnodes);
+	values[1] = flat_array_datum(pages, (int) tm->nnodes, INT8OID);
 	values[2] = PointerGetDatum(construct_md_array(tiers, NULL, 1, dims, lbs, TEXTOID,
 												   -1, false, TYPALIGN_INT));
 	spi_begin();

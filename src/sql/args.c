@@ -14,6 +14,7 @@
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
@@ -195,4 +196,38 @@ fest_validate_name(const char *what, const char *name)
 					 errmsg("invalid %s name \"%s\"", what, name),
 					 errhint("Use ASCII letters, digits and underscores, starting with a letter or underscore.")));
 	}
+}
+
+/*
+ * A one-dimensional array of n by-value elements of 4 or 8 bytes (integer,
+ * bigint or float8) copied from values, built in place: one copy of the
+ * values, no Datum per element (construct_array's way); an empty array
+ * for n = 0, as construct_array makes it.  Elements of these types lie
+ * back to back from the MAXALIGNed data start, as PostgreSQL lays them.
+ */
+Datum
+flat_array_datum(const void *values, int n, Oid elemtype)
+{
+	Size		elemsize = elemtype == INT4OID ? sizeof(int32) : sizeof(int64);
+	Size		nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * elemsize;
+	ArrayType  *array;
+
+	Assert(elemtype == INT4OID || elemtype == INT8OID || elemtype == FLOAT8OID);
+	Assert(n >= 0);
+	if (n == 0)
+		return PointerGetDatum(construct_empty_array(elemtype));
+	if ((Size) n > MaxArraySize)	/* construct_array's limit and error */
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("array size exceeds the maximum allowed (%d)",
+						(int) MaxArraySize)));
+	array = palloc(nbytes);
+	SET_VARSIZE(array, nbytes);
+	array->ndim = 1;
+	array->dataoffset = 0;		/* no NULLs */
+	array->elemtype = elemtype;
+	ARR_DIMS(array)[0] = n;
+	ARR_LBOUND(array)[0] = 1;
+	memcpy(ARR_DATA_PTR(array), values, (Size) n * elemsize);
+	return PointerGetDatum(array);
 }

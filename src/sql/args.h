@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * args.h
- *	  Reading SQL arguments with festival's NULL and name rules.
+ *	  Reading SQL arguments with festival's NULL and name rules, and
+ *	  setting up results (sets, flat arrays).
  *
  * festival's functions are not STRICT: a NULL argument is an error that
  * says which argument, never a silent NULL result.
@@ -30,5 +31,6 @@ extern bool fest_bool_arg(FunctionCallInfo fcinfo, int argno, const char *what);
 extern TupleDesc fest_init_int8_set(FunctionCallInfo fcinfo, const char *column);
 extern TupleDesc fest_init_materialized(FunctionCallInfo fcinfo, int natts,
 										 const Oid *types);
+extern Datum flat_array_datum(const void *values, int n, Oid elemtype);
 
 #endif							/* FEST_ARGS_H */

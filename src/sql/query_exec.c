@@ -17,6 +17,7 @@
  *-------------------------------------------------------------------------
  */
 #include "sql/query_exec.h"
+#include "sql/args.h"
 
 #include "sql/source.h"
 
@@ -337,17 +338,12 @@ refine_candidates(OpenIndex *ix, QueryRun *qr)
 	for (int first = 0; first < n; first += REFINE_BATCH)
 	{
 		int			count = Min(REFINE_BATCH, n - first);
-		Datum	   *ids = palloc(count * sizeof(Datum));
-		ArrayType  *array;
 		Datum		args[1];
 		int64		fetch_start;
 		int			jit_level;
 
 		CHECK_FOR_INTERRUPTS();
-		for (int i = 0; i < count; i++)
-			ids[i] = Int64GetDatum(qr->candidates.ids[first + i]);
-		array = construct_array(ids, count, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
-		args[0] = PointerGetDatum(array);
+		args[0] = flat_array_datum(qr->candidates.ids + first, count, INT8OID);
 
 		fetch_start = fest_now_ns();
 		jit_level = source_jit_off();
@@ -377,8 +373,7 @@ refine_candidates(OpenIndex *ix, QueryRun *qr)
 				emit_id(qr, id);
 		}
 		SPI_freetuptable(SPI_tuptable);
-		pfree(array);
-		pfree(ids);
+		pfree(DatumGetPointer(args[0]));
 	}
 	SPI_finish();
 
@@ -405,31 +400,6 @@ query_run_finish(OpenIndex *ix, QueryRun *qr)
 	emit_accepted(qr);
 	if (qr->candidates.n > 0)
 		refine_candidates(ix, qr);
-}
-
-/*
- * A one-dimensional array of n 8-byte by-value elements (bigint or
- * float8), built in place: one copy of the values, no Datum per element
- * (construct_array's way); an empty array for n = 0.
- */
-Datum
-flat_array_datum(const void *values, int n, Oid elemtype)
-{
-	Size		nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * 8;
-	ArrayType  *array;
-
-	Assert(elemtype == INT8OID || elemtype == FLOAT8OID);
-	if (n == 0)
-		return PointerGetDatum(construct_empty_array(elemtype));
-	array = palloc(nbytes);
-	SET_VARSIZE(array, nbytes);
-	array->ndim = 1;
-	array->dataoffset = 0;		/* no NULLs */
-	array->elemtype = elemtype;
-	ARR_DIMS(array)[0] = n;
-	ARR_LBOUND(array)[0] = 1;
-	memcpy(ARR_DATA_PTR(array), values, (Size) n * 8);
-	return PointerGetDatum(array);
 }
 
 /*

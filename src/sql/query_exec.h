@@ -66,7 +66,6 @@ extern void query_run_init(QueryRun *qr, OpenIndex *ix, const QueryAsk *ask,
 						   int32 query_no, SearchSpec *spec);
 extern void query_run_finish(OpenIndex *ix, QueryRun *qr);
 extern Datum query_run_finish_ids(OpenIndex *ix, QueryRun *qr);
-extern Datum flat_array_datum(const void *values, int n, Oid elemtype);
 
 extern void idlist_add(IdList *list, int64 id);
 extern int	cmp_int64(const void *a, const void *b);
