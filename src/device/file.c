@@ -138,7 +138,6 @@ file_sync(PageIO *io)
 {
 	FilePageIO *f = (FilePageIO *) io;
 	CallTimer	t;
-
 	int64		start_cpu;
 
 	timer_start(io, &t);
