@@ -60,6 +60,7 @@ typedef struct IndexOp
 	int64		start_ns;
 	int64		start_cpu_ns;
 	int64		start_sync_cpu_ns;	/* op stats' sync_cpu_ns when it began */
+	int64		start_modelled_io_cpu_ns;	/* and its modelled_io_cpu_ns */
 	bool		track_cpu;		/* festival.track_cpu_time when it began */
 	bool		time_io_cpu;	/* festival.track_io_cpu when it began: every
 								 * layer of the chains reads it

@@ -106,6 +106,7 @@ handle_start_op(OpenIndex *ix, bool modifying)
 	ix->op.track_cpu = fest_track_cpu_time;
 	ix->op.start_cpu_ns = ix->op.track_cpu ? fest_cpu_ns() : 0;
 	ix->op.start_sync_cpu_ns = ix->op.stats.sync_cpu_ns;
+	ix->op.start_modelled_io_cpu_ns = ix->op.stats.modelled_io_cpu_ns;
 }
 
 /* Start an operation on the named index, opening it if needed. */
@@ -220,7 +221,8 @@ ix_end_op(OpenIndex *ix)
 	op->index_ns += (fest_now_ns() - ix->op.start_ns) - op->refine_ns;
 	if (ix->op.track_cpu)
 		op->index_cpu_ns += (fest_cpu_ns() - ix->op.start_cpu_ns) - op->refine_cpu_ns
-			- (op->sync_cpu_ns - ix->op.start_sync_cpu_ns);
+			- (op->sync_cpu_ns - ix->op.start_sync_cpu_ns)
+			- (op->modelled_io_cpu_ns - ix->op.start_modelled_io_cpu_ns);
 	else
 		op->cpu_untimed_operations++;	/* a run's modelled time is then unknown */
 	/* into the index's totals and the run's, and zeroed, in one pass */

@@ -100,6 +100,9 @@
 	X(sync_ns) \
 	X(sync_cpu_ns)			/* CPU time inside the host's syncs of the index file and log: \
 							 * left out of index_cpu_ns (always measured) */ \
+	X(modelled_io_cpu_ns)	/* CPU time inside a profiled device's reads and writes (the \
+							 * host's transfer and the drive model, whose virtual time \
+							 * stands for them): left out of index_cpu_ns */ \
 	X(split_ns) \
 	X(refine_ns)			/* wall time of refinement (fetch + GEOS) */ \
 	X(refine_fetch_ns)		/* part of refine_ns spent fetching rows */ \
