@@ -30,9 +30,12 @@ of the extent) and 100 kNN points (k = 10):
            the points, GiST's <-> ordering, one nearest_v call.
   reads    the 300 windows over an STR-loaded quadratic R-tree on a
            device with the io_uring engine (libaio where the kernel refuses
-           io_uring), direct I/O and buffered, read depth-first and a level
-           at a time (festival.window_search; the two alternate round by
-           round), and on a memory device with a simulated NVMe drive
+           io_uring), direct I/O and buffered, read depth-first, a level
+           at a time (festival.window_search) and as one
+           festival.query_batch_ids of all 300 (one traversal: each level's
+           pages of every window read together, in submissions of up to
+           festival.queue_depth; the three alternate round by round), and
+           on a memory device with a simulated NVMe drive
            (nvme_intel_p3700, virtual device time): backend CPU and wall of
            each, microseconds per page of festival's device reads (the run's
            read_seconds / pages_read, or device_seconds on the simulated
@@ -87,9 +90,10 @@ FESTIVAL_BUILDS = {
 
 # windows: festival one and batch (buffered, direct I/O), the array batch
 # and one array per window, GiST, SP-GiST, SQLite, libspatialindex per call
-# and vectorised; kNN: festival, knn_batch_ids, GiST, libspatialindex; windows on a batched engine (direct I/O, buffered) depth-first
-# and a level at a time, fio
-QUERY_MEASURES = 28
+# and vectorised; kNN: festival, knn_batch_ids, GiST, libspatialindex; windows on a batched
+# engine (direct I/O, buffered, simulated) depth-first, a level at a time and as one
+# query_batch_ids, CPU and per page; fio
+QUERY_MEASURES = 34
 
 # The issue's rows: (label, festival measure, peer measure, target or None).
 ROWS = [
@@ -118,17 +122,24 @@ ROWS = [
      "io_depth_first", "io_fio", None),
     ("direct-I/O reads, a level at a time, us per page / fio 4 kB random read at QD 32",
      "io_level", "io_fio", "<= 1.2"),
+    ("direct-I/O reads, one query_batch_ids of the 300 windows, us per page / fio 4 kB "
+     "random read at QD 32", "io_batch", "io_fio", "<= 1.2"),
     ("windows a level at a time / depth-first, direct I/O (io_uring)", "win_io_level",
      "win_io_depth_first", None),
     ("windows a level at a time / depth-first, buffered (io_uring)", "win_io_buf_level",
      "win_io_buf_depth_first", None),
     ("device time per page, a level at a time / depth-first, simulated NVMe (P3700)",
      "io_sim_level", "io_sim_depth_first", None),
+    ("windows, one query_batch_ids / a level at a time, direct I/O (io_uring)", "win_io_batch",
+     "win_io_level", None),
+    ("device time per page, one query_batch_ids / a level at a time, simulated NVMe (P3700)",
+     "io_sim_batch", "io_sim_level", None),
 ]
 
 # The rows of "only": "reads" (the reads rows and their data alone)
 READS_KEYS = {"io_depth_first", "io_level", "io_fio", "win_io_level", "win_io_depth_first",
-              "win_io_buf_level", "win_io_buf_depth_first", "io_sim_level"}
+              "win_io_buf_level", "win_io_buf_depth_first", "io_sim_level", "io_batch",
+              "win_io_batch", "io_sim_batch"}
 
 # fio's queue depth for the reads row (issue 26)
 FIO_DEPTH = 32
@@ -393,7 +404,13 @@ class Table:
         ps = self.cfg["page_size"]
         reps_q = self.cfg["repetitions"]["query"]
         warm = self.cfg["warmup"]["query"]
-        modes = (("depth-first", "depth_first"), ("level", "level"))
+        one_sql = "SELECT count(*) FROM pt26_win w, LATERAL festival.query(%s, w.geom) q"
+        # the batch: every window in one traversal, each level's pages of all
+        # the windows read together (submissions of up to festival.queue_depth)
+        batch_sql = ("SELECT sum(cardinality(ids))::bigint FROM festival.query_batch_ids(%s, "
+                     "(SELECT array_agg(geom ORDER BY id) FROM pt26_win))")
+        modes = (("depth-first", "depth_first", one_sql), ("level", "level", one_sql),
+                 ("level", "batch", batch_sql))
         for ix, dev, io, tag in (("pt26_io", "pt26_io_dev", "direct I/O", "io"),
                                  ("pt26_io_buf", "pt26_io_buf_dev", "buffered", "io_buf"),
                                  ("pt26_io_sim", "pt26_io_sim_dev", f"simulated {SIM_PROFILE}",
@@ -401,18 +418,20 @@ class Table:
             self.exec("SELECT festival.create_index(%s, 'rtree', %s, %s::jsonb, %s::regclass)",
                       (ix, dev, json.dumps({"split": "quadratic", "page_size": ps}), pts))
             self.exec("SELECT festival.build(%s, 'str')", (ix,))
-            sql = "SELECT count(*) FROM pt26_win w, LATERAL festival.query(%s, w.geom) q"
             per_window = ("SELECT count(q.id) FROM pt26_win w LEFT JOIN LATERAL "
                           "festival.query(%s, w.geom) q ON true GROUP BY w.id ORDER BY w.id")
             counts = {}
-            for mode, _ in modes:
+            for mode in ("depth-first", "level"):
                 self.exec("SELECT set_config('festival.window_search', %s, false)", (mode,))
                 check_counts(f"festival.query, {io}, {mode}",
                              [r[0] for r in self.q(per_window, (ix,))], expect_win)
+            check_counts(f"festival.query_batch_ids, {io}", [r[0] for r in self.q(
+                "SELECT cardinality(ids) FROM festival.query_batch_ids(%s, (SELECT array_agg("
+                "geom ORDER BY id) FROM pt26_win)) ORDER BY query_no", (ix,))], expect_win)
             for r in range(warm + reps_q):
-                for mode, suffix in modes:
+                for mode, suffix, sql in modes:
                     self.exec("SELECT set_config('festival.window_search', %s, false)", (mode,))
-                    self.exec("SELECT festival.begin_run(%s)", (f"pt26 reads {io} {mode}",))
+                    self.exec("SELECT festival.begin_run(%s)", (f"pt26 reads {io} {suffix}",))
                     c0, t0 = schedstat_seconds(self.pid), time.perf_counter()
                     got = self.one(sql, (ix,))
                     c1, t1 = schedstat_seconds(self.pid), time.perf_counter()
@@ -431,15 +450,17 @@ class Table:
                         dev_s = device_s if tag == "io_sim" else read_s
                         m.samples.setdefault(f"{tag}_{suffix}", []).append(
                             (dev_s * 1e6 / pages, (t1 - t0) * 1e6 / pages))
-                    counts[mode] = (pages, subs)
+                    counts[suffix] = (pages, subs)
             self.exec("RESET festival.window_search")
-            if counts["depth-first"][0] != counts["level"][0]:
-                raise TableError(f"{io} reads: depth-first read {counts['depth-first']} "
+            if counts["depth_first"][0] != counts["level"][0]:
+                raise TableError(f"{io} reads: depth-first read {counts['depth_first']} "
                                  f"(pages, submissions), level {counts['level']}: the pages differ")
-            pages, sub_df = counts["depth-first"]
+            pages, sub_df = counts["depth_first"]
             sub_lv = counts["level"][1]
+            pages_b, sub_b = counts["batch"]
             print(f"# {io} ({self.io_engine}): {pages} pages per round, in {sub_df} submissions "
-                  f"depth-first, {sub_lv} a level at a time ({pages / max(1, sub_lv):.2f} pages each)",
+                  f"depth-first, {sub_lv} a level at a time ({pages / max(1, sub_lv):.2f} pages each); "
+                  f"the batch {pages_b} pages in {sub_b} submissions ({pages_b / max(1, sub_b):.2f} each)",
                   flush=True)
             if tag == "io" and self.fio is not None:
                 us = self.fio_read(self.index_path(ix))

@@ -9,15 +9,17 @@
 # average is printed before and after; and the checks themselves fail on
 # one answer too many or too few, on a window missing and on a kNN distance
 # off (peer_table.check_counts / check_knn, which end the run with exit 1).
-# The direct-I/O reads rows (depth-first and a level at a time against fio
-# at queue depth 32): with fio installed both have a ratio in every cell and
-# the level search used no more submissions than depth-first for the same
-# pages; without fio the run says it skips them and their cells are "-".
+# The direct-I/O reads rows (depth-first, a level at a time and one
+# query_batch_ids of all the windows, against fio at queue depth 32): with
+# fio installed each has a ratio in every cell, the level search used no
+# more submissions than depth-first for the same pages, and the batch no
+# more pages and no more submissions than the level search; without fio
+# the run says it skips them and their cells are "-".
 source "$(dirname "$0")/lib/tap.bash"
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 fresh_database festival_peer_table_test
-tap_plan 11
+tap_plan 12
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -30,8 +32,8 @@ out=$(cat "$work/out")
 tap_is "$(grep -cE '^# (uniform|gaussian_clusters) (2000|10000): every answer equals the brute force' "$work/out")" "4" \
     "every answer of the four data sets equals the brute force's"
 rows=$(grep -cE '^\| (query_batch|query_batch_ids|windows|kNN|R\*-tree build|quadratic build|xBR\+ bulk)[ ,].*( \| [0-9]+\.[0-9]{2} \([0-9]+\.[0-9]{2}\)){4} \| ' "$work/out")
-tap_is "$rows" "19" "19 rows festival / peer with a CPU and a wall ratio for each data set (the issue's 14, level ÷ depth-first windows direct and buffered, the array batches against libspatialindex and one array per window)"
-[ "$TAP_LAST_OK" -ne 0 ] && grep '^| ' "$work/out" | sed 's/^/#   /' | head -19
+tap_is "$rows" "20" "20 rows festival / peer with a CPU and a wall ratio for each data set (the issue's 14, level ÷ depth-first windows direct and buffered, the array batches against libspatialindex and one array per window, the reads' batch ÷ a level at a time)"
+[ "$TAP_LAST_OK" -ne 0 ] && grep '^| ' "$work/out" | sed 's/^/#   /' | head -20
 tap_is "$(grep -cE '^\| build CPU per object 2000 -> 10000, (quadratic|R\*-tree) \(no cache\) \| uniform x[0-9.]+, gaussian_clusters x[0-9.]+ \|' "$work/out")" "2" \
     "build CPU per object from the smaller to the larger size, per distribution"
 tap_like "$out" '^# load average before: [0-9.]+ [0-9.]+ [0-9.]+' "the load average before"
@@ -39,13 +41,16 @@ tap_like "$out" '^# load average after: [0-9.]+ [0-9.]+ [0-9.]+' "the load avera
 tap_is "$(qv -c "SELECT count(*) FROM festival.index WHERE name LIKE 'pt26%'")" "0" "its indices are dropped"
 
 if command -v fio >/dev/null; then
-    tap_is "$(grep -cE '^\| direct-I/O reads, (depth-first|a level at a time), us per page / fio .*( \| [0-9]+\.[0-9]{2} \([0-9]+\.[0-9]{2}\)){4} \| ' "$work/out")" "2" \
-        "the direct-I/O reads rows against fio have a ratio in every cell"
+    tap_is "$(grep -cE '^\| direct-I/O reads, (depth-first|a level at a time|one query_batch_ids of the 300 windows), us per page / fio .*( \| [0-9]+\.[0-9]{2} \([0-9]+\.[0-9]{2}\)){4} \| ' "$work/out")" "3" \
+        "the three direct-I/O reads rows against fio have a ratio in every cell"
 else
     tap_like "$out" '^# fio is not installed' "without fio the run says it skips the reads rows"
 fi
 tap_is "$(awk '/^# direct I\/O \((io_uring|libaio)\): [0-9]+ pages per round, in [0-9]+ submissions depth-first, [0-9]+ a level at a time/ { n++; if ($13 + 0 > $10 + 0) bad++ } END { print n + 0, bad + 0 }' "$work/out")" "4 0" \
     "per data set, a level at a time used no more submissions than depth-first"
+# the batch: fields 24 and 27 are its pages and submissions
+tap_is "$(awk '/^# direct I\/O \((io_uring|libaio)\): .* the batch [0-9]+ pages in [0-9]+ submissions/ { n++; if ($24 + 0 > $5 + 0 || $27 + 0 > $13 + 0) bad++ } END { print n + 0, bad + 0 }' "$work/out")" "4 0" \
+    "per data set, one query_batch_ids read no more pages than the windows one by one, in no more submissions than a level at a time"
 
 # The checks fail on any difference (each line: the exception's class, or "passed").
 checks=$(/usr/bin/python3 - "$ROOT/scripts/lib" <<'PY'
@@ -84,6 +89,6 @@ t.results = {(10, "uniform"): m}
 pt.print_table(t, {"distributions": ["uniform"]})
 PY
 )
-tap_is "$(echo "$rows" | grep -cE '^\| direct-I/O reads, .* \| - \(-\) \| ')" "2" \
-    "without fio's measure the two reads rows print no ratio"
+tap_is "$(echo "$rows" | grep -cE '^\| direct-I/O reads, .* \| - \(-\) \| ')" "3" \
+    "without fio's measure the three reads rows print no ratio"
 tap_done
