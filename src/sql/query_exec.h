@@ -57,6 +57,8 @@ typedef struct QueryRun
 	IdList		refined;		/* without out: candidates that passed */
 	MemoryContext cxt;			/* of the lists (refinement runs in SPI's) */
 	FestStats  *stats;
+	HeapTuple	row;			/* with out: the row template, formed once */
+	char	   *row_id;			/* where row's id column lies */
 } QueryRun;
 
 extern double query_distance_arg(FunctionCallInfo fcinfo, int argno,
