@@ -356,10 +356,25 @@ source_null_id_message(OpenIndex *ix)
 					source_relation(ix));
 }
 
+/*
+ * A scan reads its rows in the order the source's plan gives them, and a
+ * build inserts them in that order, which decides the tree.  A sequential
+ * scan of a table larger than a quarter of shared_buffers would, with
+ * synchronize_seqscans on, start where another scan of the table is, or
+ * where the last one stopped: after a cancelled or failed scan (a build
+ * stopped half-way, a cursor closed early) the next build of the same table
+ * inserted the rows rotated, and built a different tree with different
+ * counts (docs/operations-and-queries.md, "Insertion order").  The setting is off
+ * for the scan, from its first row to source_scan_end (the heap scan
+ * begins at the first fetch), in a GUC nest level that an ERROR pops.
+ */
 void
 source_scan_begin(SourceScan *scan, const char *sql,
 				  const char *null_id_message, const char *null_id_hint)
 {
+	scan->guc_level = NewGUCNestLevel();
+	(void) set_config_option("synchronize_seqscans", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
 	scan->portal = source_open_cursor(sql);
 	source_fetch_init(&scan->fetch);
 	scan->nrows = scan->next = 0;
@@ -401,4 +416,5 @@ void
 source_scan_end(SourceScan *scan)
 {
 	SPI_cursor_close(scan->portal);
+	AtEOXact_GUC(true, scan->guc_level);
 }

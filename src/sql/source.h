@@ -62,6 +62,7 @@ typedef struct SourceScan
 	uint64		next;			/* row of the current batch to hand out */
 	const char *null_id_message;
 	const char *null_id_hint;
+	int			guc_level;		/* synchronize_seqscans off until the end */
 } SourceScan;
 
 /* The NULL-id error of build() and check() reading an index's source. */
