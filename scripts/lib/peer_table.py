@@ -33,8 +33,8 @@ of the extent) and 100 kNN points (k = 10):
            io_uring), direct I/O and buffered, read depth-first, a level
            at a time (festival.window_search) and as one
            festival.query_batch_ids of all 300 (one traversal: each level's
-           pages of every window read together, in submissions of up to
-           festival.queue_depth; the three alternate round by round), and
+           pages of every window read together, in groups of up to 64
+           nodes; the three alternate round by round), and
            on a memory device with a simulated NVMe drive
            (nvme_intel_p3700, virtual device time): backend CPU and wall of
            each, microseconds per page of festival's device reads (the run's
@@ -406,7 +406,7 @@ class Table:
         warm = self.cfg["warmup"]["query"]
         one_sql = "SELECT count(*) FROM pt26_win w, LATERAL festival.query(%s, w.geom) q"
         # the batch: every window in one traversal, each level's pages of all
-        # the windows read together (submissions of up to festival.queue_depth)
+        # the windows read together (groups of up to 64 nodes)
         batch_sql = ("SELECT sum(cardinality(ids))::bigint FROM festival.query_batch_ids(%s, "
                      "(SELECT array_agg(geom ORDER BY id) FROM pt26_win))")
         modes = (("depth-first", "depth_first", one_sql), ("level", "level", one_sql),
