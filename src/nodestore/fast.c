@@ -148,6 +148,13 @@ typedef struct UnitOf
 	int			unit;
 } UnitOf;
 
+typedef struct UnitScore
+{
+	int64		mods;			/* unit_state's modifications */
+	uint64		last;			/* and time of the latest */
+	bool		stale;			/* to be counted again at the next flush */
+} UnitScore;
+
 typedef struct FastState
 {
 	FastPolicy	policy;
@@ -161,13 +168,11 @@ typedef struct FastState
 	 * time of the latest), kept between flushes and made again only for the
 	 * units marked stale since: a page of theirs changed, entered or left
 	 * the buffer (assign_unit runs at every change, fast_forget at every
-	 * leaving).  A flush then scores every unit from these arrays instead of
+	 * leaving).  A flush then scores every unit from these instead of
 	 * looking every unit's pages up in the buffer: the same choices at a
 	 * fraction of the CPU (docs/frameworks.md, FAST).
 	 */
-	int64	   *unit_mods;
-	uint64	   *unit_last;
-	bool	   *unit_stale;
+	UnitScore  *scores;			/* one per unit, as units */
 } FastState;
 
 static FastPage *
@@ -215,7 +220,7 @@ assign_unit(BufferedStore *bs, PageId page)
 
 	if (found)
 	{
-		st->unit_stale[u->unit] = true; /* one of its pages changes */
+		st->scores[u->unit].stale = true;	/* one of its pages changes */
 		return;
 	}
 	if (st->nunits == 0 || st->units[st->nunits - 1]->npages == unit_size)
@@ -226,16 +231,12 @@ assign_unit(BufferedStore *bs, PageId page)
 			if (st->units)
 			{
 				st->units = repalloc(st->units, st->maxunits * sizeof(FastUnit *));
-				st->unit_mods = repalloc(st->unit_mods, st->maxunits * sizeof(int64));
-				st->unit_last = repalloc(st->unit_last, st->maxunits * sizeof(uint64));
-				st->unit_stale = repalloc(st->unit_stale, st->maxunits * sizeof(bool));
+				st->scores = repalloc(st->scores, st->maxunits * sizeof(UnitScore));
 			}
 			else
 			{
 				st->units = MemoryContextAlloc(bs->cxt, st->maxunits * sizeof(FastUnit *));
-				st->unit_mods = MemoryContextAlloc(bs->cxt, st->maxunits * sizeof(int64));
-				st->unit_last = MemoryContextAlloc(bs->cxt, st->maxunits * sizeof(uint64));
-				st->unit_stale = MemoryContextAlloc(bs->cxt, st->maxunits * sizeof(bool));
+				st->scores = MemoryContextAlloc(bs->cxt, st->maxunits * sizeof(UnitScore));
 			}
 		}
 		st->units[st->nunits++] = MemoryContextAllocZero(bs->cxt,
@@ -245,7 +246,7 @@ assign_unit(BufferedStore *bs, PageId page)
 	Assert(last->npages < unit_size);
 	last->pages[last->npages++] = page;
 	u->unit = st->nunits - 1;
-	st->unit_stale[u->unit] = true;
+	st->scores[u->unit].stale = true;
 }
 
 /* A page leaves the buffer (flushed, or replaced in recovery): its unit's
@@ -257,7 +258,7 @@ fast_forget(BufferedStore *bs, BufPage *bp)
 	UnitOf	   *u = hash_search(st->unit_of, &bp->page, HASH_FIND, NULL);
 
 	if (u != NULL)
-		st->unit_stale[u->unit] = true;
+		st->scores[u->unit].stale = true;
 	fast_changes_forget(bs, bp);
 }
 
@@ -726,21 +727,21 @@ fast_choose_unit(BufferedStore *bs)
 		Assert(st->units[u]->npages >= 1 &&
 			   st->units[u]->npages <= bs->cfg.flushing_unit);
 		Assert(u == st->nunits - 1 || st->units[u]->npages == bs->cfg.flushing_unit);
-		if (st->unit_stale[u])
+		if (st->scores[u].stale)
 		{
-			unit_state(bs, st->units[u], &st->unit_mods[u], &st->unit_last[u]);
-			st->unit_stale[u] = false;
+			unit_state(bs, st->units[u], &st->scores[u].mods, &st->scores[u].last);
+			st->scores[u].stale = false;
 		}
 #ifdef USE_ASSERT_CHECKING
 		else
 		{
 			/* a unit not marked stale has not changed since it was scored */
 			unit_state(bs, st->units[u], &mods, &last);
-			Assert(mods == st->unit_mods[u] && last == st->unit_last[u]);
+			Assert(mods == st->scores[u].mods && last == st->scores[u].last);
 		}
 #endif
-		mods = st->unit_mods[u];
-		last = st->unit_last[u];
+		mods = st->scores[u].mods;
+		last = st->scores[u].last;
 		if (mods == 0)
 			continue;
 		candidates++;

@@ -242,6 +242,14 @@ emit_id(QueryRun *qr, int64 id)
 	if (qr->row == NULL)
 		form_row_template(qr);
 	memcpy(qr->row_id, &id, sizeof(int64));
+#ifdef USE_ASSERT_CHECKING
+	{
+		bool		isnull;
+
+		/* the id went where heap_getattr reads it */
+		Assert(DatumGetInt64(heap_getattr(qr->row, qr->desc->natts, qr->desc, &isnull)) == id);
+	}
+#endif
 	tuplestore_puttuple(qr->out, qr->row);
 	qr->stats->results++;
 }

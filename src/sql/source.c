@@ -260,6 +260,20 @@ source_extent(Oid relid, const char *geom_column, double *box)
 }
 
 /*
+ * Turn a boolean setting off in a new GUC nest level, which
+ * AtEOXact_GUC(true, level) pops (and an ERROR at (sub)transaction abort).
+ */
+static int
+setting_off(const char *name)
+{
+	int			nest_level = NewGUCNestLevel();
+
+	(void) set_config_option(name, "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	return nest_level;
+}
+
+/*
  * Source queries are planned with jit = off, in a GUC nest level that
  * source_jit_restore() pops (an ERROR in between pops it at (sub)transaction
  * abort).  The planner decides JIT (PlannedStmt.jitFlags), so the setting
@@ -280,11 +294,7 @@ source_extent(Oid relid, const char *geom_column, double *box)
 int
 source_jit_off(void)
 {
-	int			nest_level = NewGUCNestLevel();
-
-	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-	return nest_level;
+	return setting_off("jit");
 }
 
 void
@@ -372,9 +382,7 @@ void
 source_scan_begin(SourceScan *scan, const char *sql,
 				  const char *null_id_message, const char *null_id_hint)
 {
-	scan->guc_level = NewGUCNestLevel();
-	(void) set_config_option("synchronize_seqscans", "off", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
+	scan->guc_level = setting_off("synchronize_seqscans");
 	scan->portal = source_open_cursor(sql);
 	source_fetch_init(&scan->fetch);
 	scan->nrows = scan->next = 0;
