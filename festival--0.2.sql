@@ -25,7 +25,7 @@ CREATE TABLE @extschema@.device (
 	directory	text NOT NULL,
 	kind		text NOT NULL CONSTRAINT device_kind_valid CHECK (kind IN ('file', 'memory')),
 	io			text NOT NULL CONSTRAINT device_io_valid CHECK (io IN ('direct', 'buffered')),
-	engine		text NOT NULL CONSTRAINT device_engine_valid CHECK (engine IN ('sync', 'libaio', 'io_uring')),
+	engine		text NOT NULL CONSTRAINT device_engine_valid CHECK (engine IN ('sync', 'libaio', 'io_uring', 'mmap')),
 	profile		text,
 	created_at	timestamptz NOT NULL DEFAULT now(),
 	created_by	name NOT NULL DEFAULT current_user

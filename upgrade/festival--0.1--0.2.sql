@@ -7,6 +7,13 @@
 -- updated by this script has exactly the catalog of a fresh 0.2.
 
 -------------------------------------------------------------------------------
+-- A device may read through a mapping of its files (engine 'mmap').
+-------------------------------------------------------------------------------
+ALTER TABLE @extschema@.device DROP CONSTRAINT device_engine_valid;
+ALTER TABLE @extschema@.device ADD CONSTRAINT device_engine_valid
+	CHECK (engine IN ('sync', 'libaio', 'io_uring', 'mmap'));
+
+-------------------------------------------------------------------------------
 -- festival.run.model_elapsed_seconds is NULL when an operation of the run was
 -- not CPU-timed.  A generated column's expression cannot be altered: the
 -- column is added anew, and replay_of after it, so the columns keep the

@@ -16,7 +16,9 @@ fast_device; hot+capacity: hot with a fast tier of 3 or 8 pages;
 hot+buffers: hot with write buffers of 1 or 2 pages; hot+shared: hot
 without write buffers, write_buffers shared_cache; hot+cooling: hot with
 cool_after 4 or 16; hot+auto: hot with hot_selectivity_tuning auto over a
-fast tier of 3 or 8 pages).  A
+fast tier of 3 or 8 pages) and the index's device engine (sync: the device
+"campaign", a pread per page; mmap: "campaign_mmap", reads copied out of a
+mapping of the file; both buffered).  A
 seeded generator deals each dimension's values from a deck shuffled anew
 whenever it runs out, so every value of every dimension comes once in as
 many trials as that dimension has values: 12 trials cover every cache,
@@ -106,7 +108,10 @@ PLACEMENTS = ["none", "single", "all_fast", "level", "hot", "level_hot", "random
 # the placement a row names; hot+... are hot with an option of their own
 PLACEMENT_OF = {"hot+capacity": "hot", "hot+buffers": "hot", "hot+shared": "hot",
                 "hot+cooling": "hot", "hot+auto": "hot"}
-DIMENSIONS = ["cache", "framework", "placement", "structure"]
+ENGINES = ["sync", "mmap"]
+# the index's device per engine (the fast tier stays on campaign_fast, sync)
+ENGINE_DEVICE = {"sync": "campaign", "mmap": "campaign_mmap"}
+DIMENSIONS = ["cache", "framework", "placement", "structure", "engine"]
 EXTENT_STRUCTURES = ("hilbert", "xbrtree", "gridfile", "lbgrid", "agrid")
 PAGE = 1024
 WHOLE = "ST_MakeEnvelope(-10, -10, 2000, 2000)"
@@ -213,6 +218,7 @@ EXCEPTION WHEN others THEN
 END $$;
 SELECT festival.create_device('campaign', io => 'buffered');
 SELECT festival.create_device('campaign_fast', io => 'buffered');
+SELECT festival.create_device('campaign_mmap', io => 'buffered', engine => 'mmap');
 """
 
 
@@ -377,8 +383,15 @@ class Matrix:
         return c
 
 
+def config_value(c, d):
+    """A configuration's value of dimension d (trials recorded before the
+    engine dimension ran on sync)."""
+    return c.get(d, "sync") if d == "engine" else c[d]
+
+
 def label(c):
-    return "%s %s %s %s" % (c["structure"], c["framework"], c["cache"], c["placement"])
+    return "%s %s %s %s %s" % (c["structure"], c["framework"], c["cache"], c["placement"],
+                               config_value(c, "engine"))
 
 
 EXTRA_OPTIONS = {}
@@ -437,8 +450,9 @@ def make_index(db, t, rows):
     c = run("""SET client_min_messages = warning;
 CREATE TABLE %(ix)s_src (id bigint PRIMARY KEY, geom geometry);
 INSERT INTO %(ix)s_src SELECT i, pt(i) FROM generate_series(1, %(rows)d) i;
-SELECT festival.create_index('%(ix)s', '%(s)s', 'campaign', '%(o)s', '%(ix)s_src');
-""" % {"ix": t.ix, "s": t.c["structure"], "o": t.opts(), "rows": rows}, db)
+SELECT festival.create_index('%(ix)s', '%(s)s', '%(dev)s', '%(o)s', '%(ix)s_src');
+""" % {"ix": t.ix, "s": t.c["structure"], "o": t.opts(), "rows": rows,
+       "dev": ENGINE_DEVICE[t.c["engine"]]}, db)
     if c.rc != 0:
         if c.sqlstate in ("22023", "0A000", "54000"):
             raise Refused("%s %s" % (c.sqlstate, c.error))
@@ -589,7 +603,8 @@ def print_table(title, table, order=None, total=None):
     return total["failure"]
 
 
-ORDER = {"cache": CACHES, "framework": FRAMEWORKS, "placement": PLACEMENTS, "structure": STRUCTURES}
+ORDER = {"cache": CACHES, "framework": FRAMEWORKS, "placement": PLACEMENTS, "structure": STRUCTURES,
+         "engine": ENGINES}
 
 
 def print_results(title, recs, refused, unfired):
@@ -600,9 +615,9 @@ def print_results(title, recs, refused, unfired):
     family = {}
     order = []
     for d in DIMENSIONS:
-        for v in ORDER[d] + sorted(set(r["config"][d] for r in recs) - set(ORDER[d])):
+        for v in ORDER[d] + sorted(set(config_value(r["config"], d) for r in recs) - set(ORDER[d])):
             key = "%s %s" % (d, v)
-            rows = [r for r in recs if r["config"][d] == v]
+            rows = [r for r in recs if config_value(r["config"], d) == v]
             if rows:
                 family[key] = count_rows(rows, lambda r: key)[key]
                 order.append(key)
@@ -611,7 +626,7 @@ def print_results(title, recs, refused, unfired):
     failing = count_rows([r for r in recs if r["verdict"] == "failure"], lambda r: label(r["config"]))
     if failing:
         print()
-        print("failing configurations (structure framework cache placement: failures of trials):")
+        print("failing configurations (structure framework cache placement engine: failures of trials):")
         alltab = count_rows(recs, lambda r: label(r["config"]))
         for k in sorted(failing):
             print("  %s: %d of %d" % (k, failing[k]["trials"], alltab[k]["trials"]))
@@ -634,7 +649,7 @@ def check_refusals(db, values, res):
     n = 0
     for s in values["structure"]:
         for fw in values["framework"]:
-            c = {"structure": s, "framework": fw, "cache": "none", "placement": "none"}
+            c = {"structure": s, "framework": fw, "cache": "none", "placement": "none", "engine": "sync"}
             why = refusal(c)
             if why is None:
                 continue
@@ -1198,7 +1213,7 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the database and indices")
     ap.add_argument("--json", default=None, help="append every trial to this file (one JSON object a line)")
     for d, values in (("structures", STRUCTURES), ("frameworks", FRAMEWORKS),
-                      ("caches", CACHES), ("placements", PLACEMENTS)):
+                      ("caches", CACHES), ("placements", PLACEMENTS), ("engines", ENGINES)):
         ap.add_argument("--" + d, type=lambda v: v.split(","), default=None,
                         help="comma-separated %s to draw from instead of all of %s" % (d, ",".join(values)))
     ap.add_argument("--batch", type=int, default=4, help="crash: indices one killed session streams into")
@@ -1230,7 +1245,8 @@ def main():
     for d, given, values in (("structure", args.structures, STRUCTURES),
                              ("framework", args.frameworks, FRAMEWORKS),
                              ("cache", args.caches, CACHES),
-                             ("placement", args.placements, PLACEMENTS)):
+                             ("placement", args.placements, PLACEMENTS),
+                             ("engine", args.engines, ENGINES)):
         bad = [v for v in (given or []) if v not in values]
         if bad:
             ap.error("unknown %s: %s (known: %s)" % (d, ",".join(bad), ",".join(values)))

@@ -7,7 +7,8 @@ scripts/run-workload runs this module for a configuration with a
   scripts/run-workload --config experiments/peers_table.json [--scale F] [--reps N]
 
 Per data set (every point count x distribution of the section, festival's
-generators, one seed; a buffered device unless said otherwise), with 300 windows (100 each of 0.001, 0.01 and 0.1 %
+generators, one seed; a buffered device unless said otherwise, its engine the
+section's "engine": sync by default, or mmap), with 300 windows (100 each of 0.001, 0.01 and 0.1 %
 of the extent) and 100 kNN points (k = 10):
 
   builds   festival one at a time (festival.build 'insert') of a quadratic
@@ -173,7 +174,7 @@ def load(args):
         raise TableError("the configuration has no peer_table section")
     known = {"points", "distributions", "seed", "extent", "windows_per_area", "knn",
              "page_size", "cache_size", "repetitions", "warmup", "fio_seconds", "only",
-             "window_areas"}
+             "window_areas", "engine"}
     bad = set(t) - known
     if bad:
         raise TableError(f"peer_table: unknown keys {sorted(bad)}; accepted: {', '.join(sorted(known))}")
@@ -182,6 +183,8 @@ def load(args):
     t = dict(t)
     t["points"] = [max(100, int(round(n * args.scale))) for n in t["points"]]
     t["fio_seconds"] = max(1, int(round(t.get("fio_seconds", 5) * min(1.0, args.scale))))
+    if t.get("engine", "sync") not in ("sync", "mmap"):
+        raise TableError("peer_table: engine accepts \"sync\" or \"mmap\"")
     if t.get("only", "reads") not in ("reads", "queries"):
         raise TableError("peer_table: only accepts \"reads\" or \"queries\"")
     if args.reps is not None:
@@ -324,8 +327,17 @@ class Table:
         self.exec("CREATE EXTENSION IF NOT EXISTS postgis")
         self.exec("CREATE EXTENSION IF NOT EXISTS festival")
         self.drop_indices()
-        if self.one("SELECT count(*) FROM festival.device WHERE name = 'pt26_dev'") == 0:
-            self.exec("SELECT festival.create_device('pt26_dev', io => 'buffered')")
+        # the buffered device's engine: "sync" (a pread per page) or "mmap"
+        # (pages copied out of a mapping of the file: docs/devices.md)
+        engine = self.cfg.get("engine", "sync")
+        have = self.q("SELECT engine FROM festival.device WHERE name = 'pt26_dev'")
+        if have and have[0][0] != engine:
+            self.exec("SELECT festival.drop_device('pt26_dev')")
+            have = []
+        if not have:
+            self.exec("SELECT festival.create_device('pt26_dev', io => 'buffered', engine => %s)",
+                      (engine,))
+        print(f"# festival's buffered device: engine {engine}", flush=True)
         if self.one("SELECT count(*) FROM festival.device WHERE name = 'pt26_direct_dev'") == 0:
             self.exec("SELECT festival.create_device('pt26_direct_dev', io => 'direct')")
         self.io_engine = self.batched_device()

@@ -38,7 +38,7 @@ device_has(const DeviceSpec *spec, DeviceCapability cap)
 	return (device_kind_caps[spec->kind] & cap) != 0;
 }
 const char *const device_io_names[] = {"direct", "buffered", NULL};
-const char *const device_engine_names[] = {"sync", "libaio", "io_uring", NULL};
+const char *const device_engine_names[] = {"sync", "libaio", "io_uring", "mmap", NULL};
 
 /* Longest device directory accepted, relative to the data directory. */
 #define DEVICE_DIRECTORY_MAXLEN 255
@@ -145,6 +145,15 @@ void
 device_validate_spec(const DeviceSpec *spec)
 {
 	device_validate_directory(spec->directory);
+
+	/* a mapping reads the page cache, which O_DIRECT writes bypass */
+	if (spec->kind == DEVICE_KIND_FILE && spec->engine == DEVICE_ENGINE_MMAP &&
+		spec->io_mode == DEVICE_IO_DIRECT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("device engine \"mmap\" needs io => 'buffered'"),
+				 errdetail("It reads pages out of a mapping of the file's page cache, which O_DIRECT writes bypass."),
+				 errhint("Create the device with io => 'buffered', or choose engine 'sync', 'libaio' or 'io_uring' for direct I/O.")));
 
 	/* an engine this kernel refuses (io_uring disabled...) is refused now */
 	io_engine_require(spec->engine);

@@ -44,8 +44,13 @@ typedef enum DeviceEngine
 {
 	DEVICE_ENGINE_SYNC,
 	DEVICE_ENGINE_LIBAIO,
-	DEVICE_ENGINE_IO_URING
+	DEVICE_ENGINE_IO_URING,
+	DEVICE_ENGINE_MMAP			/* reads out of a mapping: buffered only */
 } DeviceEngine;
+
+/* Does the engine hand the kernel an array of pages in one submission? */
+#define device_engine_batches(engine) \
+	((engine) == DEVICE_ENGINE_LIBAIO || (engine) == DEVICE_ENGINE_IO_URING)
 
 /*
  * What a device kind offers the layers above, which ask for a capability

@@ -20,10 +20,11 @@ typedef struct EngineEntry
 static const EngineEntry engine_table[] = {
 	{engine_sync_create, engine_sync_probe},
 	{engine_libaio_create, engine_libaio_probe},
-	{engine_io_uring_create, engine_io_uring_probe}
+	{engine_io_uring_create, engine_io_uring_probe},
+	{engine_mmap_create, engine_mmap_probe}
 };
 
-StaticAssertDecl(lengthof(engine_table) == DEVICE_ENGINE_IO_URING + 1,
+StaticAssertDecl(lengthof(engine_table) == DEVICE_ENGINE_MMAP + 1,
 				 "one engine_table entry per DeviceEngine");
 
 IOEngine *

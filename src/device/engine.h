@@ -10,7 +10,9 @@
  *	libaio		io_submit of up to IO_ENGINE_MAX_DEPTH iocbs at a time,
  *				then io_getevents until all completed (ceil(n / depth)
  *				submissions);
- *	io_uring	the same with one io_uring_submit_and_wait per chunk.
+ *	io_uring	the same with one io_uring_submit_and_wait per chunk;
+ *	mmap		reads: n copies out of a shared mapping of the file (n
+ *				submissions); writes: the sync engine's.
  * Thesis section 4.1.6 counts such batches as one I/O each, which is what
  * the read_submissions / write_submissions counters report.
  *
@@ -42,6 +44,8 @@ typedef struct IOEngineOps
 {
 	/* Move n pages (write or read); returns the submissions it used. */
 	int			(*transfer) (IOEngine *e, PageIORequest *reqs, int n, bool write);
+	/* The file now holds npages pages (optional: NULL if nothing kept). */
+	void		(*truncated) (IOEngine *e, uint64 npages);
 	/* Release kernel resources; never raises an error. */
 	void		(*close) (IOEngine *e);
 } IOEngineOps;
@@ -81,6 +85,10 @@ extern void engine_libaio_probe(void);
 /* engine_io_uring.c */
 extern IOEngine *engine_io_uring_create(int fd, uint32 page_size, const char *path);
 extern void engine_io_uring_probe(void);
+
+/* engine_mmap.c */
+extern IOEngine *engine_mmap_create(int fd, uint32 page_size, const char *path);
+extern void engine_mmap_probe(void);
 
 /* engine.c */
 extern void engine_unavailable(const char *engine, int err, const char *call);

@@ -169,6 +169,8 @@ file_truncate(PageIO *io, uint64 npages)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not truncate index file \"%s\": %m", f->path)));
+	if (f->engine->ops->truncated != NULL)
+		f->engine->ops->truncated(f->engine, npages);
 }
 
 static uint64

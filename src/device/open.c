@@ -57,7 +57,7 @@ PageIO *
 device_open(const DeviceSpec *spec, DeviceState *state, const char *path,
 			uint32 page_size, bool create, FestStats *stats, const bool *time_cpu)
 {
-	bool		batched = spec->engine != DEVICE_ENGINE_SYNC;
+	bool		batched = device_engine_batches(spec->engine);
 	PageIO	   *io;
 	bool		fresh = false;
 
