@@ -78,19 +78,22 @@ static void
 mapped_copy_sigbus(int signo, siginfo_t *info, void *context)
 {
 	sigjmp_buf *jump = guard_jump;
-	const char *addr = (const char *) info->si_addr;
 
-	if (jump != NULL && addr >= guard_start && addr < guard_start + guard_len)
+	/* si_code > 0: raised by the kernel for a fault, si_addr its address */
+	if (jump != NULL && info->si_code > 0 &&
+		(const char *) info->si_addr >= guard_start &&
+		(const char *) info->si_addr < guard_start + guard_len)
 	{
 		guard_jump = NULL;
 		siglongjmp(*jump, 1);
 	}
 
 	/*
-	 * Not a page of the mapping being copied: give the signal its default
-	 * action, which the faulting instruction raises again on return.
+	 * Not a page of the mapping being copied, or a SIGBUS another process
+	 * sent: the process ends as it would have without the handler.
 	 */
 	signal(SIGBUS, SIG_DFL);
+	raise(SIGBUS);
 }
 
 static void

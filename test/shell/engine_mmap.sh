@@ -11,11 +11,18 @@
 # guard must turn that into an I/O error (58030) naming the file and page,
 # the session must go on, and the server must not restart.  A rebuild in the
 # same session (the file is truncated and grows again under the same
-# mapping) is again the sync tree, and check() is clean.
+# mapping) is again the sync tree, and check() is clean.  Last, a SIGBUS
+# that another process sends to a backend holding an mmap index open (its
+# handler installed) must end that backend as it would without the handler,
+# which restarts the server.
 source "$(dirname "$0")/lib/tap.bash"
+source "$(dirname "$0")/lib/crash.bash"
 
 fresh_database festival_engine_mmap
-tap_plan 10
+if [ "$(q -c "SELECT inet_server_addr() IS NULL")" != "t" ]; then
+    tap_skip_all "needs a server on a local Unix socket (the test signals a backend)"
+fi
+tap_plan 12
 
 scattered_points em_src 20000
 q -c "SET client_min_messages = warning" \
@@ -85,4 +92,18 @@ tap_like "$out" '^rebuilt=20000$' "the index was rebuilt in that session (its fi
 q -c "SELECT festival.close('em_mm')" >/dev/null
 tap_ok "$([ "$(digest em_mm)" = "$sync_digest" ] && [ "$(qv -c "SELECT count(*) FROM festival.check('em_mm')")" = 0 ]; echo $?)" \
     "the rebuilt tree is the sync one again and check() is clean"
+
+# a SIGBUS sent by another process is not the guard's: the backend ends
+tmp=$(mktemp -d)
+victim_start "$tmp/victim.err"
+answer=$(victim_ask "SELECT count(*) FROM festival.query('em_mm', ST_MakeEnvelope(0, 0, 100003, 99991))")
+tap_is "$answer" 20000 "a session holding the mmap index open (its SIGBUS handler installed) answered"
+reset_before=$(stats_reset)
+kill -BUS "$VICTIM_BACKEND"
+victim_end
+wait_for_server
+tap_ok "$([ "$(stats_reset)" != "$reset_before" ] &&
+          [ "$(qv -c "SELECT count(*) FROM pg_stat_activity WHERE pid = $VICTIM_BACKEND")" = 0 ]; echo $?)" \
+    "a SIGBUS another process sent to that backend ended it, as without the handler (the server restarted)"
+rm -rf "$tmp"
 tap_done
