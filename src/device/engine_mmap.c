@@ -31,7 +31,8 @@
  * process's SIGBUS handler, installed once, jumps back to the copy when
  * the faulting address lies in the mapping being copied from, and the
  * read fails with an I/O error naming the file and page, as a failed pread
- * would.  Any other SIGBUS gets the default action, as if no handler were
+ * would.  Any other SIGBUS (a fault elsewhere, one another process sends)
+ * is raised again with the default action, as if no handler were
  * installed.  The guard (the copy in progress) is the only process-global
  * state of this layer (DESIGN.md, Invariants).
  *
@@ -97,7 +98,7 @@ mapped_copy_sigbus(int signo, siginfo_t *info, void *context)
 }
 
 static void
-install_guard(IOEngine *e)
+install_guard(void)
 {
 	struct sigaction sa;
 
@@ -258,7 +259,7 @@ engine_mmap_create(int fd, uint32 page_size, const char *path)
 	m->e.fd = fd;
 	m->e.page_size = page_size;
 	m->e.path = path;
-	install_guard(&m->e);
+	install_guard();
 	refresh_file_pages(m);
 	return &m->e;
 }

@@ -33,20 +33,13 @@ q -c "SET client_min_messages = warning" \
   -c "SELECT festival.build('em_mm', 'insert')" \
   -c "SELECT festival.build('em_sy', 'insert')" >/dev/null
 
-path=$(qv -c "SELECT current_setting('data_directory') || '/festival/' || d.directory || '/' || i.file_name
-              FROM festival.index i JOIN festival.device d ON d.name = i.device WHERE i.name = 'em_mm'")
+path=$(index_file em_mm)
 size=$(stat -c %s "$path")
 tap_ok "$([ "$size" -gt $((1024 * 1024)) ]; echo $?)" \
     "the mmap index's file grew past 1 MB ($size bytes): the 256 kB mapping was mapped again at least twice"
 
-# digest <index>: every node page's entries, in page order
-digest() {
-    qv -c "SELECT md5(string_agg(concat_ws(',', p, n.level, n.position, n.ref, n.xmin, n.ymin, n.xmax, n.ymax), ';'
-                                 ORDER BY p, n.position))
-           FROM generate_series(2, (festival.stats('$1')->>'pages')::bigint - 1) p, LATERAL festival.node('$1', p) n"
-}
-sync_digest=$(digest em_sy)
-tap_is "$(digest em_mm)" "$sync_digest" "the tree built on the mmap device is the sync device's, node for node"
+sync_digest=$(node_digest em_sy)
+tap_is "$(node_digest em_mm)" "$sync_digest" "the tree built on the mmap device is the sync device's, node for node"
 
 # 30 windows against PostGIS: ids missing or extra, summed
 q -c "CREATE TABLE em_win AS SELECT w AS wid, ST_MakeEnvelope((w * 3331) % 90000, (w * 7717) % 90000,
@@ -90,7 +83,7 @@ tap_ok "$([ "$pids" = 2 ] && [ "$distinct" = 1 ] && [ "$(qv -c "SELECT pg_postma
 [ "$pids" = 2 ] || sed 's/^/#   /' <<<"$out"
 tap_like "$out" '^rebuilt=20000$' "the index was rebuilt in that session (its file truncated and grown again under the mapping)"
 q -c "SELECT festival.close('em_mm')" >/dev/null
-tap_ok "$([ "$(digest em_mm)" = "$sync_digest" ] && [ "$(qv -c "SELECT count(*) FROM festival.check('em_mm')")" = 0 ]; echo $?)" \
+tap_ok "$([ "$(node_digest em_mm)" = "$sync_digest" ] && [ "$(qv -c "SELECT count(*) FROM festival.check('em_mm')")" = 0 ]; echo $?)" \
     "the rebuilt tree is the sync one again and check() is clean"
 
 # a SIGBUS sent by another process is not the guard's: the backend ends

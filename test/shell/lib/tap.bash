@@ -60,6 +60,15 @@ q() { psql -X -qAt -v ON_ERROR_STOP=1 "$@" 2>&1; }
 # psql returning bare values only (messages discarded).
 qv() { psql -X -qAt -v ON_ERROR_STOP=1 "$@" 2>/dev/null; }
 
+# node_digest <index>: an md5 of every node page's entries (level, position,
+# reference, box), in page order: equal digests are the same tree, node for
+# node.
+node_digest() {
+    qv -c "SELECT md5(string_agg(concat_ws(',', p, n.level, n.position, n.ref, n.xmin, n.ymin, n.xmax, n.ymax), ';'
+                                 ORDER BY p, n.position))
+           FROM generate_series(2, (festival.stats('$1')->>'pages')::bigint - 1) p, LATERAL festival.node('$1', p) n"
+}
+
 # scattered_points <table> <n>: a table (id, geom) of n points spread over
 # 100003 x 99991 by two multiplicative steps (no two alike), with a unique
 # index on id, as the crash and fault tests build their indices from.
